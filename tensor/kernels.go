@@ -1,0 +1,174 @@
+package tensor
+
+import (
+	"fmt"
+	"math"
+)
+
+// The kernels below write into dst, which may alias any operand. They panic
+// if operand shapes differ, as gonum's kernels do: shape agreement is the
+// caller's responsibility, and user-facing entry points check it first.
+
+// Add sets dst = a + b.
+func Add(dst, a, b *Dense) {
+	mustSameShape("Add", dst, a)
+	mustSameShape("Add", a, b)
+	for i := 0; i < a.Rows; i++ {
+		ra, rb, rd := a.Row(i), b.Row(i), dst.Row(i)
+		for j := range rd {
+			rd[j] = ra[j] + rb[j]
+		}
+	}
+}
+
+// Sub sets dst = a − b.
+func Sub(dst, a, b *Dense) {
+	mustSameShape("Sub", dst, a)
+	mustSameShape("Sub", a, b)
+	for i := 0; i < a.Rows; i++ {
+		ra, rb, rd := a.Row(i), b.Row(i), dst.Row(i)
+		for j := range rd {
+			rd[j] = ra[j] - rb[j]
+		}
+	}
+}
+
+// Mul sets dst = a ∘ b, the element-wise (Hadamard) product.
+func Mul(dst, a, b *Dense) {
+	mustSameShape("Mul", dst, a)
+	mustSameShape("Mul", a, b)
+	for i := 0; i < a.Rows; i++ {
+		ra, rb, rd := a.Row(i), b.Row(i), dst.Row(i)
+		for j := range rd {
+			rd[j] = ra[j] * rb[j]
+		}
+	}
+}
+
+// Scale sets dst = s·a.
+func Scale(dst *Dense, s float64, a *Dense) {
+	mustSameShape("Scale", dst, a)
+	for i := 0; i < a.Rows; i++ {
+		ra, rd := a.Row(i), dst.Row(i)
+		for j := range rd {
+			rd[j] = s * ra[j]
+		}
+	}
+}
+
+// AddScaled sets dst = dst + s·a (an axpy).
+func AddScaled(dst *Dense, s float64, a *Dense) {
+	mustSameShape("AddScaled", dst, a)
+	for i := 0; i < a.Rows; i++ {
+		ra, rd := a.Row(i), dst.Row(i)
+		for j := range rd {
+			rd[j] += s * ra[j]
+		}
+	}
+}
+
+// ClampZero sets every negative element of d to 0, in place: the projection
+// onto the nonnegative orthant. NaN elements are left as they are.
+func ClampZero(d *Dense) {
+	for i := 0; i < d.Rows; i++ {
+		r := d.Row(i)
+		for j, v := range r {
+			if v < 0 {
+				r[j] = 0
+			}
+		}
+	}
+}
+
+// Sum returns the sum of all elements.
+func Sum(d *Dense) float64 {
+	var s float64
+	for i := 0; i < d.Rows; i++ {
+		for _, v := range d.Row(i) {
+			s += v
+		}
+	}
+	return s
+}
+
+// Dot returns the Frobenius inner product ⟨a, b⟩ = Σ a_ij b_ij.
+func Dot(a, b *Dense) float64 {
+	mustSameShape("Dot", a, b)
+	var s float64
+	for i := 0; i < a.Rows; i++ {
+		rb := b.Row(i)
+		for j, v := range a.Row(i) {
+			s += v * rb[j]
+		}
+	}
+	return s
+}
+
+// SqNorm returns ‖d‖²_F, the sum of squared elements.
+func SqNorm(d *Dense) float64 { return Dot(d, d) }
+
+// Norm returns ‖d‖_F, computed with scaling so that it neither overflows nor
+// underflows for finite input.
+func Norm(d *Dense) float64 {
+	var scale, ssq float64 = 0, 1
+	for i := 0; i < d.Rows; i++ {
+		for _, v := range d.Row(i) {
+			if v == 0 {
+				continue
+			}
+			a := math.Abs(v)
+			if scale < a {
+				ssq = 1 + ssq*(scale/a)*(scale/a)
+				scale = a
+			} else {
+				ssq += (a / scale) * (a / scale)
+			}
+		}
+	}
+	return scale * math.Sqrt(ssq)
+}
+
+// MaxAbs returns max |d_ij|, or 0 for an empty matrix.
+func MaxAbs(d *Dense) float64 {
+	var m float64
+	for i := 0; i < d.Rows; i++ {
+		for _, v := range d.Row(i) {
+			if a := math.Abs(v); a > m {
+				m = a
+			}
+		}
+	}
+	return m
+}
+
+// OneHot returns the classes×len(labels) indicator matrix Y with Y[labels[m], m]
+// = 1: columns are samples, as everywhere in neuralnmf. A negative label marks
+// an unknown label and gives a zero column. It returns an error wrapping
+// ErrShape if a label is ≥ classes.
+func OneHot(labels []int, classes int) (*Dense, error) {
+	y := New(classes, len(labels))
+	for m, l := range labels {
+		if l >= classes {
+			return nil, fmt.Errorf("%w: label %d of sample %d is not below the number of classes %d", ErrShape, l, m, classes)
+		}
+		if l >= 0 {
+			y.Data[l*y.Stride+m] = 1
+		}
+	}
+	return y, nil
+}
+
+// ColumnMask returns the rows×len(known) matrix Z whose column m is all ones
+// where known[m] is true and all zeros otherwise: the paper's label mask Z.
+func ColumnMask(rows int, known []bool) *Dense {
+	z := New(rows, len(known))
+	for i := 0; i < rows; i++ {
+		r := z.Row(i)
+		for m, k := range known {
+			if k {
+				r[m] = 1
+			}
+		}
+	}
+	return z
+}
