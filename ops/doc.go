@@ -1,0 +1,14 @@
+// Package ops holds the differentiable operations recorded on an
+// autograd.Tape: matrix products, element-wise arithmetic, the Frobenius and
+// masked losses, a pseudoinverse for the semi-supervised classifier
+// B = (Z∘Y)S†, a column-wise softmax cross-entropy, and NNLS, the
+// nonnegative least-squares layer of Neural NMF.
+//
+// Every op takes and returns *autograd.Var. Shapes are in each op's doc as
+// rows×cols. An op that meets a shape mismatch or other bad input does not
+// panic: it records an error on the tape (see autograd.Tape.Fail) that names
+// the op and both shapes, and Backward returns it. Scalars are 1×1.
+//
+// Outputs are allocated in the tape's arena and are valid until the tape is
+// Reset.
+package ops
