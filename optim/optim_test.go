@@ -1,0 +1,92 @@
+package optim_test
+
+import (
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/neuralnmf/neuralnmf/optim"
+	"github.com/neuralnmf/neuralnmf/tensor"
+)
+
+func TestProjectedGDStepAndDecay(t *testing.T) {
+	p := tensor.MustFromRows([][]float64{{1, 0.1}})
+	g := tensor.MustFromRows([][]float64{{1, 1}})
+	o := &optim.ProjectedGD{LR: 0.5, Decay: optim.StepDecay{Every: 2, Factor: 0.1}}
+	require.NoError(t, o.Step([]*tensor.Dense{p}, []*tensor.Dense{g}))
+	// 1 − 0.5 = 0.5; 0.1 − 0.5 < 0 is projected to 0.
+	require.Equal(t, []float64{0.5, 0}, p.Data)
+	require.NoError(t, o.Step([]*tensor.Dense{p}, []*tensor.Dense{g}))
+	require.Equal(t, []float64{0, 0}, p.Data)
+	require.InDelta(t, 0.05, o.CurrentLR(), 1e-16, "third step is in the second decay period")
+
+	u := &optim.ProjectedGD{LR: 1, Unconstrained: true}
+	q := tensor.MustFromRows([][]float64{{0.25}})
+	require.NoError(t, u.Step([]*tensor.Dense{q}, []*tensor.Dense{tensor.MustFromRows([][]float64{{1}})}))
+	require.Equal(t, -0.75, q.Data[0])
+}
+
+func TestAdamMinimisesProjectedQuadratic(t *testing.T) {
+	// min ½‖p − c‖² over p ≥ 0 has the solution max(c, 0).
+	c := tensor.MustFromRows([][]float64{{2, -1, 0.5}})
+	p := tensor.New(1, 3)
+	g := tensor.New(1, 3)
+	o := &optim.Adam{LR: 0.05}
+	for i := 0; i < 2000; i++ {
+		tensor.Sub(g, p, c)
+		require.NoError(t, o.Step([]*tensor.Dense{p}, []*tensor.Dense{g}))
+		for _, v := range p.Data {
+			require.GreaterOrEqual(t, v, 0.0)
+		}
+	}
+	require.InDelta(t, 2, p.Data[0], 1e-3)
+	require.Equal(t, 0.0, p.Data[1])
+	require.InDelta(t, 0.5, p.Data[2], 1e-3)
+}
+
+func TestAdamFirstStepIsLR(t *testing.T) {
+	// Bias correction makes the first step lr·sign(g).
+	p := tensor.MustFromRows([][]float64{{1, 1}})
+	o := &optim.Adam{LR: 0.1}
+	require.NoError(t, o.Step([]*tensor.Dense{p}, []*tensor.Dense{tensor.MustFromRows([][]float64{{3, -0.001}})}))
+	require.InDelta(t, 0.9, p.Data[0], 1e-7)
+	require.InDelta(t, 1.1, p.Data[1], 1e-4)
+}
+
+func TestStepErrors(t *testing.T) {
+	p := tensor.New(2, 2)
+	cases := []struct {
+		name   string
+		lr     float64
+		params []*tensor.Dense
+		grads  []*tensor.Dense
+		want   string
+	}{
+		{"lengths", 1, []*tensor.Dense{p}, nil, "1 parameters but 0 gradients"},
+		{"shape", 1, []*tensor.Dense{p}, []*tensor.Dense{tensor.New(2, 3)}, "2×2, its gradient 2×3"},
+		{"nan", 1, []*tensor.Dense{p}, []*tensor.Dense{tensor.MustFromRows([][]float64{{0, math.NaN()}, {0, 0}})}, "not finite"},
+		{"lr", 0, []*tensor.Dense{p}, []*tensor.Dense{tensor.New(2, 2)}, "learning rate"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			err := (&optim.ProjectedGD{LR: tc.lr}).Step(tc.params, tc.grads)
+			require.ErrorContains(t, err, tc.want)
+			err = (&optim.Adam{LR: tc.lr}).Step(tc.params, tc.grads)
+			require.ErrorContains(t, err, tc.want)
+		})
+	}
+	o := &optim.Adam{LR: 1}
+	require.NoError(t, o.Step([]*tensor.Dense{p}, []*tensor.Dense{tensor.New(2, 2)}))
+	require.ErrorContains(t, o.Step([]*tensor.Dense{tensor.New(3, 3)}, []*tensor.Dense{tensor.New(3, 3)}), "was 2×2")
+}
+
+func TestStepDoesNotAllocate(t *testing.T) {
+	ps := []*tensor.Dense{tensor.New(20, 5), tensor.New(5, 3)}
+	gs := []*tensor.Dense{tensor.New(20, 5), tensor.New(5, 3)}
+	gd := &optim.ProjectedGD{LR: 0.1}
+	ad := &optim.Adam{LR: 0.1}
+	require.NoError(t, ad.Step(ps, gs))
+	require.Zero(t, testing.AllocsPerRun(10, func() { _ = gd.Step(ps, gs) }))
+	require.Zero(t, testing.AllocsPerRun(10, func() { _ = ad.Step(ps, gs) }))
+}
