@@ -50,19 +50,29 @@ func TestOpsGradcheck(t *testing.T) {
 	}
 	cases := []opCase{
 		{"MatMul", func(r, c int) [][2]int { return [][2]int{{r, c}, {c, r + 1}} },
-			func(t *autograd.Tape, in []*autograd.Var) *autograd.Var { return weighted(t, ops.MatMul(in[0], in[1]), 1) }},
+			func(t *autograd.Tape, in []*autograd.Var) *autograd.Var {
+				return weighted(t, ops.MatMul(in[0], in[1]), 1)
+			}},
 		{"MatMulTA", func(r, c int) [][2]int { return [][2]int{{r, c}, {r, c + 2}} },
-			func(t *autograd.Tape, in []*autograd.Var) *autograd.Var { return weighted(t, ops.MatMulTA(in[0], in[1]), 2) }},
+			func(t *autograd.Tape, in []*autograd.Var) *autograd.Var {
+				return weighted(t, ops.MatMulTA(in[0], in[1]), 2)
+			}},
 		{"MatMulTB", func(r, c int) [][2]int { return [][2]int{{r, c}, {r + 2, c}} },
-			func(t *autograd.Tape, in []*autograd.Var) *autograd.Var { return weighted(t, ops.MatMulTB(in[0], in[1]), 3) }},
+			func(t *autograd.Tape, in []*autograd.Var) *autograd.Var {
+				return weighted(t, ops.MatMulTB(in[0], in[1]), 3)
+			}},
 		{"Add", func(r, c int) [][2]int { return [][2]int{{r, c}, {r, c}} },
 			func(t *autograd.Tape, in []*autograd.Var) *autograd.Var { return weighted(t, ops.Add(in[0], in[1]), 4) }},
 		{"Sub", func(r, c int) [][2]int { return [][2]int{{r, c}, {r, c}} },
 			func(t *autograd.Tape, in []*autograd.Var) *autograd.Var { return weighted(t, ops.Sub(in[0], in[1]), 5) }},
 		{"Hadamard", func(r, c int) [][2]int { return [][2]int{{r, c}, {r, c}} },
-			func(t *autograd.Tape, in []*autograd.Var) *autograd.Var { return weighted(t, ops.Hadamard(in[0], in[1]), 6) }},
+			func(t *autograd.Tape, in []*autograd.Var) *autograd.Var {
+				return weighted(t, ops.Hadamard(in[0], in[1]), 6)
+			}},
 		{"Scale", func(r, c int) [][2]int { return [][2]int{{r, c}} },
-			func(t *autograd.Tape, in []*autograd.Var) *autograd.Var { return weighted(t, ops.Scale(in[0], -2.5), 7) }},
+			func(t *autograd.Tape, in []*autograd.Var) *autograd.Var {
+				return weighted(t, ops.Scale(in[0], -2.5), 7)
+			}},
 		{"Transpose", func(r, c int) [][2]int { return [][2]int{{r, c}} },
 			func(t *autograd.Tape, in []*autograd.Var) *autograd.Var { return weighted(t, ops.Transpose(in[0]), 8) }},
 		{"Sum", func(r, c int) [][2]int { return [][2]int{{r, c}} },

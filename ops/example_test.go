@@ -1,0 +1,40 @@
+package ops_test
+
+import (
+	"fmt"
+
+	"github.com/neuralnmf/neuralnmf/autograd"
+	"github.com/neuralnmf/neuralnmf/ops"
+	"github.com/neuralnmf/neuralnmf/tensor"
+)
+
+// The semi-supervised term of Neural NMF: B = (Z∘Y)S† is computed inside the
+// graph, so the gradient with respect to S includes the path through B.
+// (Both numbers agree with numpy.linalg.pinv and central differences.)
+func ExamplePinv() {
+	t := autograd.NewTape()
+	s := t.Param(tensor.MustFromRows([][]float64{{1, 0, 2}, {0, 1, 1}}))
+	y := t.Const(tensor.MustFromRows([][]float64{{1, 0, 1}, {0, 1, 0}}))
+	z := t.Const(tensor.ColumnMask(2, []bool{true, true, false}))
+	zy := ops.Hadamard(z, y)
+	b := ops.MatMul(zy, ops.Pinv(s))
+	loss := ops.MaskedLoss(z, y, ops.MatMul(b, s))
+	g, err := t.Backward(loss)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("loss %.4f, ‖∂L/∂S‖ %.4f\n", loss.Value().Data[0], tensor.Norm(g.Of(s)))
+	// Output: loss 0.6944, ‖∂L/∂S‖ 0.5072
+}
+
+func ExampleFrobeniusLoss() {
+	t := autograd.NewTape()
+	x := t.Const(tensor.MustFromRows([][]float64{{1, 2}, {3, 4}}))
+	a := t.Param(tensor.MustFromRows([][]float64{{1}, {2}}))
+	s := t.Param(tensor.MustFromRows([][]float64{{1, 2}}))
+	loss := ops.FrobeniusLoss(x, ops.MatMul(a, s)) // ‖X − AS‖²
+	g, _ := t.Backward(loss)
+	fmt.Println(loss.Value().Data[0], g.Of(a).Data, g.Of(s).Data)
+	// Output: 1 [0 -2] [-4 0]
+}
