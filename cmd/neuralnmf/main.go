@@ -1,0 +1,93 @@
+// Command neuralnmf runs hierarchical nonnegative matrix factorisation.
+//
+// Usage:
+//
+//	neuralnmf <command> [flags]
+//
+// Commands:
+//
+//	demo    run the built-in example on the paper's embedded synthetic data
+//
+// Run "neuralnmf <command> --help" for a command's flags.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+type command struct {
+	name, summary string
+	run           func(args []string, stdout, stderr io.Writer) error
+}
+
+func commands() []command {
+	return []command{
+		{"demo", "run the built-in example on the paper's embedded synthetic data", runDemo},
+	}
+}
+
+// run executes the command line args and returns the exit code: 0 on
+// success, 1 on a failed run, 2 on a usage error.
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		usage(stdout)
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	for _, c := range commands() {
+		if c.name == args[0] {
+			err := c.run(args[1:], stdout, stderr)
+			switch {
+			case err == nil:
+				return 0
+			case errors.Is(err, flag.ErrHelp):
+				return 0
+			case errors.As(err, new(usageError)):
+				fmt.Fprintf(stderr, "neuralnmf %s: %v\n", c.name, err)
+				return 2
+			default:
+				fmt.Fprintf(stderr, "neuralnmf %s: %v\n", c.name, err)
+				return 1
+			}
+		}
+	}
+	fmt.Fprintf(stderr, "neuralnmf: unknown command %q\n\n", args[0])
+	usage(stderr)
+	return 2
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "Usage: neuralnmf <command> [flags]\n\nCommands:")
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintln(w, "\nRun 'neuralnmf <command> --help' for a command's flags.")
+}
+
+// usageError marks an error in the command line itself (exit code 2).
+type usageError struct{ error }
+
+// parseFlags parses args with fs, turning flag errors into usage errors.
+func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer) error {
+	fs.SetOutput(stderr)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return usageError{err}
+	}
+	if fs.NArg() > 0 {
+		return usageError{fmt.Errorf("unexpected argument %q", fs.Arg(0))}
+	}
+	return nil
+}
