@@ -14,7 +14,9 @@ import (
 // skip work nobody uses. The VJP must not modify g, must not retain g or need
 // after it returns, and must not return g itself or share one returned matrix
 // between two inputs unless it never writes to it again; Backward only reads
-// the returned matrices.
+// the returned matrices. A VJP that cannot compute its gradient (the function
+// is not differentiable at this point) calls Tape.Fail and returns nils;
+// Backward then returns that error.
 type VJP func(g *tensor.Dense, need []bool) []*tensor.Dense
 
 // Var is a matrix-valued variable recorded on a Tape.
@@ -262,6 +264,9 @@ func (t *Tape) Backward(loss *Var) (Grads, error) {
 		}
 		t.need = need
 		res := n.vjp(up, need)
+		if t.err != nil {
+			return Grads{}, t.err
+		}
 		if len(res) != len(n.in) {
 			return Grads{}, fmt.Errorf("autograd.Backward: op %q returned %d gradients for %d inputs", n.op, len(res), len(n.in))
 		}
