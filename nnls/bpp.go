@@ -183,9 +183,10 @@ func (w *worker) schur(c, u []float64, nB int) bool {
 // and the correction G_FF⁻¹·r_F is solved in the same Schur form, reusing the
 // factor of H_BB left in w.sub. This recovers the digits the explicit inverse
 // H loses when AᵀA is moderately ill-conditioned. It returns false if the
-// corrected solution leaves the positive orthant (the caller then re-solves
-// the column directly). It does nothing after a direct-form solve.
-func (w *worker) refine(c []float64) bool {
+// corrected solution leaves the positive orthant and nonneg is set (the
+// caller then re-solves the column directly). It does nothing after a
+// direct-form solve.
+func (w *worker) refine(c []float64, nonneg bool) bool {
 	nB := w.nSchur
 	if nB < 0 {
 		return true
@@ -243,8 +244,12 @@ func (w *worker) refine(c []float64) bool {
 			d += row[bp] * z[p]
 		}
 		w.x[i] += d
-		if w.x[i] <= w.xTol[i] {
-			return false
+	}
+	if nonneg {
+		for i, in := range w.inF {
+			if in && w.x[i] <= w.xTol[i] {
+				return false
+			}
 		}
 	}
 	return true

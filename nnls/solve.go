@@ -130,7 +130,7 @@ func (o *Options) resolve(k, m int) (Options, error) {
 		r.MaxIter = 5*k + 50
 	}
 	if r.Workers <= 0 {
-		r.Workers = runtime.GOMAXPROCS(0)
+		r.Workers = runtimeWorkers()
 	}
 	if r.Warm != nil {
 		if wk, wm := r.Warm.Dims(); wk != k || wm != m {
@@ -194,7 +194,7 @@ func (gm *Gram) solve(a, ct *tensor.Dense, xn []float64, col func(j int, dst []f
 							w.inF[i] = c[i] > w.yTol[i]
 						}
 					}
-					ok := w.bpp(c, uj, uj != nil) == solved && w.refine(c) && w.kkt(c, xn[j])
+					ok := w.bpp(c, uj, uj != nil) == solved && w.refine(c, true) && w.kkt(c, xn[j])
 					if !ok && uj != nil {
 						ok = w.bpp(c, nil, false) == solved && w.kkt(c, xn[j])
 						if ok {
@@ -233,3 +233,5 @@ func (gm *Gram) solve(a, ct *tensor.Dense, xn []float64, col func(j int, dst []f
 func (gm *Gram) hMatrix() blas64.General {
 	return blas64.General{Rows: gm.k, Cols: gm.k, Stride: gm.k, Data: gm.h}
 }
+
+func runtimeWorkers() int { return runtime.GOMAXPROCS(0) }
