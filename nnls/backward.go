@@ -3,7 +3,6 @@ package nnls
 import (
 	"fmt"
 	"sync"
-	"sync/atomic"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -30,121 +29,146 @@ import (
 // It returns an error if a shape does not match, or if a column's A_TᵀA_T is
 // numerically singular, where q is not differentiable.
 func (r *Result) Backward(a, x, gs, ga, gx *tensor.Dense, workers int) error {
+	return r.backward(a, denseData{x}, x, gs, ga, gx, workers)
+}
+
+// backward is Backward for X given as data; xd is the dense X when there is
+// one (needed for ∂L/∂A as X·Uᵀ).
+func (r *Result) backward(a *tensor.Dense, x data, xd *tensor.Dense, gs, ga, gx *tensor.Dense, workers int) error {
+	gm := r.Gram
 	k, m := r.S.Rows, r.S.Cols
+	n, xm := x.dims()
 	if err := tensor.CheckShape("∂L/∂S", gs, k, m); err != nil {
 		return fmt.Errorf("nnls.Backward: %w", err)
 	}
-	if a.Cols != k || x.Cols != m || a.Rows != x.Rows {
-		return fmt.Errorf("nnls.Backward: %w: A is %d×%d and X is %d×%d, solution is %d×%d", tensor.ErrShape, a.Rows, a.Cols, x.Rows, x.Cols, k, m)
+	if a.Cols != k || xm != m || a.Rows != n {
+		return fmt.Errorf("nnls.Backward: %w: A is %d×%d and X is %d×%d, solution is %d×%d", tensor.ErrShape, a.Rows, a.Cols, n, xm, k, m)
 	}
 	if ga != nil {
-		if err := tensor.CheckShape("∂L/∂A", ga, a.Rows, k); err != nil {
+		if err := tensor.CheckShape("∂L/∂A", ga, n, k); err != nil {
 			return fmt.Errorf("nnls.Backward: %w", err)
 		}
 	}
 	if gx != nil {
-		if err := tensor.CheckShape("∂L/∂X", gx, x.Rows, m); err != nil {
+		if err := tensor.CheckShape("∂L/∂X", gx, n, m); err != nil {
 			return fmt.Errorf("nnls.Backward: %w", err)
 		}
 	}
 	if ga == nil && gx == nil {
 		return nil
 	}
-	ut, err := r.solveU(gs, workers)
-	if err != nil {
-		return err
-	}
-	if gx != nil { // A·U = A·(Uᵀ)ᵀ
-		blas64.Gemm(blas.NoTrans, blas.Trans, 1, a.RawMatrix(), ut.RawMatrix(), 0, gx.RawMatrix())
-	}
-	if ga != nil {
-		blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, x.RawMatrix(), ut.RawMatrix(), 0, ga.RawMatrix())
-		p := tensor.New(k, k) // S·Uᵀ, then symmetrised to S·Uᵀ + U·Sᵀ
-		blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, r.S.RawMatrix(), ut.RawMatrix(), 0, p.RawMatrix())
-		for i := 0; i < k; i++ {
-			for j := i; j < k; j++ {
-				v := p.Data[i*k+j] + p.Data[j*k+i]
-				p.Data[i*k+j], p.Data[j*k+i] = v, v
-			}
-		}
-		blas64.Gemm(blas.NoTrans, blas.NoTrans, -1, a.RawMatrix(), p.RawMatrix(), 1, ga.RawMatrix())
-	}
-	return nil
-}
-
-// solveU returns Uᵀ (M×k): row m is (A_TᵀA_T)⁻¹·gs_{T,m} on the support T of
-// column m and zero elsewhere.
-func (r *Result) solveU(gs *tensor.Dense, workers int) (*tensor.Dense, error) {
-	gm := r.Gram
-	k, m := gm.k, r.S.Cols
-	gst := gs.T()
-	ut := tensor.New(m, k)
 	if workers <= 0 {
 		workers = runtimeWorkers()
 	}
-	workers = min(workers, (m+chunk-1)/chunk)
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	var once sync.Once
-	var firstErr error
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			w := newWorker(gm, DefaultTol, 1)
-			u := make([]float64, k)
-			for {
-				start := int(next.Add(chunk)) - chunk
-				if start >= m {
-					return
-				}
-				for j := start; j < min(start+chunk, m); j++ {
-					c := gst.Row(j)
-					nF := 0
-					for i := range w.inF {
-						w.inF[i] = r.Support.Has(i, j)
-						if w.inF[i] {
-							nF++
-						} else {
-							c[i] = 0 // only g_T enters
-						}
-					}
-					if nF == 0 {
-						continue
-					}
-					var uj []float64
-					if gm.trustH {
-						for i := range u { // u = H·g̃
-							row := gm.h[i*k:]
-							var s float64
-							for p, cp := range c {
-								if cp != 0 {
-									s += row[p] * cp
-								}
-							}
-							u[i] = s
-						}
-						uj = u
-					}
-					if !w.subproblem(c, uj, uj != nil) {
-						once.Do(func() {
-							firstErr = fmt.Errorf("nnls.Backward: column %d: A_TᵀA_T is numerically singular on its support of size %d; q is not differentiable here", j, nF)
-						})
-						return
-					}
-					if uj != nil {
-						w.refine(c, false)
-					}
-					row := ut.Row(j)
-					for i, in := range w.inF {
-						if in {
-							row[i] = w.x[i]
-						}
-					}
-				}
-			}
-		}()
+
+	// Phase 1, by column chunks: Uᵀ, ∂L/∂X = A·U for the chunk, and each
+	// worker's share of P = S·Uᵀ.
+	ut := tensor.New(m, k)
+	type buf struct {
+		w    *worker
+		g, u []float64
+		p    []float64 // k×k partial S·Uᵀ
 	}
-	wg.Wait()
-	return ut, firstErr
+	bufs := make([]*buf, workersFor(m, chunk, workers))
+	for i := range bufs {
+		bufs[i] = &buf{w: newWorker(gm, DefaultTol, 1), g: make([]float64, k), u: make([]float64, k)}
+		if ga != nil {
+			bufs[i].p = make([]float64, k*k)
+		}
+	}
+	var errOnce sync.Once
+	var firstErr error
+	forChunks(m, chunk, len(bufs), func(wi, j0, j1 int) {
+		b := bufs[wi]
+		if err := r.solveUChunk(b.w, gs, ut, b.g, b.u, j0, j1); err != nil {
+			errOnce.Do(func() { firstErr = err })
+			return
+		}
+		uc := blas64.General{Rows: j1 - j0, Cols: k, Stride: k, Data: ut.Data[j0*k:]}
+		if gx != nil { // gx[:, j0:j1] = A·U[:, j0:j1]
+			gemmSerial(blas.NoTrans, blas.Trans, 1, a.RawMatrix(), uc, 0,
+				blas64.General{Rows: n, Cols: j1 - j0, Stride: gx.Stride, Data: gx.Data[j0:]})
+		}
+		if ga != nil { // P += S[:, j0:j1]·Uᵀ[j0:j1, :]
+			sc := blas64.General{Rows: k, Cols: j1 - j0, Stride: r.S.Stride, Data: r.S.Data[j0:]}
+			gemmSerial(blas.NoTrans, blas.NoTrans, 1, sc, uc, 1, blas64.General{Rows: k, Cols: k, Stride: k, Data: b.p})
+		}
+	})
+	if firstErr != nil {
+		return firstErr
+	}
+	if ga == nil {
+		return nil
+	}
+	// Q = P + Pᵀ = S·Uᵀ + U·Sᵀ.
+	q := make([]float64, k*k)
+	for _, b := range bufs {
+		for i, v := range b.p {
+			q[i] += v
+		}
+	}
+	for i := 0; i < k; i++ {
+		for j := i; j < k; j++ {
+			v := q[i*k+j] + q[j*k+i]
+			q[i*k+j], q[j*k+i] = v, v
+		}
+	}
+	// Phase 2, by row tiles: ∂L/∂A = X·Uᵀ − A·Q.
+	qm := blas64.General{Rows: k, Cols: k, Stride: k, Data: q}
+	forChunks(n, tile, workers, func(_, r0, r1 int) {
+		gt := blas64.General{Rows: r1 - r0, Cols: k, Stride: ga.Stride, Data: ga.Data[r0*ga.Stride:]}
+		xt := blas64.General{Rows: r1 - r0, Cols: m, Stride: xd.Stride, Data: xd.Data[r0*xd.Stride:]}
+		at := blas64.General{Rows: r1 - r0, Cols: k, Stride: a.Stride, Data: a.Data[r0*a.Stride:]}
+		gemmSerial(blas.NoTrans, blas.NoTrans, 1, xt, ut.RawMatrix(), 0, gt)
+		gemmSerial(blas.NoTrans, blas.NoTrans, -1, at, qm, 1, gt)
+	})
+	return nil
+}
+
+// solveUChunk writes rows j0:j1 of Uᵀ: row j is (A_TᵀA_T)⁻¹·gs_{T,j} on the
+// support T of column j and zero elsewhere. g and u are k-length scratch.
+func (r *Result) solveUChunk(w *worker, gs, ut *tensor.Dense, g, u []float64, j0, j1 int) error {
+	gm := r.Gram
+	k := gm.k
+	for j := j0; j < j1; j++ {
+		nF := 0
+		for i := range w.inF {
+			w.inF[i] = r.Support.Has(i, j)
+			g[i] = 0
+			if w.inF[i] {
+				nF++
+				g[i] = gs.Data[i*gs.Stride+j] // only g_T enters
+			}
+		}
+		if nF == 0 {
+			continue
+		}
+		var uj []float64
+		if gm.trustH {
+			for i := range u { // u = H·g̃
+				row := gm.h[i*k:]
+				var s float64
+				for p, gp := range g {
+					if gp != 0 {
+						s += row[p] * gp
+					}
+				}
+				u[i] = s
+			}
+			uj = u
+		}
+		if !w.subproblem(g, uj, uj != nil) {
+			return fmt.Errorf("nnls.Backward: column %d: A_TᵀA_T is numerically singular on its support of size %d; q is not differentiable here", j, nF)
+		}
+		if uj != nil {
+			w.refine(g, false)
+		}
+		row := ut.Data[j*k : (j+1)*k]
+		for i, in := range w.inF {
+			if in {
+				row[i] = w.x[i]
+			}
+		}
+	}
+	return nil
 }

@@ -52,6 +52,7 @@ func newWorker(gm *Gram, tol float64, maxIter int) *worker {
 		inF: make([]bool, k), x: make([]float64, k), y: make([]float64, k),
 		idx: make([]int, 0, k), sub: make([]float64, k*k), rhs: make([]float64, k),
 		bad: make([]int, 0, k), xTol: make([]float64, k), yTol: make([]float64, k),
+		refined: make([]float64, 2*k),
 	}
 }
 
@@ -192,9 +193,6 @@ func (w *worker) refine(c []float64, nonneg bool) bool {
 		return true
 	}
 	k, g, h := w.gm.k, w.gm.g, w.gm.h
-	if w.refined == nil {
-		w.refined = make([]float64, 2*k)
-	}
 	r, v := w.refined[:k], w.refined[k:]
 	for i, in := range w.inF {
 		r[i] = 0

@@ -10,37 +10,38 @@ import (
 
 // The Schur form (through H = (AᵀA)⁻¹) and the direct form (through G_FF)
 // are two exact ways of solving the same subproblems; the solver switches to
-// the direct form when AᵀA is ill-conditioned. Both must give the same S and
-// the same backward U.
+// the direct form when AᵀA is ill-conditioned. Both must give the same S,
+// the same supports and the same gradients.
 func TestSchurAndDirectFormsAgree(t *testing.T) {
 	rng := tensor.NewRand(5)
-	a := tensor.Uniform(40, 9, 0, 1, rng)
-	x := tensor.Uniform(40, 70, 0, 1, rng)
-	gs := tensor.Uniform(9, 70, -1, 1, rng)
-	results := map[bool]*Result{}
-	us := map[bool]*tensor.Dense{}
-	for _, trust := range []bool{true, false} {
-		res, err := Solve(a, x, nil)
-		require.NoError(t, err)
-		require.True(t, res.Gram.trustH, "well-conditioned A must use the Schur form by default")
-		res.Gram.trustH = trust
-		res2, err := res.Gram.solve(a, mulTA(x, a), columnNorms(x), nil, nil)
-		require.NoError(t, err)
-		results[trust] = res2
-		us[trust], err = res2.solveU(gs, 2)
-		require.NoError(t, err)
+	const n, k, m = 40, 9, 70
+	a := tensor.Uniform(n, k, 0, 1, rng)
+	x := tensor.Uniform(n, m, 0, 1, rng)
+	gs := tensor.Uniform(k, m, -1, 1, rng)
+	type out struct {
+		res    *Result
+		ga, gx *tensor.Dense
 	}
-	require.True(t, results[true].Support.Equal(results[false].Support))
-	for i := range results[true].S.Data {
-		require.InDelta(t, results[false].S.Data[i], results[true].S.Data[i], 1e-13)
+	var got [2]out
+	for i, schur := range []bool{true, false} {
+		gm, err := NewGram(a)
+		require.NoError(t, err)
+		require.True(t, gm.trustH, "a well-conditioned A uses the Schur form by default")
+		gm.trustH = schur
+		res, err := gm.solve(a, denseData{x}, nil)
+		require.NoError(t, err)
+		ga, gx := tensor.New(n, k), tensor.New(n, m)
+		require.NoError(t, res.Backward(a, x, gs, ga, gx, 2))
+		got[i] = out{res, ga, gx}
 	}
-	for i := range us[true].Data {
-		require.InDelta(t, us[false].Data[i], us[true].Data[i], 1e-12)
+	require.True(t, got[0].res.Support.Equal(got[1].res.Support))
+	for i := range got[0].res.S.Data {
+		require.InDelta(t, got[1].res.S.Data[i], got[0].res.S.Data[i], 1e-13)
 	}
-}
-
-func mulTA(x, a *tensor.Dense) *tensor.Dense {
-	ct := tensor.New(x.Cols, a.Cols)
-	ct.Mat().Mul(x.Mat().T(), a.Mat())
-	return ct
+	for i := range got[0].ga.Data {
+		require.InDelta(t, got[1].ga.Data[i], got[0].ga.Data[i], 1e-11)
+	}
+	for i := range got[0].gx.Data {
+		require.InDelta(t, got[1].gx.Data[i], got[0].gx.Data[i], 1e-12)
+	}
 }

@@ -317,3 +317,20 @@ func TestInputErrors(t *testing.T) {
 	_, err := nnls.Solve(dup, x, nil)
 	require.Regexp(t, `column\(s\) \[(0|2)\]`, err.Error(), "the duplicated pair must be named")
 }
+
+func TestAllocationsIndependentOfM(t *testing.T) {
+	counts := map[int][2]float64{}
+	for _, m := range []int{256, 4096} {
+		a, x := uniform(18, 300, 20, m)
+		opt := &nnls.Options{Workers: 2}
+		res, err := nnls.Solve(a, x, opt)
+		require.NoError(t, err)
+		gs := tensor.Uniform(20, m, -1, 1, tensor.NewRand(19))
+		ga, gx := tensor.New(300, 20), tensor.New(300, m)
+		fwd := testing.AllocsPerRun(3, func() { _, _ = nnls.Solve(a, x, opt) })
+		bwd := testing.AllocsPerRun(3, func() { _ = res.Backward(a, x, gs, ga, gx, 2) })
+		counts[m] = [2]float64{fwd, bwd}
+	}
+	t.Logf("allocations (forward, backward) by M: %v", counts)
+	require.Equal(t, counts[256], counts[4096])
+}

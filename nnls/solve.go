@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"math"
 	"runtime"
-	"sync"
-	"sync/atomic"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -83,36 +81,54 @@ func Solve(a, x *tensor.Dense, opt *Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := x.Cols
-	ct := tensor.New(m, gm.k) // Cᵀ = XᵀA: row m is Aᵀx_m, contiguous.
-	blas64.Gemm(blas.Trans, blas.NoTrans, 1, x.RawMatrix(), a.RawMatrix(), 0, ct.RawMatrix())
-	xn := columnNorms(x)
-	col := func(j int, dst []float64) {
-		for r := 0; r < x.Rows; r++ {
-			dst[r] = x.Data[r*x.Stride+j]
-		}
-	}
-	return gm.solve(a, ct, xn, col, opt)
+	return gm.solve(a, denseData{x}, opt)
 }
 
-// columnNorms returns ‖x_m‖ for every column, scaled so it does not overflow.
-func columnNorms(x *tensor.Dense) []float64 {
-	scale := tensor.MaxAbs(x)
-	out := make([]float64, x.Cols)
-	if scale == 0 {
-		return out
-	}
-	inv := 1 / scale
+// data is the right-hand side X as the solver reads it: a chunk of columns at
+// a time. It lets a sparse X use the same solver.
+type data interface {
+	dims() (n, m int)
+	// atA writes X[:, j0:j1]ᵀ·A into dst ((j1−j0)×k, row-major, stride k)
+	// and ‖x_j‖ into norms[j−j0], on the calling goroutine.
+	atA(a *tensor.Dense, j0, j1 int, dst []float64, norms []float64)
+	// column writes x_j densely into dst (length n).
+	column(j int, dst []float64)
+}
+
+type denseData struct{ x *tensor.Dense }
+
+func (d denseData) dims() (int, int) { return d.x.Rows, d.x.Cols }
+
+func (d denseData) atA(a *tensor.Dense, j0, j1 int, dst, norms []float64) {
+	x, k := d.x, a.Cols
+	xs := blas64.General{Rows: x.Rows, Cols: j1 - j0, Stride: x.Stride, Data: x.Data[j0:]}
+	gemmSerial(blas.Trans, blas.NoTrans, 1, xs, a.RawMatrix(), 0, blas64.General{Rows: j1 - j0, Cols: k, Stride: k, Data: dst})
+	// Column norms, scaled by the column maxima so squares cannot overflow.
+	scale := norms[:j1-j0]
+	clear(scale)
 	for r := 0; r < x.Rows; r++ {
-		for j, v := range x.Row(r) {
-			v *= inv
-			out[j] += v * v
+		for j, v := range x.Data[r*x.Stride+j0 : r*x.Stride+j1] {
+			scale[j] = math.Max(scale[j], v)
 		}
 	}
-	for j, s := range out {
-		out[j] = scale * math.Sqrt(s)
+	var ssq [chunk]float64
+	for r := 0; r < x.Rows; r++ {
+		for j, v := range x.Data[r*x.Stride+j0 : r*x.Stride+j1] {
+			if v != 0 {
+				v /= scale[j]
+				ssq[j] += v * v
+			}
+		}
 	}
-	return out
+	for j := range scale {
+		scale[j] *= math.Sqrt(ssq[j])
+	}
+}
+
+func (d denseData) column(j int, dst []float64) {
+	for r := 0; r < d.x.Rows; r++ {
+		dst[r] = d.x.Data[r*d.x.Stride+j]
+	}
 }
 
 func (o *Options) resolve(k, m int) (Options, error) {
@@ -140,94 +156,94 @@ func (o *Options) resolve(k, m int) (Options, error) {
 	return r, nil
 }
 
-// solve runs the column solves given Cᵀ = XᵀA (M×k), the column norms of X,
-// and a way to read column j of X densely (for the Lawson–Hanson fallback).
-func (gm *Gram) solve(a, ct *tensor.Dense, xn []float64, col func(j int, dst []float64), opt *Options) (*Result, error) {
-	k, m := gm.k, ct.Rows
+// chunkBuf is one worker's per-chunk workspace for the solve.
+type chunkBuf struct {
+	w     *worker
+	ct, u []float64 // chunk×k: Aᵀx_j and H·Aᵀx_j for the chunk's columns
+	norms []float64
+	xcol  []float64 // dense column for the Lawson–Hanson fallback
+	st    Stats
+}
+
+// solve runs the column solves for X given as data.
+func (gm *Gram) solve(a *tensor.Dense, x data, opt *Options) (*Result, error) {
+	k := gm.k
+	_, m := x.dims()
 	o, err := opt.resolve(k, m)
 	if err != nil {
 		return nil, err
 	}
-	var u *tensor.Dense // row j is H·c_j, the unconstrained solution
-	if gm.trustH {
-		u = tensor.New(m, k)
-		blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, ct.RawMatrix(), gm.hMatrix(), 0, u.RawMatrix())
-	}
-	st := tensor.New(m, k) // Sᵀ
+	s := tensor.New(k, m)
 	sup := NewSupport(k, m)
-	res := &Result{Support: sup, Gram: gm}
-
-	var next atomic.Int64
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	workers := min(o.Workers, (m+chunk-1)/chunk)
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			w := newWorker(gm, o.Tol, o.MaxIter)
-			var xcol []float64
-			var st1 Stats
-			for {
-				start := int(next.Add(chunk)) - chunk
-				if start >= m {
-					break
-				}
-				for j := start; j < min(start+chunk, m); j++ {
-					out := st.Row(j)
-					if xn[j] == 0 {
-						continue // zero column: S column stays zero
-					}
-					c := ct.Row(j)
-					var uj []float64
-					if u != nil {
-						uj = u.Row(j)
-					}
-					w.setScale(xn[j])
-					for i := range w.inF {
-						switch {
-						case o.Warm != nil:
-							w.inF[i] = o.Warm.Has(i, j)
-						case uj != nil:
-							w.inF[i] = uj[i] > w.xTol[i]
-						default:
-							w.inF[i] = c[i] > w.yTol[i]
-						}
-					}
-					ok := w.bpp(c, uj, uj != nil) == solved && w.refine(c, true) && w.kkt(c, xn[j])
-					if !ok && uj != nil {
-						ok = w.bpp(c, nil, false) == solved && w.kkt(c, xn[j])
-						if ok {
-							st1.Rechecked++
-						}
-					}
-					if !ok {
-						if xcol == nil {
-							xcol = make([]float64, a.Rows)
-						}
-						col(j, xcol)
-						w.lawsonHanson(a, xcol)
-						st1.Fallbacks++
-					}
-					for i, in := range w.inF {
-						if in {
-							out[i] = w.x[i]
-							sup.Set(i, j, true)
-						}
-					}
-				}
-			}
-			mu.Lock()
-			res.Stats.Iterations += w.iterSum
-			res.Stats.MaxIterations = max(res.Stats.MaxIterations, w.iterMax)
-			res.Stats.Rechecked += st1.Rechecked
-			res.Stats.Fallbacks += st1.Fallbacks
-			mu.Unlock()
-		}()
+	res := &Result{S: s, Support: sup, Gram: gm}
+	bufs := make([]*chunkBuf, workersFor(m, chunk, o.Workers))
+	for i := range bufs {
+		bufs[i] = &chunkBuf{w: newWorker(gm, o.Tol, o.MaxIter), ct: make([]float64, chunk*k), u: make([]float64, chunk*k), norms: make([]float64, chunk)}
 	}
-	wg.Wait()
-	res.S = st.T()
+	forChunks(m, chunk, len(bufs), func(wi, j0, j1 int) {
+		gm.solveChunk(bufs[wi], a, x, s, sup, o.Warm, j0, j1)
+	})
+	for _, cb := range bufs {
+		res.Stats.Iterations += cb.w.iterSum
+		res.Stats.MaxIterations = max(res.Stats.MaxIterations, cb.w.iterMax)
+		res.Stats.Rechecked += cb.st.Rechecked
+		res.Stats.Fallbacks += cb.st.Fallbacks
+	}
 	return res, nil
+}
+
+// solveChunk solves columns j0:j1 into s and sup.
+func (gm *Gram) solveChunk(cb *chunkBuf, a *tensor.Dense, x data, s *tensor.Dense, sup *Support, warm *Support, j0, j1 int) {
+	k, w := gm.k, cb.w
+	nc := j1 - j0
+	x.atA(a, j0, j1, cb.ct[:nc*k], cb.norms)
+	if gm.trustH { // u = H·c for each column: the unconstrained solutions
+		gemmSerial(blas.NoTrans, blas.NoTrans, 1, blas64.General{Rows: nc, Cols: k, Stride: k, Data: cb.ct}, gm.hMatrix(), 0, blas64.General{Rows: nc, Cols: k, Stride: k, Data: cb.u})
+	}
+	for jj := 0; jj < nc; jj++ {
+		j, xn := j0+jj, cb.norms[jj]
+		if xn == 0 {
+			continue // zero column: S column stays zero
+		}
+		c := cb.ct[jj*k : (jj+1)*k]
+		var u []float64
+		if gm.trustH {
+			u = cb.u[jj*k : (jj+1)*k]
+		}
+		w.setScale(xn)
+		for i := range w.inF {
+			switch {
+			case warm != nil:
+				w.inF[i] = warm.Has(i, j)
+			case u != nil:
+				w.inF[i] = u[i] > w.xTol[i]
+			default:
+				w.inF[i] = c[i] > w.yTol[i]
+			}
+		}
+		ok := w.bpp(c, u, u != nil) == solved && w.refine(c, true) && w.kkt(c, xn)
+		if !ok && u != nil {
+			ok = w.bpp(c, nil, false) == solved && w.kkt(c, xn)
+			if ok {
+				cb.st.Rechecked++
+			}
+		}
+		if !ok {
+			n, _ := x.dims()
+			if cb.xcol == nil {
+				cb.xcol = make([]float64, n)
+			}
+			x.column(j, cb.xcol)
+			w.lawsonHanson(a, cb.xcol)
+			cb.st.Fallbacks++
+		}
+		for i, in := range w.inF {
+			if in {
+				s.Data[i*s.Stride+j] = w.x[i]
+				sup.Set(i, j, true)
+			}
+		}
+	}
 }
 
 func (gm *Gram) hMatrix() blas64.General {
