@@ -61,15 +61,17 @@ func (r *Result) backward(a *tensor.Dense, x data, xd *tensor.Dense, gs, ga, gx 
 		workers = runtimeWorkers()
 	}
 
-	// Phase 1, by column chunks: Uᵀ, ∂L/∂X = A·U for the chunk, and each
+	workers = effectiveWorkers(workers, n, k, m)
+	// Phase 1, by column chunks: U, ∂L/∂X = A·U for the chunk, and each
 	// worker's share of P = S·Uᵀ.
-	ut := tensor.New(m, k)
+	u := tensor.New(k, m)
 	type buf struct {
 		w    *worker
 		g, u []float64
 		p    []float64 // k×k partial S·Uᵀ
 	}
-	bufs := make([]*buf, workersFor(m, chunk, workers))
+	cs := chunkFor(m, workers)
+	bufs := make([]*buf, workersFor(m, cs, workers))
 	for i := range bufs {
 		bufs[i] = &buf{w: newWorker(gm, DefaultTol, 1), g: make([]float64, k), u: make([]float64, k)}
 		if ga != nil {
@@ -78,20 +80,20 @@ func (r *Result) backward(a *tensor.Dense, x data, xd *tensor.Dense, gs, ga, gx 
 	}
 	var errOnce sync.Once
 	var firstErr error
-	forChunks(m, chunk, len(bufs), func(wi, j0, j1 int) {
+	forChunks(m, cs, len(bufs), func(wi, j0, j1 int) {
 		b := bufs[wi]
-		if err := r.solveUChunk(b.w, gs, ut, b.g, b.u, j0, j1); err != nil {
+		if err := r.solveUChunk(b.w, gs, u, b.g, b.u, j0, j1); err != nil {
 			errOnce.Do(func() { firstErr = err })
 			return
 		}
-		uc := blas64.General{Rows: j1 - j0, Cols: k, Stride: k, Data: ut.Data[j0*k:]}
+		uc := blas64.General{Rows: k, Cols: j1 - j0, Stride: u.Stride, Data: u.Data[j0:]}
 		if gx != nil { // gx[:, j0:j1] = A·U[:, j0:j1]
-			gemmSerial(blas.NoTrans, blas.Trans, 1, a.RawMatrix(), uc, 0,
+			gemmSerial(blas.NoTrans, blas.NoTrans, 1, a.RawMatrix(), uc, 0,
 				blas64.General{Rows: n, Cols: j1 - j0, Stride: gx.Stride, Data: gx.Data[j0:]})
 		}
-		if ga != nil { // P += S[:, j0:j1]·Uᵀ[j0:j1, :]
+		if ga != nil { // P += S[:, j0:j1]·U[:, j0:j1]ᵀ
 			sc := blas64.General{Rows: k, Cols: j1 - j0, Stride: r.S.Stride, Data: r.S.Data[j0:]}
-			gemmSerial(blas.NoTrans, blas.NoTrans, 1, sc, uc, 1, blas64.General{Rows: k, Cols: k, Stride: k, Data: b.p})
+			gemmSerial(blas.NoTrans, blas.Trans, 1, sc, uc, 1, blas64.General{Rows: k, Cols: k, Stride: k, Data: b.p})
 		}
 	})
 	if firstErr != nil {
@@ -119,14 +121,19 @@ func (r *Result) backward(a *tensor.Dense, x data, xd *tensor.Dense, gs, ga, gx 
 		gt := blas64.General{Rows: r1 - r0, Cols: k, Stride: ga.Stride, Data: ga.Data[r0*ga.Stride:]}
 		xt := blas64.General{Rows: r1 - r0, Cols: m, Stride: xd.Stride, Data: xd.Data[r0*xd.Stride:]}
 		at := blas64.General{Rows: r1 - r0, Cols: k, Stride: a.Stride, Data: a.Data[r0*a.Stride:]}
-		gemmSerial(blas.NoTrans, blas.NoTrans, 1, xt, ut.RawMatrix(), 0, gt)
+		gemmSerial(blas.NoTrans, blas.Trans, 1, xt, u.RawMatrix(), 0, gt)
 		gemmSerial(blas.NoTrans, blas.NoTrans, -1, at, qm, 1, gt)
 	})
 	return nil
 }
 
-// solveUChunk writes rows j0:j1 of Uᵀ: row j is (A_TᵀA_T)⁻¹·gs_{T,j} on the
-// support T of column j and zero elsewhere. g and u are k-length scratch.
+// rcondRefineBackward is the reciprocal condition of AᵀA below which the
+// backward pass refines its Schur-form solves. Above it the Schur form is
+// accurate to about cond(AᵀA)·ε ≤ 1e-10 relative, ample for a gradient.
+const rcondRefineBackward = 1e-6
+
+// solveUChunk writes columns j0:j1 of U: column j is (A_TᵀA_T)⁻¹·gs_{T,j} on
+// the support T of column j and zero elsewhere. g and u are k-length scratch.
 func (r *Result) solveUChunk(w *worker, gs, ut *tensor.Dense, g, u []float64, j0, j1 int) error {
 	gm := r.Gram
 	k := gm.k
@@ -160,13 +167,12 @@ func (r *Result) solveUChunk(w *worker, gs, ut *tensor.Dense, g, u []float64, j0
 		if !w.subproblem(g, uj, uj != nil) {
 			return fmt.Errorf("nnls.Backward: column %d: A_TᵀA_T is numerically singular on its support of size %d; q is not differentiable here", j, nF)
 		}
-		if uj != nil {
+		if uj != nil && gm.rcond < rcondRefineBackward {
 			w.refine(g, false)
 		}
-		row := ut.Data[j*k : (j+1)*k]
 		for i, in := range w.inF {
 			if in {
-				row[i] = w.x[i]
+				ut.Data[i*ut.Stride+j] = w.x[i]
 			}
 		}
 	}

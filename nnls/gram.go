@@ -57,15 +57,24 @@ func NewGram(a *tensor.Dense) (*Gram, error) {
 	gm := &Gram{k: k, g: make([]float64, k*k), h: make([]float64, k*k), anorm: make([]float64, k)}
 	G := blas64.General{Rows: k, Cols: k, Stride: k, Data: gm.g}
 	blas64.Gemm(blas.Trans, blas.NoTrans, 1, a.RawMatrix(), a.RawMatrix(), 0, G)
-	var zero []int
+	var zero, tiny []int
 	for i := 0; i < k; i++ {
-		gm.anorm[i] = math.Sqrt(gm.g[i*k+i])
-		if gm.g[i*k+i] == 0 {
+		gii := gm.g[i*k+i]
+		switch {
+		case math.IsInf(gii, 0):
+			return nil, fmt.Errorf("nnls: A: column %d is too large: its squared norm overflows float64; rescale A", i)
+		case gii == 0 && zeroCol(a, i):
 			zero = append(zero, i)
+		case gii < 1e-290:
+			tiny = append(tiny, i)
 		}
+		gm.anorm[i] = math.Sqrt(gii)
 	}
 	if len(zero) > 0 {
 		return nil, fmt.Errorf("nnls: A: zero column(s) %v: a zero topic has no unique coefficient", zero)
+	}
+	if len(tiny) > 0 {
+		return nil, fmt.Errorf("nnls: A: column(s) %v are too small: their squared norms underflow float64; rescale A", tiny)
 	}
 	// Symmetrise exactly (Gemm computes both triangles independently).
 	for i := 0; i < k; i++ {
@@ -102,6 +111,15 @@ func NewGram(a *tensor.Dense) (*Gram, error) {
 	}
 	gm.trustH = gm.rcond >= rcondSchur
 	return gm, nil
+}
+
+func zeroCol(a *tensor.Dense, j int) bool {
+	for r := 0; r < a.Rows; r++ {
+		if a.Data[r*a.Stride+j] != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // dependentColumns returns the columns that QR with column pivoting moves to

@@ -40,17 +40,20 @@ func kktViolation(a, x, s *tensor.Dense) float64 {
 	}
 	var worst float64
 	for j := 0; j < m; j++ {
-		var xn float64
+		col := tensor.New(n, 1)
 		for p := 0; p < n; p++ {
-			xn += x.At(p, j) * x.At(p, j)
+			col.Data[p] = x.At(p, j)
 		}
-		xn = math.Sqrt(xn)
+		xn := tensor.Norm(col) // scaled: safe at 1e±160
 		if xn == 0 {
 			continue
 		}
 		for i := 0; i < k; i++ {
 			sc := an[i] * xn
 			v := s.At(i, j)
+			if math.IsInf(sc, 0) || math.IsNaN(g.At(i, j)) {
+				return math.Inf(1) // the check itself must not pass vacuously
+			}
 			switch {
 			case v < 0:
 				return math.Inf(1)
@@ -150,6 +153,8 @@ func TestKKT(t *testing.T) {
 		{"scaled-1e-8", scaled(func() (*tensor.Dense, *tensor.Dense) { return uniform(6, 50, 10, 60) }, 1e-8, 1e-8)},
 		{"scaled-1e8", scaled(func() (*tensor.Dense, *tensor.Dense) { return uniform(6, 50, 10, 60) }, 1e8, 1e8)},
 		{"scaled-A1e8-X1e-8", scaled(func() (*tensor.Dense, *tensor.Dense) { return sparseSolution(9, 50, 10, 60) }, 1e8, 1e-8)},
+		{"X-scaled-1e-160", scaled(func() (*tensor.Dense, *tensor.Dense) { return uniform(20, 30, 6, 40) }, 1, 1e-160)},
+		{"X-scaled-1e160", scaled(func() (*tensor.Dense, *tensor.Dense) { return uniform(20, 30, 6, 40) }, 1, 1e160)},
 		{"nearly-collinear-1e-3", collinear(1e-3)},
 		{"nearly-collinear-1e-5", collinear(1e-5)},
 		{"duplicate-X-columns", func() (*tensor.Dense, *tensor.Dense) {
@@ -300,6 +305,8 @@ func TestInputErrors(t *testing.T) {
 		{"k>N", wide, tensor.Uniform(3, 2, 0, 1, tensor.NewRand(1)), nil, nil, "rank too large: 4 columns but only 3 rows"},
 		{"zero-column", zeroCol, x, nil, nil, "zero column(s) [2]"},
 		{"duplicate-A-columns", dup, x, nil, nil, "numerically rank deficient"},
+		{"A-overflows", func() *tensor.Dense { b := a.Clone(); tensor.Scale(b, 1e160, b); return b }(), x, nil, nil, "column 0 is too large"},
+		{"A-underflows", func() *tensor.Dense { b := a.Clone(); tensor.Scale(b, 1e-160, b); return b }(), x, nil, nil, "are too small"},
 		{"warm-shape", a, x, &nnls.Options{Warm: nnls.NewSupport(3, 5)}, tensor.ErrShape, "warm-start support is 3×5"},
 		{"bad-tol", a, x, &nnls.Options{Tol: 2}, nil, "Options.Tol"},
 	}

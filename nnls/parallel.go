@@ -54,6 +54,12 @@ func workersFor(n, size, workers int) int { return max(1, min(workers, (n+size-1
 // returns the number of goroutines used.
 func forChunks(n, size, workers int, fn func(worker, start, end int)) int {
 	workers = workersFor(n, size, workers)
+	if workers == 1 { // no goroutine for a problem that gets one worker
+		for start := 0; start < n; start += size {
+			fn(0, start, min(start+size, n))
+		}
+		return 1
+	}
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for w := range workers {
@@ -71,4 +77,14 @@ func forChunks(n, size, workers int, fn func(worker, start, end int)) int {
 	}
 	wg.Wait()
 	return workers
+}
+
+// minWorkPerWorker is the work (N·k·M multiply-adds) below which another
+// goroutine costs more in start-up and wake-up than it saves.
+const minWorkPerWorker = 1 << 19
+
+// effectiveWorkers caps workers so that each has at least minWorkPerWorker
+// multiply-adds of the N×k×M product to do.
+func effectiveWorkers(workers, n, k, m int) int {
+	return max(1, min(workers, n*k*m/minWorkPerWorker))
 }

@@ -14,8 +14,16 @@ import (
 // DefaultTol is the default relative tolerance; see Options.Tol.
 const DefaultTol = 1e-10
 
-// chunk is the number of columns a worker takes at a time.
-const chunk = 32
+// chunkFor returns the number of columns a worker takes at a time: all of
+// them (up to 256) for a single worker, else about four chunks per worker,
+// between 32 and 256. Longer chunks make the chunk's AᵀX product run along
+// longer vectors; more chunks balance the load.
+func chunkFor(m, workers int) int {
+	if workers <= 1 {
+		return max(1, min(m, 256))
+	}
+	return max(32, min(256, m/(4*workers)))
+}
 
 // Options configures Solve. The zero value (or nil) gives the defaults.
 type Options struct {
@@ -88,9 +96,9 @@ func Solve(a, x *tensor.Dense, opt *Options) (*Result, error) {
 // a time. It lets a sparse X use the same solver.
 type data interface {
 	dims() (n, m int)
-	// atA writes X[:, j0:j1]ᵀ·A into dst ((j1−j0)×k, row-major, stride k)
-	// and ‖x_j‖ into norms[j−j0], on the calling goroutine.
-	atA(a *tensor.Dense, j0, j1 int, dst []float64, norms []float64)
+	// atA writes Aᵀ·X[:, j0:j1] into dst (k×(j1−j0), row-major, with the
+	// given stride) and ‖x_j‖ into norms[j−j0], on the calling goroutine.
+	atA(a *tensor.Dense, j0, j1 int, dst []float64, stride int, norms []float64)
 	// column writes x_j densely into dst (length n).
 	column(j int, dst []float64)
 }
@@ -99,29 +107,54 @@ type denseData struct{ x *tensor.Dense }
 
 func (d denseData) dims() (int, int) { return d.x.Rows, d.x.Cols }
 
-func (d denseData) atA(a *tensor.Dense, j0, j1 int, dst, norms []float64) {
+func (d denseData) atA(a *tensor.Dense, j0, j1 int, dst []float64, stride int, norms []float64) {
 	x, k := d.x, a.Cols
 	xs := blas64.General{Rows: x.Rows, Cols: j1 - j0, Stride: x.Stride, Data: x.Data[j0:]}
-	gemmSerial(blas.Trans, blas.NoTrans, 1, xs, a.RawMatrix(), 0, blas64.General{Rows: j1 - j0, Cols: k, Stride: k, Data: dst})
-	// Column norms, scaled by the column maxima so squares cannot overflow.
-	scale := norms[:j1-j0]
-	clear(scale)
+	gemmSerial(blas.Trans, blas.NoTrans, 1, a.RawMatrix(), xs, 0, blas64.General{Rows: k, Cols: j1 - j0, Stride: stride, Data: dst})
+	// Column norms in one pass. Sums of squares overflow only for entries
+	// above ~1e154 and underflow only below ~1e-154; a chunk where that may
+	// have happened is recomputed with scaling.
+	ssq := norms[:j1-j0]
+	clear(ssq)
 	for r := 0; r < x.Rows; r++ {
 		for j, v := range x.Data[r*x.Stride+j0 : r*x.Stride+j1] {
-			scale[j] = math.Max(scale[j], v)
+			ssq[j] += v * v
 		}
 	}
-	var ssq [chunk]float64
+	for j, q := range ssq {
+		if q > 1e300 || q < 1e-290 && q != 0 || q == 0 && !zeroColumn(x, j0+j) {
+			scaledNorms(x, j0, j1, norms)
+			return
+		}
+		ssq[j] = math.Sqrt(q)
+	}
+}
+
+func zeroColumn(x *tensor.Dense, j int) bool {
 	for r := 0; r < x.Rows; r++ {
-		for j, v := range x.Data[r*x.Stride+j0 : r*x.Stride+j1] {
-			if v != 0 {
-				v /= scale[j]
-				ssq[j] += v * v
+		if x.Data[r*x.Stride+j] != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// scaledNorms computes ‖x_j‖ for j0 ≤ j < j1 scaled by each column's maximum,
+// so squares neither overflow nor underflow.
+func scaledNorms(x *tensor.Dense, j0, j1 int, norms []float64) {
+	for j := j0; j < j1; j++ {
+		var mx float64
+		for r := 0; r < x.Rows; r++ {
+			mx = math.Max(mx, x.Data[r*x.Stride+j])
+		}
+		var q float64
+		if mx > 0 {
+			for r := 0; r < x.Rows; r++ {
+				v := x.Data[r*x.Stride+j] / mx
+				q += v * v
 			}
 		}
-	}
-	for j := range scale {
-		scale[j] *= math.Sqrt(ssq[j])
+		norms[j-j0] = mx * math.Sqrt(q)
 	}
 }
 
@@ -159,7 +192,9 @@ func (o *Options) resolve(k, m int) (Options, error) {
 // chunkBuf is one worker's per-chunk workspace for the solve.
 type chunkBuf struct {
 	w     *worker
-	ct, u []float64 // chunk×k: Aᵀx_j and H·Aᵀx_j for the chunk's columns
+	ct, u []float64 // k×chunk: Aᵀx_j and H·Aᵀx_j for the chunk's columns
+	c, uj []float64 // one column of each, contiguous
+	cs    int       // chunk size: the row stride of ct and u
 	norms []float64
 	xcol  []float64 // dense column for the Lawson–Hanson fallback
 	st    Stats
@@ -176,11 +211,15 @@ func (gm *Gram) solve(a *tensor.Dense, x data, opt *Options) (*Result, error) {
 	s := tensor.New(k, m)
 	sup := NewSupport(k, m)
 	res := &Result{S: s, Support: sup, Gram: gm}
-	bufs := make([]*chunkBuf, workersFor(m, chunk, o.Workers))
+	n, _ := x.dims()
+	workers := effectiveWorkers(o.Workers, n, k, m)
+	cs := chunkFor(m, workers)
+	bufs := make([]*chunkBuf, workersFor(m, cs, workers))
 	for i := range bufs {
-		bufs[i] = &chunkBuf{w: newWorker(gm, o.Tol, o.MaxIter), ct: make([]float64, chunk*k), u: make([]float64, chunk*k), norms: make([]float64, chunk)}
+		bufs[i] = &chunkBuf{w: newWorker(gm, o.Tol, o.MaxIter), ct: make([]float64, cs*k), u: make([]float64, cs*k),
+			c: make([]float64, k), uj: make([]float64, k), norms: make([]float64, cs), cs: cs}
 	}
-	forChunks(m, chunk, len(bufs), func(wi, j0, j1 int) {
+	forChunks(m, cs, len(bufs), func(wi, j0, j1 int) {
 		gm.solveChunk(bufs[wi], a, x, s, sup, o.Warm, j0, j1)
 	})
 	for _, cb := range bufs {
@@ -196,19 +235,26 @@ func (gm *Gram) solve(a *tensor.Dense, x data, opt *Options) (*Result, error) {
 func (gm *Gram) solveChunk(cb *chunkBuf, a *tensor.Dense, x data, s *tensor.Dense, sup *Support, warm *Support, j0, j1 int) {
 	k, w := gm.k, cb.w
 	nc := j1 - j0
-	x.atA(a, j0, j1, cb.ct[:nc*k], cb.norms)
-	if gm.trustH { // u = H·c for each column: the unconstrained solutions
-		gemmSerial(blas.NoTrans, blas.NoTrans, 1, blas64.General{Rows: nc, Cols: k, Stride: k, Data: cb.ct}, gm.hMatrix(), 0, blas64.General{Rows: nc, Cols: k, Stride: k, Data: cb.u})
+	x.atA(a, j0, j1, cb.ct, cb.cs, cb.norms)
+	if gm.trustH { // U = H·C: the unconstrained solutions of the chunk
+		gemmSerial(blas.NoTrans, blas.NoTrans, 1, gm.hMatrix(), blas64.General{Rows: k, Cols: nc, Stride: cb.cs, Data: cb.ct},
+			0, blas64.General{Rows: k, Cols: nc, Stride: cb.cs, Data: cb.u})
 	}
 	for jj := 0; jj < nc; jj++ {
 		j, xn := j0+jj, cb.norms[jj]
 		if xn == 0 {
 			continue // zero column: S column stays zero
 		}
-		c := cb.ct[jj*k : (jj+1)*k]
+		c := cb.c
+		for i := range c {
+			c[i] = cb.ct[i*cb.cs+jj]
+		}
 		var u []float64
 		if gm.trustH {
-			u = cb.u[jj*k : (jj+1)*k]
+			u = cb.uj
+			for i := range u {
+				u[i] = cb.u[i*cb.cs+jj]
+			}
 		}
 		w.setScale(xn)
 		for i := range w.inF {
@@ -221,9 +267,9 @@ func (gm *Gram) solveChunk(cb *chunkBuf, a *tensor.Dense, x data, s *tensor.Dens
 				w.inF[i] = c[i] > w.yTol[i]
 			}
 		}
-		ok := w.bpp(c, u, u != nil) == solved && w.refine(c, true) && w.kkt(c, xn)
+		ok := w.bpp(c, u, u != nil) == solved && w.verify(c, xn)
 		if !ok && u != nil {
-			ok = w.bpp(c, nil, false) == solved && w.kkt(c, xn)
+			ok = w.bpp(c, nil, false) == solved && w.verify(c, xn)
 			if ok {
 				cb.st.Rechecked++
 			}

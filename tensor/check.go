@@ -62,11 +62,12 @@ func CheckFinite(name string, d *Dense) error {
 func CheckNonnegative(name string, d *Dense) error {
 	for i := 0; i < d.Rows; i++ {
 		for j, v := range d.Row(i) {
-			switch {
-			case math.IsNaN(v) || math.IsInf(v, 0):
+			// One test catches negatives, NaN and +Inf; diagnose only then.
+			if !(v >= 0 && v <= math.MaxFloat64) {
+				if v < 0 && !math.IsInf(v, -1) {
+					return fmt.Errorf("%s: %w: entry (%d, %d) is %g", name, ErrNegative, i, j, v)
+				}
 				return fmt.Errorf("%s: %w: entry (%d, %d) is %v", name, ErrNotFinite, i, j, v)
-			case v < 0:
-				return fmt.Errorf("%s: %w: entry (%d, %d) is %g", name, ErrNegative, i, j, v)
 			}
 		}
 	}

@@ -1,0 +1,132 @@
+package bench
+
+import (
+	"fmt"
+	"sync"
+	"testing"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+
+	"github.com/neuralnmf/neuralnmf/nnls"
+	"github.com/neuralnmf/neuralnmf/tensor"
+)
+
+// nnlsSizes are (N, k, M): the synthetic demo's first layer, then three sizes
+// of the kind a topic model meets.
+var nnlsSizes = [][3]int{{90, 9, 87}, {1000, 20, 2000}, {2000, 50, 10000}, {5000, 100, 5000}}
+
+// problem is one benchmark input: A and X uniform in [0, 1), A1 = A with
+// every entry perturbed by up to ±1 %, and the solution at A (whose support
+// warm-starts the solve at A1).
+type problem struct {
+	a, a1, x *tensor.Dense
+	res      *nnls.Result
+	gs       *tensor.Dense // an upstream gradient for the backward pass
+}
+
+var problems sync.Map // [3]int → *problem; built once per size, outside timers
+
+func getProblem(b *testing.B, s [3]int) *problem {
+	if p, ok := problems.Load(s); ok {
+		return p.(*problem)
+	}
+	rng := tensor.NewRand(uint64(s[0]*s[1] + s[2]))
+	p := &problem{
+		a: tensor.Uniform(s[0], s[1], 0, 1, rng),
+		x: tensor.Uniform(s[0], s[2], 0, 1, rng),
+	}
+	p.a1 = p.a.Clone()
+	for i := range p.a1.Data {
+		p.a1.Data[i] *= 1 + 0.01*(2*rng.Float64()-1)
+	}
+	var err error
+	if p.res, err = nnls.Solve(p.a, p.x, nil); err != nil {
+		b.Fatal(err)
+	}
+	p.gs = tensor.Uniform(s[1], s[2], -1, 1, rng)
+	problems.Store(s, p)
+	return p
+}
+
+func name(s [3]int) string { return fmt.Sprintf("%dx%dx%d", s[0], s[1], s[2]) }
+
+// BenchmarkNNLSCold is the forward solve from scratch at A1.
+func BenchmarkNNLSCold(b *testing.B) {
+	for _, s := range nnlsSizes {
+		b.Run(name(s), func(b *testing.B) {
+			p := getProblem(b, s)
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := nnls.Solve(p.a1, p.x, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkNNLSWarm is the forward solve at A1 warm-started from the support
+// at A (1 % drift): what a training step does.
+func BenchmarkNNLSWarm(b *testing.B) {
+	for _, s := range nnlsSizes {
+		b.Run(name(s), func(b *testing.B) {
+			p := getProblem(b, s)
+			opt := &nnls.Options{Warm: p.res.Support}
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := nnls.Solve(p.a1, p.x, opt); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkNNLSBackward computes both ∂L/∂A and ∂L/∂X.
+func BenchmarkNNLSBackward(b *testing.B) {
+	for _, s := range nnlsSizes {
+		b.Run(name(s), func(b *testing.B) {
+			p := getProblem(b, s)
+			ga, gx := tensor.New(s[0], s[1]), tensor.New(s[0], s[2])
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := p.res.Backward(p.a, p.x, p.gs, ga, gx, 0); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkDgemmAtX is the baseline for the forward pass: gonum's Dgemm of
+// AᵀX (k×N times N×M), which any NNLS of this shape must at least compute.
+func BenchmarkDgemmAtX(b *testing.B) {
+	for _, s := range nnlsSizes {
+		b.Run(name(s), func(b *testing.B) {
+			p := getProblem(b, s)
+			c := tensor.New(s[1], s[2])
+			b.ReportAllocs()
+			for b.Loop() {
+				blas64.Gemm(blas.Trans, blas.NoTrans, 1, p.a.RawMatrix(), p.x.RawMatrix(), 0, c.RawMatrix())
+			}
+		})
+	}
+}
+
+// BenchmarkDgemm2NKM is the baseline for the backward pass: two Dgemms of
+// shape N×k×M (A·U and X·Uᵀ).
+func BenchmarkDgemm2NKM(b *testing.B) {
+	for _, s := range nnlsSizes {
+		b.Run(name(s), func(b *testing.B) {
+			p := getProblem(b, s)
+			u := tensor.Uniform(s[1], s[2], -1, 1, tensor.NewRand(1))
+			au, xu := tensor.New(s[0], s[2]), tensor.New(s[0], s[1])
+			b.ReportAllocs()
+			for b.Loop() {
+				blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, p.a.RawMatrix(), u.RawMatrix(), 0, au.RawMatrix())
+				blas64.Gemm(blas.NoTrans, blas.Trans, 1, p.x.RawMatrix(), u.RawMatrix(), 0, xu.RawMatrix())
+			}
+		})
+	}
+}
