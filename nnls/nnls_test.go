@@ -341,3 +341,26 @@ func TestAllocationsIndependentOfM(t *testing.T) {
 	t.Logf("allocations (forward, backward) by M: %v", counts)
 	require.Equal(t, counts[256], counts[4096])
 }
+
+// With MaxIter 1 every column whose seed support is wrong falls back to
+// Lawson–Hanson, so this exercises the fallback; it must give the same
+// solution.
+func TestLawsonHansonFallback(t *testing.T) {
+	for _, build := range []func() (*tensor.Dense, *tensor.Dense){
+		func() (*tensor.Dense, *tensor.Dense) { return uniform(21, 40, 10, 80) },
+		func() (*tensor.Dense, *tensor.Dense) { return sparseSolution(22, 60, 12, 80) },
+	} {
+		a, x := build()
+		ref, err := nnls.Solve(a, x, nil)
+		require.NoError(t, err)
+		res, err := nnls.Solve(a, x, &nnls.Options{MaxIter: 1})
+		require.NoError(t, err)
+		require.Greater(t, res.Stats.Fallbacks, 0, "the test must reach the fallback")
+		require.True(t, ref.Support.Equal(res.Support))
+		for i := range ref.S.Data {
+			require.InDelta(t, ref.S.Data[i], res.S.Data[i], 1e-12)
+		}
+		require.LessOrEqual(t, kktViolation(a, x, res.S), kktTol)
+		t.Logf("%d of %d columns by Lawson–Hanson", res.Stats.Fallbacks, x.Cols)
+	}
+}
