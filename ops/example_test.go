@@ -38,3 +38,30 @@ func ExampleFrobeniusLoss() {
 	fmt.Println(loss.Value().Data[0], g.Of(a).Data, g.Of(s).Data)
 	// Output: 1 [0 -2] [-4 0]
 }
+
+// One layer of Neural NMF trained by the paper's Algorithm 1: S = q(A, X) is
+// recomputed by NNLS at every step, and A moves along −∂L/∂A, which flows
+// through the NNLS op, then is clamped at zero.
+func ExampleNNLS() {
+	rng := tensor.NewRand(3)
+	x := tensor.Uniform(12, 30, 0, 1, rng)
+	a := tensor.Uniform(12, 3, 0, 1, rng)
+	t := autograd.NewTape()
+	var losses []float64
+	for step := 0; step < 50; step++ {
+		t.Reset()
+		av, xv := t.Param(a), t.Const(x)
+		s, _ := ops.NNLS(av, xv, nil)
+		loss := ops.FrobeniusLoss(xv, ops.MatMul(av, s))
+		g, err := t.Backward(loss)
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		losses = append(losses, loss.Value().Data[0])
+		tensor.AddScaled(a, -0.01, g.Of(av))
+		tensor.ClampZero(a)
+	}
+	fmt.Println(losses[len(losses)-1] < losses[0])
+	// Output: true
+}
