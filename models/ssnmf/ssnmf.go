@@ -1,0 +1,180 @@
+// Package ssnmf implements the baselines Neural NMF is compared with:
+// NMF and semi-supervised NMF (SSNMF) by multiplicative updates, hierarchical
+// NMF (HNMF), and a reconstruction of Deep NMF.
+//
+// # SSNMF
+//
+// SSNMF (Lee, Yoo & Choi 2010) minimises
+//
+//	‖W∘(X − AS)‖² + λ‖Z∘(Y − BS)‖²     over A, S, B ≥ 0
+//
+// where X (N×M) is the data, W its 0/1 mask of known entries, Y (P×M) the
+// labels, Z their 0/1 mask (a column of ones for each labelled sample) and λ
+// the weight of the classification term. NMF is the case without labels. The
+// multiplicative updates
+//
+//	A ← A ∘ [(W∘X)Sᵀ] / [(W∘AS)Sᵀ]
+//	B ← B ∘ [(Z∘Y)Sᵀ] / [(Z∘BS)Sᵀ]
+//	S ← S ∘ [Aᵀ(W∘X) + λBᵀ(Z∘Y)] / [Aᵀ(W∘AS) + λBᵀ(Z∘BS)]
+//
+// never increase the objective (the auxiliary-function argument of Lee &
+// Seung 2001 applies term by term); a denominator floor of 1e-300 only
+// guards against 0/0.
+//
+// # HNMF and Deep NMF
+//
+// HNMF factors X ≈ A⁽⁰⁾S⁽⁰⁾, then S⁽⁰⁾ ≈ A⁽¹⁾S⁽¹⁾, and so on, each layer an
+// independent NMF, with SSNMF at the last layer when labels are given. Deep
+// NMF (Flenner & Hunter 2018) has no public code; DeepNMF here is a
+// reconstruction from the Neural NMF paper's description, documented on the
+// function and labelled "Deep NMF (reconstructed)" in every output.
+package ssnmf
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/neuralnmf/neuralnmf/tensor"
+)
+
+// Options configures the multiplicative-update solvers. The zero value (or
+// nil) gives the defaults.
+type Options struct {
+	// MaxIter bounds the number of updates. Default 1000.
+	MaxIter int
+	// Tol stops early when the objective's relative decrease over the last
+	// 10 iterations is below Tol. Default 1e-6; a negative Tol disables
+	// early stopping.
+	Tol float64
+	// Seed seeds the random initial factors.
+	Seed uint64
+	// W is the N×M 0/1 mask of known data entries; nil means all known.
+	W *tensor.Dense
+}
+
+func (o *Options) withDefaults() Options {
+	var r Options
+	if o != nil {
+		r = *o
+	}
+	if r.MaxIter <= 0 {
+		r.MaxIter = 1000
+	}
+	if r.Tol == 0 {
+		r.Tol = 1e-6
+	}
+	return r
+}
+
+// Factors is the result of NMF or SSNMF.
+type Factors struct {
+	A, S *tensor.Dense // N×k and k×M
+	B    *tensor.Dense // P×k, nil without labels
+	// Objective holds the objective after each iteration.
+	Objective []float64
+}
+
+// Labels is the supervision of SSNMF: Y (P×M, typically one-hot), its mask Z
+// (P×M, 0/1) and the weight λ.
+type Labels struct {
+	Y, Z   *tensor.Dense
+	Lambda float64
+}
+
+// ErrRank is wrapped by errors about a factorisation rank.
+var ErrRank = errors.New("invalid rank")
+
+// NMF computes X ≈ AS with A, S ≥ 0 of rank k by multiplicative updates.
+func NMF(x *tensor.Dense, k int, opt *Options) (*Factors, error) {
+	return SSNMF(x, k, nil, opt)
+}
+
+// SSNMF computes the semi-supervised factorisation described in the package
+// doc; lab may be nil, which gives NMF. It returns an error, naming the
+// argument, for empty, negative or non-finite data, masks or labels of the
+// wrong shape, a rank k outside 1..min(N, M), or a negative λ.
+func SSNMF(x *tensor.Dense, k int, lab *Labels, opt *Options) (*Factors, error) {
+	o := opt.withDefaults()
+	if err := validate(x, k, lab, &o); err != nil {
+		return nil, err
+	}
+	rng := tensor.NewRand(o.Seed)
+	a, s := randomInit(x, k, rng)
+	var b *tensor.Dense
+	if lab != nil {
+		b = tensor.Uniform(lab.Y.Rows, k, 0, 1, rng)
+	}
+	f := &Factors{A: a, S: s, B: b}
+	mu := newUpdater(x, lab, o.W, k)
+	for it := 0; it < o.MaxIter; it++ {
+		mu.step(a, s, b, true, true)
+		obj := mu.objective(a, s, b)
+		f.Objective = append(f.Objective, obj)
+		if converged(f.Objective, o.Tol) {
+			break
+		}
+	}
+	return f, nil
+}
+
+// converged reports whether the relative decrease over the last 10 values is
+// below tol.
+func converged(obj []float64, tol float64) bool {
+	n := len(obj)
+	if tol < 0 || n <= 10 {
+		return false
+	}
+	prev, cur := obj[n-11], obj[n-1]
+	return prev-cur <= tol*math.Max(prev, 1e-300)
+}
+
+// randomInit returns A (N×k) and S (k×M) uniform on [0, c) with c chosen so
+// that AS has the mean of X: E[(AS)_ij] = k·c²/4 = mean(X).
+func randomInit(x *tensor.Dense, k int, rng interface{ Float64() float64 }) (*tensor.Dense, *tensor.Dense) {
+	mean := tensor.Sum(x) / float64(x.Len())
+	c := math.Sqrt(4 * math.Max(mean, 1e-12) / float64(k))
+	a, s := tensor.New(x.Rows, k), tensor.New(k, x.Cols)
+	for i := range a.Data {
+		a.Data[i] = c * rng.Float64()
+	}
+	for i := range s.Data {
+		s.Data[i] = c * rng.Float64()
+	}
+	return a, s
+}
+
+func validate(x *tensor.Dense, k int, lab *Labels, o *Options) error {
+	if err := tensor.CheckData("X", x); err != nil {
+		return fmt.Errorf("ssnmf: %w", err)
+	}
+	if k < 1 || k > min(x.Rows, x.Cols) {
+		return fmt.Errorf("ssnmf: %w: rank %d, want 1 to min(N, M) = %d", ErrRank, k, min(x.Rows, x.Cols))
+	}
+	if o.W != nil {
+		if err := tensor.CheckShape("W", o.W, x.Rows, x.Cols); err != nil {
+			return fmt.Errorf("ssnmf: %w", err)
+		}
+		if err := tensor.CheckNonnegative("W", o.W); err != nil {
+			return fmt.Errorf("ssnmf: %w", err)
+		}
+	}
+	if lab != nil {
+		if err := tensor.CheckNonnegative("Y", lab.Y); err != nil {
+			return fmt.Errorf("ssnmf: %w", err)
+		}
+		if lab.Y.Cols != x.Cols || lab.Y.Rows == 0 {
+			return fmt.Errorf("ssnmf: Y: %w: is %d×%d, want P×%d with P ≥ 1", tensor.ErrShape, lab.Y.Rows, lab.Y.Cols, x.Cols)
+		}
+		if err := tensor.CheckShape("Z", lab.Z, lab.Y.Rows, lab.Y.Cols); err != nil {
+			return fmt.Errorf("ssnmf: %w", err)
+		}
+		if err := tensor.CheckNonnegative("Z", lab.Z); err != nil {
+			return fmt.Errorf("ssnmf: %w", err)
+		}
+		if !(lab.Lambda >= 0) || math.IsInf(lab.Lambda, 0) {
+			return fmt.Errorf("ssnmf: lambda is %v, want a finite value ≥ 0", lab.Lambda)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,137 @@
+package ssnmf_test
+
+import (
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/neuralnmf/neuralnmf/datasets/synthetic"
+	"github.com/neuralnmf/neuralnmf/models/ssnmf"
+	"github.com/neuralnmf/neuralnmf/tensor"
+)
+
+func relErr(x, r *tensor.Dense) float64 {
+	d := tensor.New(x.Rows, x.Cols)
+	tensor.Sub(d, x, r)
+	return tensor.Norm(d) / tensor.Norm(x)
+}
+
+func synthLabels(t *testing.T, classes, percent int) *ssnmf.Labels {
+	labels, err := synthetic.Labels(classes)
+	require.NoError(t, err)
+	y, err := tensor.OneHot(labels, classes)
+	require.NoError(t, err)
+	known, err := synthetic.Known(percent)
+	require.NoError(t, err)
+	return &ssnmf.Labels{Y: y, Z: tensor.ColumnMask(classes, known), Lambda: 1}
+}
+
+// The multiplicative updates must never increase the objective, with or
+// without labels and masks. Relative slack 1e-12 covers rounding only.
+func TestObjectiveNeverIncreases(t *testing.T) {
+	x := synthetic.X()
+	rng := tensor.NewRand(3)
+	w := tensor.New(x.Rows, x.Cols)
+	for i := range w.Data {
+		if rng.Float64() < 0.9 {
+			w.Data[i] = 1
+		}
+	}
+	cases := []struct {
+		name string
+		lab  *ssnmf.Labels
+		w    *tensor.Dense
+	}{
+		{"NMF", nil, nil},
+		{"NMF-masked", nil, w},
+		{"SSNMF-40%", synthLabels(t, 9, 40), nil},
+		{"SSNMF-masked", synthLabels(t, 9, 90), w},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f, err := ssnmf.SSNMF(x, 9, tc.lab, &ssnmf.Options{MaxIter: 300, Tol: -1, W: tc.w, Seed: 5})
+			require.NoError(t, err)
+			require.Len(t, f.Objective, 300)
+			for i := 1; i < len(f.Objective); i++ {
+				require.LessOrEqual(t, f.Objective[i], f.Objective[i-1]*(1+1e-12), "iteration %d", i)
+			}
+			require.Less(t, f.Objective[len(f.Objective)-1], f.Objective[0]/2)
+		})
+	}
+}
+
+func TestNMFRecoversLowRank(t *testing.T) {
+	rng := tensor.NewRand(7)
+	a := tensor.Uniform(30, 4, 0, 1, rng)
+	s := tensor.Uniform(4, 40, 0, 1, rng)
+	x := tensor.MatMul(false, false, a, s)
+	f, err := ssnmf.NMF(x, 4, &ssnmf.Options{MaxIter: 5000, Tol: -1})
+	require.NoError(t, err)
+	require.Less(t, relErr(x, tensor.MatMul(false, false, f.A, f.S)), 0.01)
+}
+
+func TestHNMFShapes(t *testing.T) {
+	x := synthetic.X()
+	h, err := ssnmf.HNMF(x, []int{9, 4, 2}, synthLabels(t, 2, 40), &ssnmf.Options{MaxIter: 50})
+	require.NoError(t, err)
+	dims := [][2]int{{87, 9}, {9, 4}, {4, 2}}
+	for l, d := range dims {
+		require.Equal(t, d[0], h.A[l].Rows)
+		require.Equal(t, d[1], h.A[l].Cols)
+		require.Equal(t, d[1], h.S[l].Rows)
+		require.Equal(t, 90, h.S[l].Cols)
+	}
+	require.Equal(t, 2, h.B.Rows)
+	require.Equal(t, 87, h.Reconstruction().Rows)
+}
+
+func TestDeepNMF(t *testing.T) {
+	x := synthetic.X()
+	h, err := ssnmf.DeepNMF(x, []int{9, 4}, nil, &ssnmf.DeepOptions{Options: ssnmf.Options{MaxIter: 300}, Sweeps: 50})
+	require.NoError(t, err)
+	e := relErr(x, h.Reconstruction())
+	require.Less(t, e, 0.9)
+	require.False(t, math.IsNaN(e))
+	bad := func(s *tensor.Dense) *tensor.Dense { return tensor.New(1, 1) }
+	_, err = ssnmf.DeepNMF(x, []int{9, 4}, nil, &ssnmf.DeepOptions{Pool: bad})
+	require.ErrorContains(t, err, "Pool changed the shape")
+}
+
+func TestMaxPool(t *testing.T) {
+	s := tensor.MustFromRows([][]float64{{1, 5}, {3, 2}, {0, 4}})
+	require.Equal(t, []float64{3, 5, 3, 4, 0, 4}, ssnmf.MaxPoolRows(s).Data)
+	require.Equal(t, []float64{5, 5, 3, 2, 4, 4}, ssnmf.MaxPoolCols(s).Data)
+}
+
+func TestErrors(t *testing.T) {
+	x := synthetic.X()
+	neg := x.Clone()
+	neg.Set(3, 4, -1)
+	cases := []struct {
+		name string
+		err  error
+		msg  string
+	}{
+		{"rank0", func() error { _, e := ssnmf.NMF(x, 0, nil); return e }(), "rank 0"},
+		{"rank-big", func() error { _, e := ssnmf.NMF(x, 88, nil); return e }(), "rank 88"},
+		{"negative", func() error { _, e := ssnmf.NMF(neg, 3, nil); return e }(), "X: negative entry: entry (3, 4)"},
+		{"mask-shape", func() error { _, e := ssnmf.NMF(x, 3, &ssnmf.Options{W: tensor.New(2, 2)}); return e }(), "W: shape mismatch"},
+		{"labels-shape", func() error {
+			_, e := ssnmf.SSNMF(x, 3, &ssnmf.Labels{Y: tensor.New(2, 5), Z: tensor.New(2, 5)}, nil)
+			return e
+		}(), "Y: shape mismatch"},
+		{"lambda", func() error {
+			l := synthLabels(t, 2, 40)
+			l.Lambda = -1
+			_, e := ssnmf.SSNMF(x, 3, l, nil)
+			return e
+		}(), "lambda"},
+		{"ranks-increase", func() error { _, e := ssnmf.HNMF(x, []int{4, 9}, nil, nil); return e }(), "ranks must decrease"},
+		{"no-ranks", func() error { _, e := ssnmf.HNMF(x, nil, nil, nil); return e }(), "no layer ranks"},
+	}
+	for _, tc := range cases {
+		require.Error(t, tc.err, tc.name)
+		require.Contains(t, tc.err.Error(), tc.msg, tc.name)
+	}
+}
