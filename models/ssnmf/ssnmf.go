@@ -51,6 +51,13 @@ type Options struct {
 	Seed uint64
 	// W is the N×M 0/1 mask of known data entries; nil means all known.
 	W *tensor.Dense
+	// Restarts is the number of random starts per layer of HNMF and
+	// DeepNMF (seeds Seed+1000ℓ+r); each layer keeps the start with the
+	// lowest error through the hierarchy. Default 1. NMF and SSNMF ignore it.
+	Restarts int
+	// RestartIters is how many updates each start gets before the best is
+	// chosen and run on to convergence. Default 100.
+	RestartIters int
 }
 
 func (o *Options) withDefaults() Options {
@@ -63,6 +70,12 @@ func (o *Options) withDefaults() Options {
 	}
 	if r.Tol == 0 {
 		r.Tol = 1e-6
+	}
+	if r.Restarts <= 0 {
+		r.Restarts = 1
+	}
+	if r.RestartIters <= 0 {
+		r.RestartIters = 100
 	}
 	return r
 }
@@ -99,23 +112,33 @@ func SSNMF(x *tensor.Dense, k int, lab *Labels, opt *Options) (*Factors, error) 
 	if err := validate(x, k, lab, &o); err != nil {
 		return nil, err
 	}
-	rng := tensor.NewRand(o.Seed)
+	f := start(x, k, lab, o.Seed)
+	f.iterate(x, lab, o.W, o.MaxIter, o.Tol)
+	return f, nil
+}
+
+// start returns random initial factors for seed.
+func start(x *tensor.Dense, k int, lab *Labels, seed uint64) *Factors {
+	rng := tensor.NewRand(seed)
 	a, s := randomInit(x, k, rng)
 	var b *tensor.Dense
 	if lab != nil {
 		b = tensor.Uniform(lab.Y.Rows, k, 0, 1, rng)
 	}
-	f := &Factors{A: a, S: s, B: b}
-	mu := newUpdater(x, lab, o.W, k)
-	for it := 0; it < o.MaxIter; it++ {
-		mu.step(a, s, b, true, true)
-		obj := mu.objective(a, s, b)
-		f.Objective = append(f.Objective, obj)
-		if converged(f.Objective, o.Tol) {
-			break
+	return &Factors{A: a, S: s, B: b}
+}
+
+// iterate runs up to maxIter more updates, appending to f.Objective, and stops
+// early by the tolerance rule.
+func (f *Factors) iterate(x *tensor.Dense, lab *Labels, w *tensor.Dense, maxIter int, tol float64) {
+	mu := newUpdater(x, lab, w, f.A.Cols)
+	for it := 0; it < maxIter; it++ {
+		mu.step(f.A, f.S, f.B, true, true)
+		f.Objective = append(f.Objective, mu.objective(f.A, f.S, f.B))
+		if converged(f.Objective, tol) {
+			return
 		}
 	}
-	return f, nil
 }
 
 // converged reports whether the relative decrease over the last 10 values is

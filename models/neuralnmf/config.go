@@ -1,0 +1,173 @@
+package neuralnmf
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/neuralnmf/neuralnmf/autograd"
+	"github.com/neuralnmf/neuralnmf/optim"
+	"github.com/neuralnmf/neuralnmf/tensor"
+)
+
+// Loss selects the unsupervised part of the training loss.
+type Loss int
+
+const (
+	// Reconstruction is ‖X − A⁽⁰⁾A⁽¹⁾⋯A⁽ᴸ⁾S⁽ᴸ⁾‖².
+	Reconstruction Loss = iota
+	// Energy is the layer-wise ‖X − A⁽⁰⁾S⁽⁰⁾‖² + Σ_ℓ ‖S⁽ˡ⁻¹⁾ − A⁽ˡ⁾S⁽ˡ⁾‖².
+	Energy
+)
+
+func (l Loss) String() string {
+	if l == Energy {
+		return "energy"
+	}
+	return "reconstruction"
+}
+
+// Classifier selects the supervision term.
+type Classifier int
+
+const (
+	// LeastSquares is the paper's λ‖Z∘(Y − B·S⁽ᴸ⁾)‖² with
+	// B = (Z∘Y)(S⁽ᴸ⁾)† recomputed inside the graph on every forward pass, so
+	// the gradient flows through B into S⁽ᴸ⁾ and on into every A.
+	LeastSquares Classifier = iota
+	// CrossEntropy is λ times the masked softmax cross-entropy of B·S⁽ᴸ⁾
+	// against Y, with B (P×k⁽ᴸ⁾) a parameter trained with the A matrices.
+	CrossEntropy
+)
+
+// Supervision is the label information of the last layer.
+type Supervision struct {
+	// Labels holds the class of each column of X, 0..Classes−1. Only the
+	// columns marked in Known are used for training.
+	Labels  []int
+	Classes int
+	// Known marks the labelled columns; nil means all (fully supervised).
+	Known []bool
+	// Lambda weights the supervision term. Default 1.
+	Lambda     float64
+	Classifier Classifier
+}
+
+// Optimizer selects the update rule.
+type Optimizer int
+
+const (
+	// GD is projected gradient descent, the paper's Algorithm 1.
+	GD Optimizer = iota
+	// Adam is Adam followed by the same projection onto A ≥ 0.
+	Adam
+)
+
+// Init selects the initial A matrices.
+type Init int
+
+const (
+	// RandomInit draws every A⁽ˡ⁾ uniformly from [0, 1) with Config.Seed.
+	RandomInit Init = iota
+	// HNMFInit starts from the A matrices of HNMF (ssnmf.HNMF with
+	// Config.Seed), so training refines HNMF.
+	HNMFInit
+)
+
+// Epoch reports one training epoch to Config.Progress.
+type Epoch struct {
+	Epoch, Epochs int
+	// Loss is the training loss; RelError is ‖X − A⁽⁰⁾⋯A⁽ᴸ⁾S⁽ᴸ⁾‖/‖X‖;
+	// Accuracy is the share of labelled columns predicted correctly by
+	// argmax(B·S⁽ᴸ⁾) (NaN without supervision).
+	Loss, RelError, Accuracy float64
+	Elapsed                  time.Duration
+}
+
+// Forward is what a custom loss receives: the variables of one forward pass.
+type Forward struct {
+	X *autograd.Var   // N×M data (constant)
+	A []*autograd.Var // A⁽ˡ⁾, k⁽ˡ⁻¹⁾×k⁽ˡ⁾ (parameters)
+	S []*autograd.Var // S⁽ˡ⁾ = q(A⁽ˡ⁾, S⁽ˡ⁻¹⁾), k⁽ˡ⁾×M
+	// Y and Z are the one-hot labels and their mask (P×M), nil without
+	// supervision.
+	Y, Z *autograd.Var
+	// B is the classifier: (Z∘Y)(S⁽ᴸ⁾)† for LeastSquares, the parameter for
+	// CrossEntropy; nil without supervision.
+	B *autograd.Var
+}
+
+// Config configures Train. Ranks is required; everything else has a default.
+type Config struct {
+	// Ranks are k⁽⁰⁾ > k⁽¹⁾ > … > k⁽ᴸ⁾, one per layer.
+	Ranks []int
+	Loss  Loss
+	// Supervision, if not nil, adds the classification term.
+	Supervision *Supervision
+	// CustomLoss, if not nil, replaces the built-in loss: it must return a
+	// 1×1 variable built from f with ops.
+	CustomLoss func(t *autograd.Tape, f *Forward) *autograd.Var
+	Optimizer  Optimizer
+	// LR is the learning rate. Default 1e-3 for GD on losses normalised as
+	// here, 0.01 for Adam. Decay multiplies it on a schedule.
+	LR    float64
+	Decay optim.StepDecay
+	Init  Init
+	// InitRestarts is the number of random starts per layer of the HNMF
+	// initialisation (ssnmf.Options.Restarts). Default 1.
+	InitRestarts int
+	Seed         uint64
+	// Epochs is the maximum number of epochs. Default 1000.
+	Epochs int
+	// Tol stops training when the loss changed by less than Tol relative
+	// over the last 10 epochs. Default 1e-7; negative disables it.
+	Tol float64
+	// Progress, if not nil, is called after every epoch.
+	Progress func(Epoch)
+	// Workers bounds the NNLS goroutines; 0 means GOMAXPROCS.
+	Workers int
+}
+
+// ErrConfig is wrapped by errors about an invalid Config.
+var ErrConfig = errors.New("invalid configuration")
+
+func (c *Config) validate(x *tensor.Dense) error {
+	if err := tensor.CheckData("X", x); err != nil {
+		return fmt.Errorf("neuralnmf: %w", err)
+	}
+	if len(c.Ranks) == 0 {
+		return fmt.Errorf("neuralnmf: %w: Ranks is empty", ErrConfig)
+	}
+	for l, k := range c.Ranks {
+		if k < 1 || k > x.Rows {
+			return fmt.Errorf("neuralnmf: %w: rank %d of layer %d, want 1 to N = %d", ErrConfig, k, l, x.Rows)
+		}
+		if l > 0 && k >= c.Ranks[l-1] {
+			return fmt.Errorf("neuralnmf: %w: ranks must decrease, layer %d has %d after %d", ErrConfig, l, k, c.Ranks[l-1])
+		}
+	}
+	if c.LR < 0 || math.IsNaN(c.LR) || math.IsInf(c.LR, 0) {
+		return fmt.Errorf("neuralnmf: %w: LR is %v", ErrConfig, c.LR)
+	}
+	if s := c.Supervision; s != nil {
+		if s.Classes < 1 {
+			return fmt.Errorf("neuralnmf: %w: Supervision.Classes is %d", ErrConfig, s.Classes)
+		}
+		if len(s.Labels) != x.Cols {
+			return fmt.Errorf("neuralnmf: %w: %d labels for %d columns of X", ErrConfig, len(s.Labels), x.Cols)
+		}
+		if s.Known != nil && len(s.Known) != x.Cols {
+			return fmt.Errorf("neuralnmf: %w: Known has %d entries for %d columns of X", ErrConfig, len(s.Known), x.Cols)
+		}
+		for m, l := range s.Labels {
+			if (s.Known == nil || s.Known[m]) && (l < 0 || l >= s.Classes) {
+				return fmt.Errorf("neuralnmf: %w: label %d of column %d is not in 0..%d", ErrConfig, l, m, s.Classes-1)
+			}
+		}
+		if s.Lambda < 0 || math.IsNaN(s.Lambda) || math.IsInf(s.Lambda, 0) {
+			return fmt.Errorf("neuralnmf: %w: Supervision.Lambda is %v", ErrConfig, s.Lambda)
+		}
+	}
+	return nil
+}

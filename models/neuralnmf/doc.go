@@ -1,0 +1,54 @@
+// Package neuralnmf trains Neural NMF (Gao, Haddock, Molitor, Needell,
+// Sadovnik, Will & Zhang, "Neural Nonnegative Matrix Factorization for
+// Hierarchical Multilayer Topic Modeling").
+//
+// # Model
+//
+// Given X (N×M, nonnegative, samples as columns) and ranks k⁽⁰⁾ > … > k⁽ᴸ⁾,
+// the independent variables are the matrices A⁽ˡ⁾ (k⁽ˡ⁻¹⁾×k⁽ˡ⁾, k⁽⁻¹⁾ = N);
+// the S matrices are functions of them, computed by nonnegative least
+// squares: S⁽⁰⁾ = q(A⁽⁰⁾, X), S⁽ˡ⁾ = q(A⁽ˡ⁾, S⁽ˡ⁻¹⁾). Train builds this
+// forward pass from ops.NNLS on an autograd tape and lets the tape do the
+// chain rule — there is no hand-written whole-model gradient — then updates
+// the A matrices by projected gradient descent (the paper's Algorithm 1) or
+// projected Adam.
+//
+// Losses: Reconstruction ‖X − A⁽⁰⁾⋯A⁽ᴸ⁾S⁽ᴸ⁾‖², or Energy
+// ‖X − A⁽⁰⁾S⁽⁰⁾‖² + Σ‖S⁽ˡ⁻¹⁾ − A⁽ˡ⁾S⁽ˡ⁾‖²; with Supervision, plus
+// λ‖Z∘(Y − B·S⁽ᴸ⁾)‖² with B = (Z∘Y)(S⁽ᴸ⁾)† computed in the graph on every
+// forward pass (the paper's closed form), or λ times a masked softmax
+// cross-entropy with a trained B. Config.CustomLoss replaces all of this with
+// any loss built from ops on the Forward variables.
+//
+// Each epoch warm-starts every NNLS layer from the previous epoch's supports.
+//
+// # Differences from the paper and from the authors' code
+//
+// Deliberate differences, each a choice the paper leaves open or where the
+// authors' code departs from the paper (in which case we follow the paper):
+//
+//   - Loss scale. The authors' code divides each squared Frobenius term by
+//     its number of entries (torch's MSELoss), which is why their learning
+//     rates are 1e10 and more. We use the paper's unnormalised norms.
+//   - Projection. The authors' unsupervised training does not clamp A at
+//     zero after a step; Algorithm 1 does, and so do we (for GD and Adam).
+//   - Classifier. The authors learn B as a separate linear layer with 30
+//     extra forward/backward passes per epoch. We use the paper's closed
+//     form B = (Z∘Y)(S⁽ᴸ⁾)†, inside the graph; CrossEntropy trains B jointly
+//     with the A matrices in the same step instead.
+//   - Adam's step size is relative: each A⁽ˡ⁾'s learning rate is LR times the
+//     mean entry of its initial value, so LR does not depend on the scale of
+//     X or of the initialisation.
+//   - Dead topics. The projection can zero a whole column of an A, which
+//     makes A rank deficient, so q is undefined (the paper assumes full
+//     column rank). Such a column is re-initialised to small random values;
+//     History.Resets counts it.
+//   - Initialisation. Random (uniform on [0, 1)) or from HNMF. HNMFInit with
+//     InitRestarts > 1 picks, per layer, the best of several HNMF starts by
+//     the error through the hierarchy; on the paper's synthetic data a
+//     single start lands in a worse local minimum (two classes merged,
+//     2-layer error 0.324 instead of 0.282) about half the time, and
+//     backpropagation does not leave it.
+//   - Stopping. Training stops when the loss changes by less than Tol
+//     (relative) over 10 epochs, or after Epochs epochs.
+package neuralnmf

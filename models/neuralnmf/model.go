@@ -1,0 +1,440 @@
+package neuralnmf
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"time"
+
+	"github.com/neuralnmf/neuralnmf/autograd"
+	"github.com/neuralnmf/neuralnmf/models/ssnmf"
+	"github.com/neuralnmf/neuralnmf/nnls"
+	"github.com/neuralnmf/neuralnmf/ops"
+	"github.com/neuralnmf/neuralnmf/optim"
+	"github.com/neuralnmf/neuralnmf/tensor"
+)
+
+// History records training, one entry per epoch.
+type History struct {
+	Loss, RelError, Accuracy []float64
+	// Resets counts dead topics (all-zero columns of an A) re-initialised.
+	Resets int
+	// Stopped says why training ended: "converged" or "max epochs".
+	Stopped string
+}
+
+// Model is a trained Neural NMF model. All matrices are owned by the model.
+type Model struct {
+	// A[ℓ] is k⁽ˡ⁻¹⁾×k⁽ˡ⁾ with k⁽⁻¹⁾ = N.
+	A []*tensor.Dense
+	// S[ℓ] = q(A[ℓ], S[ℓ−1]) for the training data, k⁽ˡ⁾×M.
+	S []*tensor.Dense
+	// B is the P×k⁽ᴸ⁾ classifier; nil without supervision.
+	B *tensor.Dense
+	// Supports are the NNLS supports of S, for warm starts.
+	Supports []*nnls.Support
+	History  History
+	cfg      Config
+}
+
+// Train fits a Neural NMF model to X (N×M, nonnegative, columns are
+// samples) as configured by cfg. It returns an error for invalid data or
+// configuration (naming the field) and if an NNLS layer or the backward pass
+// fails during training (naming the epoch).
+func Train(x *tensor.Dense, cfg Config) (*Model, error) {
+	if err := cfg.validate(x); err != nil {
+		return nil, err
+	}
+	c := cfg.withDefaults()
+	t := &trainer{x: x, cfg: c, rng: tensor.NewRand(c.Seed ^ 0x6e6e6d66)}
+	if err := t.init(); err != nil {
+		return nil, err
+	}
+	return t.run()
+}
+
+func (c Config) withDefaults() Config {
+	if c.Epochs <= 0 {
+		c.Epochs = 1000
+	}
+	if c.Tol == 0 {
+		c.Tol = 1e-7
+	}
+	if c.LR == 0 {
+		c.LR = 1e-3
+		if c.Optimizer == Adam {
+			c.LR = 0.01
+		}
+	}
+	if s := c.Supervision; s != nil && s.Lambda == 0 {
+		sc := *s
+		sc.Lambda = 1
+		c.Supervision = &sc
+	}
+	return c
+}
+
+type trainer struct {
+	x      *tensor.Dense
+	cfg    Config
+	rng    *rand.Rand
+	a      []*tensor.Dense
+	b      *tensor.Dense // CrossEntropy classifier
+	y, z   *tensor.Dense
+	labels []int
+	xNorm  float64
+	warm   []*nnls.Support
+	steps  []func(p, g *tensor.Dense) error
+}
+
+func (t *trainer) init() error {
+	c := t.cfg
+	t.xNorm = tensor.Norm(t.x)
+	switch c.Init {
+	case HNMFInit:
+		h, err := ssnmf.HNMF(t.x, c.Ranks, nil, &ssnmf.Options{Seed: c.Seed, Restarts: c.InitRestarts})
+		if err != nil {
+			return fmt.Errorf("neuralnmf: HNMF initialisation: %w", err)
+		}
+		t.a = h.A
+	default:
+		rows := t.x.Rows
+		for _, k := range c.Ranks {
+			t.a = append(t.a, tensor.Uniform(rows, k, 0, 1, t.rng))
+			rows = k
+		}
+	}
+	if s := c.Supervision; s != nil {
+		t.labels = s.Labels
+		known := s.Known
+		if known == nil {
+			known = make([]bool, t.x.Cols)
+			for i := range known {
+				known[i] = true
+			}
+		}
+		masked := make([]int, len(s.Labels))
+		for m, l := range s.Labels {
+			masked[m] = -1
+			if known[m] {
+				masked[m] = l
+			}
+		}
+		var err error
+		if t.y, err = tensor.OneHot(masked, s.Classes); err != nil {
+			return fmt.Errorf("neuralnmf: %w", err)
+		}
+		t.z = tensor.ColumnMask(s.Classes, known)
+		if s.Classifier == CrossEntropy {
+			t.b = tensor.Uniform(s.Classes, c.Ranks[len(c.Ranks)-1], 0, 0.01, t.rng)
+		}
+	}
+	// One optimiser per parameter, so Adam's step can be relative to the
+	// parameter's initial scale.
+	params := t.params()
+	for _, p := range params {
+		switch c.Optimizer {
+		case Adam:
+			scale := math.Max(tensor.Sum(p)/float64(p.Len()), 1e-12)
+			o := &optim.Adam{LR: c.LR * scale, Decay: c.Decay}
+			if p == t.b {
+				o = &optim.Adam{LR: c.LR, Decay: c.Decay, Unconstrained: true}
+			}
+			t.steps = append(t.steps, func(p, g *tensor.Dense) error {
+				return o.Step([]*tensor.Dense{p}, []*tensor.Dense{g})
+			})
+		default:
+			o := &optim.ProjectedGD{LR: c.LR, Decay: c.Decay, Unconstrained: p == t.b}
+			t.steps = append(t.steps, func(p, g *tensor.Dense) error {
+				return o.Step([]*tensor.Dense{p}, []*tensor.Dense{g})
+			})
+		}
+	}
+	return nil
+}
+
+func (t *trainer) params() []*tensor.Dense {
+	ps := append([]*tensor.Dense(nil), t.a...)
+	if t.b != nil {
+		ps = append(ps, t.b)
+	}
+	return ps
+}
+
+// forward records one forward pass on tape and returns its variables and the
+// NNLS results.
+func (t *trainer) forward(tape *autograd.Tape) (*Forward, []*nnls.Result) {
+	f := &Forward{X: tape.Const(t.x)}
+	in := f.X
+	var res []*nnls.Result
+	for l, a := range t.a {
+		av := tape.Param(a)
+		opt := &nnls.Options{Workers: t.cfg.Workers}
+		if t.warm != nil {
+			opt.Warm = t.warm[l]
+		}
+		s, r := ops.NNLS(av, in, opt)
+		f.A = append(f.A, av)
+		f.S = append(f.S, s)
+		res = append(res, r)
+		in = s
+	}
+	if t.y != nil {
+		f.Y, f.Z = tape.Const(t.y), tape.Const(t.z)
+		if t.b != nil {
+			f.B = tape.Param(t.b)
+		} else {
+			f.B = ops.MatMul(ops.Hadamard(f.Z, f.Y), ops.Pinv(f.S[len(f.S)-1]))
+		}
+	}
+	return f, res
+}
+
+// builtinLoss is the configured loss on f.
+func (t *trainer) builtinLoss(f *Forward) *autograd.Var {
+	L := len(f.A)
+	var loss *autograd.Var
+	if t.cfg.Loss == Energy {
+		loss = ops.FrobeniusLoss(f.X, ops.MatMul(f.A[0], f.S[0]))
+		for l := 1; l < L; l++ {
+			loss = ops.Add(loss, ops.FrobeniusLoss(f.S[l-1], ops.MatMul(f.A[l], f.S[l])))
+		}
+	} else {
+		loss = ops.FrobeniusLoss(f.X, reconstruct(f))
+	}
+	if s := t.cfg.Supervision; s != nil {
+		pred := ops.MatMul(f.B, f.S[L-1])
+		var sup *autograd.Var
+		if s.Classifier == CrossEntropy {
+			sup = ops.SoftmaxCrossEntropy(pred, f.Y, f.Z)
+		} else {
+			sup = ops.MaskedLoss(f.Z, f.Y, pred)
+		}
+		loss = ops.Add(loss, ops.Scale(sup, s.Lambda))
+	}
+	return loss
+}
+
+// reconstruct returns A⁽⁰⁾⋯A⁽ᴸ⁾S⁽ᴸ⁾, multiplied from the right so that every
+// product is thin.
+func reconstruct(f *Forward) *autograd.Var {
+	r := f.S[len(f.S)-1]
+	for l := len(f.A) - 1; l >= 0; l-- {
+		r = ops.MatMul(f.A[l], r)
+	}
+	return r
+}
+
+func (t *trainer) run() (*Model, error) {
+	c := t.cfg
+	tape := autograd.NewTape()
+	h := History{Stopped: "max epochs"}
+	start := time.Now()
+	for epoch := 1; epoch <= c.Epochs; epoch++ {
+		tape.Reset()
+		f, res := t.forward(tape)
+		var loss *autograd.Var
+		if c.CustomLoss != nil && tape.Err() == nil {
+			loss = c.CustomLoss(tape, f)
+		} else {
+			loss = t.builtinLoss(f)
+		}
+		if loss == nil {
+			return nil, fmt.Errorf("neuralnmf: epoch %d: CustomLoss returned nil", epoch)
+		}
+		g, err := tape.Backward(loss)
+		if err != nil {
+			return nil, fmt.Errorf("neuralnmf: epoch %d: %w", epoch, err)
+		}
+		lv := loss.Value().Data[0]
+		if math.IsNaN(lv) || math.IsInf(lv, 0) {
+			return nil, fmt.Errorf("neuralnmf: epoch %d: loss is %v; lower the learning rate", epoch, lv)
+		}
+		rel := relError(t.x, t.xNorm, f)
+		acc := math.NaN()
+		if f.B != nil {
+			acc = accuracy(f.B.Value(), f.S[len(f.S)-1].Value(), t.labels)
+		}
+		h.Loss = append(h.Loss, lv)
+		h.RelError = append(h.RelError, rel)
+		h.Accuracy = append(h.Accuracy, acc)
+		if c.Progress != nil {
+			c.Progress(Epoch{Epoch: epoch, Epochs: c.Epochs, Loss: lv, RelError: rel, Accuracy: acc, Elapsed: time.Since(start)})
+		}
+		t.warm = t.warm[:0]
+		for _, r := range res {
+			t.warm = append(t.warm, r.Support)
+		}
+		if n := len(h.Loss); c.Tol > 0 && n > 10 && math.Abs(h.Loss[n-11]-lv) <= c.Tol*math.Abs(h.Loss[n-11]) {
+			h.Stopped = "converged"
+			break
+		}
+		if epoch == c.Epochs {
+			break // keep A consistent with the recorded S
+		}
+		for i, p := range t.params() {
+			var gp *tensor.Dense
+			if i < len(f.A) {
+				gp = g.Of(f.A[i])
+			} else {
+				gp = g.Of(f.B)
+			}
+			if err := t.steps[i](p, gp); err != nil {
+				return nil, fmt.Errorf("neuralnmf: epoch %d: %w", epoch, err)
+			}
+		}
+		h.Resets += t.resetDeadTopics()
+	}
+	return t.model(h)
+}
+
+// resetDeadTopics re-initialises every all-zero column of an A (a topic the
+// projection killed, which NNLS cannot use: A must have full column rank) to
+// small random values, and returns how many it reset.
+func (t *trainer) resetDeadTopics() int {
+	n := 0
+	for _, a := range t.a {
+		scale := tensor.Sum(a) / float64(a.Len())
+		for j := 0; j < a.Cols; j++ {
+			dead := true
+			for i := 0; i < a.Rows && dead; i++ {
+				dead = a.At(i, j) == 0
+			}
+			if dead {
+				for i := 0; i < a.Rows; i++ {
+					a.Set(i, j, 0.1*scale*t.rng.Float64())
+				}
+				n++
+			}
+		}
+	}
+	if n > 0 {
+		t.warm = nil
+	}
+	return n
+}
+
+// model runs a last forward pass, so that S and B match the final A, and
+// packages the result.
+func (t *trainer) model(h History) (*Model, error) {
+	tape := autograd.NewTape()
+	f, res := t.forward(tape)
+	if err := tape.Err(); err != nil {
+		return nil, fmt.Errorf("neuralnmf: final forward pass: %w", err)
+	}
+	m := &Model{History: h, cfg: t.cfg}
+	for l, a := range t.a {
+		m.A = append(m.A, a.Clone())
+		m.S = append(m.S, f.S[l].Value().Clone())
+		m.Supports = append(m.Supports, res[l].Support)
+	}
+	if f.B != nil {
+		m.B = f.B.Value().Clone()
+	}
+	return m, nil
+}
+
+func relError(x *tensor.Dense, xNorm float64, f *Forward) float64 {
+	r := f.S[len(f.S)-1].Value()
+	for l := len(f.A) - 1; l >= 0; l-- {
+		r = tensor.MatMul(false, false, f.A[l].Value(), r)
+	}
+	tensor.Sub(r, x, r)
+	return tensor.Norm(r) / xNorm
+}
+
+// Predict returns argmax_p (B·S)_pm for each column m of s (k⁽ᴸ⁾×M).
+func Predict(b, s *tensor.Dense) []int {
+	scores := tensor.MatMul(false, false, b, s)
+	pred := make([]int, s.Cols)
+	for m := range pred {
+		best := math.Inf(-1)
+		for p := 0; p < scores.Rows; p++ {
+			if v := scores.At(p, m); v > best {
+				best, pred[m] = v, p
+			}
+		}
+	}
+	return pred
+}
+
+// accuracy is the share of columns with a label ≥ 0 that argmax(B·S) predicts.
+func accuracy(b, s *tensor.Dense, labels []int) float64 {
+	pred := Predict(b, s)
+	right, n := 0, 0
+	for m, l := range labels {
+		if l < 0 {
+			continue
+		}
+		n++
+		if pred[m] == l {
+			right++
+		}
+	}
+	if n == 0 {
+		return math.NaN()
+	}
+	return float64(right) / float64(n)
+}
+
+// Predict returns the predicted class of each training column,
+// argmax_p (B·S⁽ᴸ⁾)_pm. It returns nil for a model trained without
+// supervision.
+func (m *Model) Predict() []int {
+	if m.B == nil {
+		return nil
+	}
+	return Predict(m.B, m.S[len(m.S)-1])
+}
+
+// Transform runs the forward pass on new columns x (N×M′, nonnegative):
+// S⁽⁰⁾ = q(A⁽⁰⁾, x), S⁽ˡ⁾ = q(A⁽ˡ⁾, S⁽ˡ⁻¹⁾). It returns every layer's S and
+// does not change the model.
+func (m *Model) Transform(x *tensor.Dense) ([]*tensor.Dense, error) {
+	if x == nil || x.Rows != m.A[0].Rows {
+		r := 0
+		if x != nil {
+			r = x.Rows
+		}
+		return nil, fmt.Errorf("neuralnmf: Transform: %w: x has %d rows, the model was trained on %d", tensor.ErrShape, r, m.A[0].Rows)
+	}
+	var out []*tensor.Dense
+	in := x
+	for l, a := range m.A {
+		res, err := nnls.Solve(a, in, &nnls.Options{Workers: m.cfg.Workers})
+		if err != nil {
+			return nil, fmt.Errorf("neuralnmf: Transform: layer %d: %w", l, err)
+		}
+		out = append(out, res.S)
+		in = res.S
+	}
+	return out, nil
+}
+
+// Reconstruction returns A⁽⁰⁾⋯A⁽ᴸ⁾S⁽ᴸ⁾ for the training data.
+func (m *Model) Reconstruction() *tensor.Dense {
+	r := m.S[len(m.S)-1]
+	for l := len(m.A) - 1; l >= 0; l-- {
+		r = tensor.MatMul(false, false, m.A[l], r)
+	}
+	return r
+}
+
+// ReadoutAccuracy measures how linearly the classes can be read off a
+// representation s (k×M): it fits B = Y·s† by least squares on every column
+// with a label ≥ 0 (Y one-hot) and returns the share of those columns for
+// which argmax(B·s) is the label. It is the accuracy the authors' code
+// reports for every method and supervision level, and the one the demo
+// reports for unsupervised runs, which have no classifier of their own.
+func ReadoutAccuracy(s *tensor.Dense, labels []int, classes int) float64 {
+	y, err := tensor.OneHot(labels, classes)
+	if err != nil {
+		return math.NaN()
+	}
+	tape := autograd.NewTape()
+	b := ops.MatMul(tape.Const(y), ops.Pinv(tape.Const(s)))
+	if tape.Err() != nil {
+		return math.NaN()
+	}
+	return accuracy(b.Value(), s, labels)
+}

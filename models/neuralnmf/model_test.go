@@ -1,0 +1,153 @@
+package neuralnmf_test
+
+import (
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/neuralnmf/neuralnmf/autograd"
+	"github.com/neuralnmf/neuralnmf/datasets/synthetic"
+	"github.com/neuralnmf/neuralnmf/gradcheck"
+	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
+	"github.com/neuralnmf/neuralnmf/ops"
+	"github.com/neuralnmf/neuralnmf/tensor"
+)
+
+// Projected gradient descent with a small step must decrease the loss at
+// every epoch (Algorithm 1 on a smooth piece is a descent method).
+func TestGDLossDecreasesMonotonically(t *testing.T) {
+	x := tensor.Uniform(30, 25, 0, 1, tensor.NewRand(1))
+	for _, loss := range []neuralnmf.Loss{neuralnmf.Reconstruction, neuralnmf.Energy} {
+		m, err := neuralnmf.Train(x, neuralnmf.Config{Ranks: []int{5, 3}, Loss: loss, Optimizer: neuralnmf.GD, LR: 1e-3, Epochs: 60, Tol: -1, Seed: 2})
+		require.NoError(t, err)
+		h := m.History.Loss
+		require.Len(t, h, 60)
+		for i := 1; i < len(h); i++ {
+			require.Less(t, h[i], h[i-1], "%v loss rose at epoch %d: %v → %v", loss, i+1, h[i-1], h[i])
+		}
+		require.Less(t, h[len(h)-1], 0.95*h[0])
+	}
+}
+
+// The model's built-in losses, as functions of the A matrices, pass
+// gradcheck: the tape does the whole chain rule through NNLS, the
+// pseudoinverse classifier and the products.
+func TestModelLossGradcheck(t *testing.T) {
+	rng := tensor.NewRand(4)
+	const n, m = 12, 10
+	x := tensor.Uniform(n, m, 0.1, 1, rng)
+	labels := []int{0, 1, 2, 0, 1, 2, 0, 1, 2, 0}
+	known := []bool{true, true, true, false, true, true, false, true, true, true}
+	y, err := tensor.OneHot(labels, 3)
+	require.NoError(t, err)
+	z := tensor.ColumnMask(3, known)
+	a0 := tensor.Uniform(n, 5, 0.1, 1, rng)
+	a1 := tensor.Uniform(5, 3, 0.1, 1, rng)
+	cases := []struct {
+		name string
+		f    gradcheck.Func
+	}{
+		{"reconstruction", func(t *autograd.Tape, in []*autograd.Var) *autograd.Var {
+			s0, _ := ops.NNLS(in[0], t.Const(x), nil)
+			s1, _ := ops.NNLS(in[1], s0, nil)
+			return ops.FrobeniusLoss(t.Const(x), ops.MatMul(in[0], ops.MatMul(in[1], s1)))
+		}},
+		{"energy+supervised", func(t *autograd.Tape, in []*autograd.Var) *autograd.Var {
+			xv := t.Const(x)
+			s0, _ := ops.NNLS(in[0], xv, nil)
+			s1, _ := ops.NNLS(in[1], s0, nil)
+			e := ops.Add(ops.FrobeniusLoss(xv, ops.MatMul(in[0], s0)), ops.FrobeniusLoss(s0, ops.MatMul(in[1], s1)))
+			zv, yv := t.Const(z), t.Const(y)
+			b := ops.MatMul(ops.Hadamard(zv, yv), ops.Pinv(s1))
+			return ops.Add(e, ops.Scale(ops.MaskedLoss(zv, yv, ops.MatMul(b, s1)), 0.7))
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			rep := gradcheck.Assert(t, tc.f, []*tensor.Dense{a0, a1}, &gradcheck.Options{MaxSkipFraction: 0.05})
+			t.Log(rep)
+		})
+	}
+}
+
+// The same losses through Train's own loss builder: a custom loss that
+// reproduces the built-in one gives the same training history.
+func TestCustomLossMatchesBuiltin(t *testing.T) {
+	x := tensor.Uniform(20, 15, 0, 1, tensor.NewRand(5))
+	cfg := neuralnmf.Config{Ranks: []int{4, 2}, Epochs: 20, Tol: -1, Optimizer: neuralnmf.Adam, Seed: 3}
+	ref, err := neuralnmf.Train(x, cfg)
+	require.NoError(t, err)
+	cfg.CustomLoss = func(t *autograd.Tape, f *neuralnmf.Forward) *autograd.Var {
+		return ops.FrobeniusLoss(f.X, ops.MatMul(f.A[0], ops.MatMul(f.A[1], f.S[1])))
+	}
+	got, err := neuralnmf.Train(x, cfg)
+	require.NoError(t, err)
+	for i := range ref.History.Loss {
+		require.InEpsilon(t, ref.History.Loss[i], got.History.Loss[i], 1e-12)
+	}
+}
+
+func TestSyntheticUnsupervisedBeatsPaper(t *testing.T) {
+	x := synthetic.X()
+	m, err := neuralnmf.Train(x, neuralnmf.Config{Ranks: []int{9, 4}, Init: neuralnmf.HNMFInit, InitRestarts: 10, Optimizer: neuralnmf.Adam, Seed: 1})
+	require.NoError(t, err)
+	rel := m.History.RelError[len(m.History.RelError)-1]
+	require.LessOrEqual(t, rel, 0.310, "paper's 2-layer Neural NMF error")
+	labels, _ := synthetic.Labels(4)
+	require.Equal(t, 1.0, neuralnmf.ReadoutAccuracy(m.S[1], labels, 4))
+	// Transform of the training data reproduces the stored S.
+	s, err := m.Transform(x)
+	require.NoError(t, err)
+	for i := range s[1].Data {
+		require.InDelta(t, m.S[1].Data[i], s[1].Data[i], 1e-12)
+	}
+}
+
+func TestSemiSupervised(t *testing.T) {
+	x := synthetic.X()
+	labels, _ := synthetic.Labels(9)
+	known, _ := synthetic.Known(40)
+	m, err := neuralnmf.Train(x, neuralnmf.Config{Ranks: []int{9}, Init: neuralnmf.HNMFInit, InitRestarts: 5, Optimizer: neuralnmf.Adam, Seed: 2,
+		Supervision: &neuralnmf.Supervision{Labels: labels, Classes: 9, Known: known}})
+	require.NoError(t, err)
+	require.NotNil(t, m.B)
+	require.Equal(t, 9, m.B.Rows)
+	pred := m.Predict()
+	right := 0
+	for i, p := range pred {
+		if p == labels[i] {
+			right++
+		}
+	}
+	require.Equal(t, 90, right)
+	require.False(t, math.IsNaN(m.History.Accuracy[0]))
+}
+
+func TestTrainErrors(t *testing.T) {
+	x := tensor.Uniform(10, 8, 0, 1, tensor.NewRand(1))
+	neg := x.Clone()
+	neg.Set(2, 3, -1)
+	cases := []struct {
+		name string
+		x    *tensor.Dense
+		cfg  neuralnmf.Config
+		msg  string
+	}{
+		{"negative", neg, neuralnmf.Config{Ranks: []int{3}}, "X: negative entry: entry (2, 3)"},
+		{"no-ranks", x, neuralnmf.Config{}, "Ranks is empty"},
+		{"rank-too-big", x, neuralnmf.Config{Ranks: []int{11}}, "rank 11 of layer 0"},
+		{"increasing", x, neuralnmf.Config{Ranks: []int{3, 5}}, "ranks must decrease"},
+		{"labels", x, neuralnmf.Config{Ranks: []int{3}, Supervision: &neuralnmf.Supervision{Labels: []int{1}, Classes: 2}}, "1 labels for 8 columns"},
+		{"label-range", x, neuralnmf.Config{Ranks: []int{3}, Supervision: &neuralnmf.Supervision{Labels: []int{0, 1, 2, 0, 1, 0, 1, 0}, Classes: 2}}, "label 2 of column 2"},
+		{"lr", x, neuralnmf.Config{Ranks: []int{3}, LR: math.Inf(1)}, "LR is +Inf"},
+	}
+	for _, tc := range cases {
+		_, err := neuralnmf.Train(tc.x, tc.cfg)
+		require.ErrorContains(t, err, tc.msg, tc.name)
+	}
+	m, err := neuralnmf.Train(x, neuralnmf.Config{Ranks: []int{3}, Epochs: 3})
+	require.NoError(t, err)
+	_, err = m.Transform(tensor.New(9, 4))
+	require.ErrorContains(t, err, "rows")
+}
