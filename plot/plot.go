@@ -1,0 +1,209 @@
+// Package plot draws matrices as heatmaps and writes them as PNG files.
+//
+// Heatmaps lays out one or more panels side by side on a shared colour scale
+// (a viridis-like map from VMin to VMax), each with a title, axis captions,
+// first and last index ticks, and a colour bar with its range. WritePNG
+// writes atomically: to a temporary file in the target directory, then
+// renamed, so a failed write never leaves a partial file behind.
+package plot
+
+import (
+	"errors"
+	"fmt"
+	"image"
+	"image/color"
+	"image/draw"
+	"image/png"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"golang.org/x/image/font"
+	"golang.org/x/image/font/basicfont"
+	"golang.org/x/image/math/fixed"
+
+	"github.com/neuralnmf/neuralnmf/tensor"
+)
+
+// Panel is one heatmap: M drawn with row 0 at the top.
+type Panel struct {
+	Title string
+	M     *tensor.Dense
+	// RowLabel and ColLabel caption the axes, e.g. "features" and "samples".
+	RowLabel, ColLabel string
+}
+
+// Options configures Heatmaps. The zero value (or nil) gives the defaults.
+type Options struct {
+	// Cell is the size of one matrix entry in pixels. Default: the largest
+	// integer that keeps the tallest panel within 360 pixels (at least 1).
+	Cell int
+	// VMin and VMax bound the colour scale, shared by all panels. If both
+	// are zero, the scale runs from min(0, smallest entry) to the largest
+	// entry over all panels.
+	VMin, VMax float64
+}
+
+const (
+	margin  = 12
+	textH   = 13 // basicfont.Face7x13 line height
+	charW   = 7
+	barW    = 14
+	tickGap = 4
+)
+
+// Heatmaps draws the panels side by side. It returns an error if there are no
+// panels, a panel is empty, or a value is not finite.
+func Heatmaps(panels []Panel, opt *Options) (*image.RGBA, error) {
+	if len(panels) == 0 {
+		return nil, errors.New("plot: no panels")
+	}
+	var o Options
+	if opt != nil {
+		o = *opt
+	}
+	maxRows := 0
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for i, p := range panels {
+		if err := tensor.CheckNotEmpty(fmt.Sprintf("panel %d (%q)", i, p.Title), p.M); err != nil {
+			return nil, fmt.Errorf("plot: %w", err)
+		}
+		if err := tensor.CheckFinite(fmt.Sprintf("panel %d (%q)", i, p.Title), p.M); err != nil {
+			return nil, fmt.Errorf("plot: %w", err)
+		}
+		maxRows = max(maxRows, p.M.Rows)
+		for r := 0; r < p.M.Rows; r++ {
+			for _, v := range p.M.Row(r) {
+				lo, hi = math.Min(lo, v), math.Max(hi, v)
+			}
+		}
+	}
+	if o.VMin == 0 && o.VMax == 0 {
+		o.VMin, o.VMax = math.Min(0, lo), hi
+	}
+	if !(o.VMax > o.VMin) {
+		o.VMax = o.VMin + 1
+	}
+	if o.Cell <= 0 {
+		o.Cell = max(1, 360/maxRows)
+	}
+	labelW := charW * len(strconv.Itoa(maxRows-1)) // row ticks
+	// Layout: per panel [labelW+gap][matrix] side by side, then the bar.
+	x := margin
+	type box struct{ x0, y0 int }
+	var boxes []box
+	top := margin + 2*textH + tickGap
+	for _, p := range panels {
+		x += labelW + tickGap
+		boxes = append(boxes, box{x, top})
+		w := max(p.M.Cols*o.Cell, charW*max(len(p.Title), len(p.ColLabel)+6))
+		x += w + 2*margin
+	}
+	barX := x
+	width := barX + barW + tickGap + charW*10 + margin
+	height := top + maxRows*o.Cell + tickGap + 2*textH + margin
+	img := image.NewRGBA(image.Rect(0, 0, width, height))
+	draw.Draw(img, img.Bounds(), image.White, image.Point{}, draw.Src)
+
+	for i, p := range panels {
+		b := boxes[i]
+		drawText(img, b.x0, margin+textH, p.Title)
+		for r := 0; r < p.M.Rows; r++ {
+			for c, v := range p.M.Row(r) {
+				col := Viridis((v - o.VMin) / (o.VMax - o.VMin))
+				fill(img, b.x0+c*o.Cell, b.y0+r*o.Cell, o.Cell, o.Cell, col)
+			}
+		}
+		bottom := b.y0 + p.M.Rows*o.Cell
+		// Index ticks: first and last row on the left, first and last column below.
+		drawText(img, b.x0-tickGap-labelW, b.y0+textH-3, "0")
+		last := strconv.Itoa(p.M.Rows - 1)
+		drawText(img, b.x0-tickGap-charW*len(last), bottom, last)
+		drawText(img, b.x0, bottom+textH, "0")
+		lastC := strconv.Itoa(p.M.Cols - 1)
+		drawText(img, b.x0+p.M.Cols*o.Cell-charW*len(lastC), bottom+textH, lastC)
+		caption := fmt.Sprintf("%d×%d", p.M.Rows, p.M.Cols)
+		if p.RowLabel != "" || p.ColLabel != "" {
+			caption = fmt.Sprintf("rows: %s, cols: %s", p.RowLabel, p.ColLabel)
+		}
+		drawText(img, b.x0, bottom+2*textH, caption)
+	}
+	// Colour bar.
+	h := maxRows * o.Cell
+	for yy := 0; yy < h; yy++ {
+		fill(img, barX, top+yy, barW, 1, Viridis(1-float64(yy)/float64(max(1, h-1))))
+	}
+	drawText(img, barX+barW+tickGap, top+textH-3, strconv.FormatFloat(o.VMax, 'g', 3, 64))
+	drawText(img, barX+barW+tickGap, top+h, strconv.FormatFloat(o.VMin, 'g', 3, 64))
+	return img, nil
+}
+
+func fill(img *image.RGBA, x, y, w, h int, c color.RGBA) {
+	draw.Draw(img, image.Rect(x, y, x+w, y+h), &image.Uniform{C: c}, image.Point{}, draw.Src)
+}
+
+func drawText(img *image.RGBA, x, y int, s string) {
+	d := font.Drawer{Dst: img, Src: image.Black, Face: basicfont.Face7x13, Dot: fixed.P(x, y)}
+	d.DrawString(s)
+}
+
+// viridis anchors, evenly spaced on [0, 1].
+var viridis = [...][3]float64{{68, 1, 84}, {59, 82, 139}, {33, 145, 140}, {94, 201, 98}, {253, 231, 37}}
+
+// Viridis maps t in [0, 1] (clamped) to a colour of a viridis-like map.
+func Viridis(t float64) color.RGBA {
+	t = math.Max(0, math.Min(1, t))
+	if math.IsNaN(t) {
+		t = 0
+	}
+	f := t * float64(len(viridis)-1)
+	i := min(int(f), len(viridis)-2)
+	u := f - float64(i)
+	var c [3]uint8
+	for k := range c {
+		c[k] = uint8(math.Round(viridis[i][k]*(1-u) + viridis[i+1][k]*u))
+	}
+	return color.RGBA{c[0], c[1], c[2], 255}
+}
+
+// WritePNG encodes img as PNG to path atomically: it writes a temporary file
+// in the same directory and renames it over path, so path is either left as
+// it was or replaced whole.
+func WritePNG(path string, img image.Image) error {
+	return WriteAtomic(path, func(f *os.File) error { return png.Encode(f, img) })
+}
+
+// WriteAtomic calls write on a new temporary file in path's directory, syncs
+// and closes it, and renames it to path (mode 0644). On any error the temporary file is
+// removed and path is untouched.
+func WriteAtomic(path string, write func(*os.File) error) (err error) {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	tmp := f.Name()
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(tmp)
+		}
+	}()
+	if err = write(f); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err = f.Chmod(0o644); err != nil { // CreateTemp makes 0600 files
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err = f.Sync(); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err = f.Close(); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err = os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
+}

@@ -1,0 +1,72 @@
+package plot_test
+
+import (
+	"image/color"
+	"image/png"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/neuralnmf/neuralnmf/plot"
+	"github.com/neuralnmf/neuralnmf/tensor"
+)
+
+func TestHeatmapsRoundTrip(t *testing.T) {
+	m := tensor.MustFromRows([][]float64{{0, 1}, {2, 3}})
+	img, err := plot.Heatmaps([]plot.Panel{{Title: "a", M: m}, {Title: "b", M: m}}, &plot.Options{Cell: 10})
+	require.NoError(t, err)
+	path := filepath.Join(t.TempDir(), "h.png")
+	require.NoError(t, plot.WritePNG(path, img))
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	dec, err := png.Decode(f)
+	require.NoError(t, err)
+	require.Equal(t, img.Bounds(), dec.Bounds())
+	st, err := os.Stat(path)
+	require.NoError(t, err)
+	require.Equal(t, os.FileMode(0o644), st.Mode().Perm())
+	// On the shared scale 0..3, the cells holding 0, 1 and 3 have the map's
+	// colours at 0, 1/3 and 1: each appears as at least two 10×10 cells (one
+	// per panel).
+	count := map[color.RGBA]int{}
+	bnd := dec.Bounds()
+	for y := bnd.Min.Y; y < bnd.Max.Y; y++ {
+		for x := bnd.Min.X; x < bnd.Max.X; x++ {
+			r, g, b, a := dec.At(x, y).RGBA()
+			count[color.RGBA{uint8(r >> 8), uint8(g >> 8), uint8(b >> 8), uint8(a >> 8)}]++
+		}
+	}
+	for _, v := range []float64{0, 1.0 / 3, 1} {
+		require.GreaterOrEqual(t, count[plot.Viridis(v)], 200, "colour for %.3f", v)
+	}
+	require.Equal(t, plot.Viridis(1), plot.Viridis(1.7), "values above VMax are clamped")
+}
+
+func TestHeatmapsErrors(t *testing.T) {
+	_, err := plot.Heatmaps(nil, nil)
+	require.Error(t, err)
+	_, err = plot.Heatmaps([]plot.Panel{{Title: "e", M: tensor.New(0, 3)}}, nil)
+	require.ErrorContains(t, err, `panel 0 ("e")`)
+	bad := tensor.MustFromRows([][]float64{{math.NaN()}})
+	_, err = plot.Heatmaps([]plot.Panel{{Title: "n", M: bad}}, nil)
+	require.ErrorContains(t, err, "not finite")
+}
+
+func TestWriteAtomicLeavesNothingOnFailure(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "out.png")
+	require.NoError(t, os.WriteFile(path, []byte("old"), 0o644))
+	err := plot.WriteAtomic(path, func(f *os.File) error {
+		_, _ = f.WriteString("partial")
+		return os.ErrInvalid
+	})
+	require.Error(t, err)
+	got, _ := os.ReadFile(path)
+	require.Equal(t, "old", string(got), "the old file must be untouched")
+	entries, _ := os.ReadDir(dir)
+	require.Len(t, entries, 1, "no temporary file may be left behind")
+}
