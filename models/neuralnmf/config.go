@@ -117,7 +117,13 @@ type Config struct {
 	// InitRestarts is the number of random starts per layer of the HNMF
 	// initialisation (ssnmf.Options.Restarts). Default 1.
 	InitRestarts int
-	Seed         uint64
+	// Restarts is the number of initialisations (seeds Seed+1000r) trained
+	// for BurnIn epochs each; the one with the lowest loss is trained on, the
+	// others are dropped. Default 1.
+	Restarts int
+	// BurnIn is the number of epochs each restart gets. Default 50.
+	BurnIn int
+	Seed   uint64
 	// Epochs is the maximum number of epochs. Default 1000.
 	Epochs int
 	// Tol stops training when the loss changed by less than Tol relative

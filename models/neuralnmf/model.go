@@ -46,11 +46,48 @@ func Train(x *tensor.Dense, cfg Config) (*Model, error) {
 		return nil, err
 	}
 	c := cfg.withDefaults()
-	t := &trainer{x: x, cfg: c, rng: tensor.NewRand(c.Seed ^ 0x6e6e6d66)}
+	if c.Restarts <= 1 {
+		t, err := newTrainer(x, c, c.Seed)
+		if err != nil {
+			return nil, err
+		}
+		if err := t.train(c.Epochs); err != nil {
+			return nil, err
+		}
+		return t.model()
+	}
+	var best *trainer
+	for r := 0; r < c.Restarts; r++ {
+		t, err := newTrainer(x, c, c.Seed+uint64(1000*r))
+		if err != nil {
+			return nil, err
+		}
+		if err := t.train(min(c.BurnIn, c.Epochs)); err != nil {
+			return nil, fmt.Errorf("restart %d: %w", r, err)
+		}
+		if best == nil || t.lastLoss() < best.lastLoss() {
+			best = t
+		}
+	}
+	if err := best.train(c.Epochs); err != nil {
+		return nil, err
+	}
+	return best.model()
+}
+
+func newTrainer(x *tensor.Dense, c Config, seed uint64) (*trainer, error) {
+	t := &trainer{x: x, cfg: c, seed: seed, rng: tensor.NewRand(seed ^ 0x6e6e6d66), tape: autograd.NewTape(), hist: History{Stopped: "max epochs"}}
 	if err := t.init(); err != nil {
 		return nil, err
 	}
-	return t.run()
+	return t, nil
+}
+
+func (t *trainer) lastLoss() float64 {
+	if len(t.hist.Loss) == 0 {
+		return math.Inf(1)
+	}
+	return t.hist.Loss[len(t.hist.Loss)-1]
 }
 
 func (c Config) withDefaults() Config {
@@ -66,6 +103,9 @@ func (c Config) withDefaults() Config {
 			c.LR = 0.01
 		}
 	}
+	if c.Restarts > 1 && c.BurnIn <= 0 {
+		c.BurnIn = 50
+	}
 	if s := c.Supervision; s != nil && s.Lambda == 0 {
 		sc := *s
 		sc.Lambda = 1
@@ -77,6 +117,11 @@ func (c Config) withDefaults() Config {
 type trainer struct {
 	x      *tensor.Dense
 	cfg    Config
+	seed   uint64
+	tape   *autograd.Tape
+	hist   History
+	start  time.Time
+	done   bool // converged
 	rng    *rand.Rand
 	a      []*tensor.Dense
 	b      *tensor.Dense // CrossEntropy classifier
@@ -92,7 +137,7 @@ func (t *trainer) init() error {
 	t.xNorm = tensor.Norm(t.x)
 	switch c.Init {
 	case HNMFInit:
-		h, err := ssnmf.HNMF(t.x, c.Ranks, nil, &ssnmf.Options{Seed: c.Seed, Restarts: c.InitRestarts})
+		h, err := ssnmf.HNMF(t.x, c.Ranks, nil, &ssnmf.Options{Seed: t.seed, Restarts: c.InitRestarts})
 		if err != nil {
 			return fmt.Errorf("neuralnmf: HNMF initialisation: %w", err)
 		}
@@ -225,30 +270,33 @@ func reconstruct(f *Forward) *autograd.Var {
 	return r
 }
 
-func (t *trainer) run() (*Model, error) {
+// train continues training until the history has upTo epochs or the
+// stopping rule fires.
+func (t *trainer) train(upTo int) error {
 	c := t.cfg
-	tape := autograd.NewTape()
-	h := History{Stopped: "max epochs"}
-	start := time.Now()
-	for epoch := 1; epoch <= c.Epochs; epoch++ {
-		tape.Reset()
-		f, res := t.forward(tape)
+	if t.start.IsZero() {
+		t.start = time.Now()
+	}
+	h := &t.hist
+	for epoch := len(h.Loss) + 1; epoch <= upTo && !t.done; epoch++ {
+		t.tape.Reset()
+		f, res := t.forward(t.tape)
 		var loss *autograd.Var
-		if c.CustomLoss != nil && tape.Err() == nil {
-			loss = c.CustomLoss(tape, f)
+		if c.CustomLoss != nil && t.tape.Err() == nil {
+			loss = c.CustomLoss(t.tape, f)
 		} else {
 			loss = t.builtinLoss(f)
 		}
 		if loss == nil {
-			return nil, fmt.Errorf("neuralnmf: epoch %d: CustomLoss returned nil", epoch)
+			return fmt.Errorf("neuralnmf: epoch %d: CustomLoss returned nil", epoch)
 		}
-		g, err := tape.Backward(loss)
+		g, err := t.tape.Backward(loss)
 		if err != nil {
-			return nil, fmt.Errorf("neuralnmf: epoch %d: %w", epoch, err)
+			return fmt.Errorf("neuralnmf: epoch %d: %w", epoch, err)
 		}
 		lv := loss.Value().Data[0]
 		if math.IsNaN(lv) || math.IsInf(lv, 0) {
-			return nil, fmt.Errorf("neuralnmf: epoch %d: loss is %v; lower the learning rate", epoch, lv)
+			return fmt.Errorf("neuralnmf: epoch %d: loss is %v; lower the learning rate", epoch, lv)
 		}
 		rel := relError(t.x, t.xNorm, f)
 		acc := math.NaN()
@@ -259,7 +307,7 @@ func (t *trainer) run() (*Model, error) {
 		h.RelError = append(h.RelError, rel)
 		h.Accuracy = append(h.Accuracy, acc)
 		if c.Progress != nil {
-			c.Progress(Epoch{Epoch: epoch, Epochs: c.Epochs, Loss: lv, RelError: rel, Accuracy: acc, Elapsed: time.Since(start)})
+			c.Progress(Epoch{Epoch: epoch, Epochs: c.Epochs, Loss: lv, RelError: rel, Accuracy: acc, Elapsed: time.Since(t.start)})
 		}
 		t.warm = t.warm[:0]
 		for _, r := range res {
@@ -267,6 +315,7 @@ func (t *trainer) run() (*Model, error) {
 		}
 		if n := len(h.Loss); c.Tol > 0 && n > 10 && math.Abs(h.Loss[n-11]-lv) <= c.Tol*math.Abs(h.Loss[n-11]) {
 			h.Stopped = "converged"
+			t.done = true
 			break
 		}
 		if epoch == c.Epochs {
@@ -280,12 +329,12 @@ func (t *trainer) run() (*Model, error) {
 				gp = g.Of(f.B)
 			}
 			if err := t.steps[i](p, gp); err != nil {
-				return nil, fmt.Errorf("neuralnmf: epoch %d: %w", epoch, err)
+				return fmt.Errorf("neuralnmf: epoch %d: %w", epoch, err)
 			}
 		}
 		h.Resets += t.resetDeadTopics()
 	}
-	return t.model(h)
+	return nil
 }
 
 // resetDeadTopics re-initialises every all-zero column of an A (a topic the
@@ -316,7 +365,8 @@ func (t *trainer) resetDeadTopics() int {
 
 // model runs a last forward pass, so that S and B match the final A, and
 // packages the result.
-func (t *trainer) model(h History) (*Model, error) {
+func (t *trainer) model() (*Model, error) {
+	h := t.hist
 	tape := autograd.NewTape()
 	f, res := t.forward(tape)
 	if err := tape.Err(); err != nil {

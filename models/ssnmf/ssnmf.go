@@ -56,7 +56,10 @@ type Options struct {
 	// lowest error through the hierarchy. Default 1. NMF and SSNMF ignore it.
 	Restarts int
 	// RestartIters is how many updates each start gets before the best is
-	// chosen and run on to convergence. Default 100.
+	// chosen and run on to convergence. Default 300: on the synthetic data,
+	// 100 updates often pick a start that converges to a worse minimum of
+	// the rank-9 layer (error 0.111 instead of 0.024); 300 never did in our
+	// runs.
 	RestartIters int
 }
 
@@ -75,7 +78,7 @@ func (o *Options) withDefaults() Options {
 		r.Restarts = 1
 	}
 	if r.RestartIters <= 0 {
-		r.RestartIters = 100
+		r.RestartIters = 300
 	}
 	return r
 }
