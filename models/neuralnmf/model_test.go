@@ -69,6 +69,30 @@ func TestModelLossGradcheck(t *testing.T) {
 			t.Log(rep)
 		})
 	}
+	// The cross-entropy classifier: B is a parameter too.
+	b := tensor.Uniform(3, 3, -0.5, 0.5, rng)
+	ce := func(t *autograd.Tape, in []*autograd.Var) *autograd.Var {
+		xv := t.Const(x)
+		s0, _ := ops.NNLS(in[0], xv, nil)
+		s1, _ := ops.NNLS(in[1], s0, nil)
+		rec := ops.FrobeniusLoss(xv, ops.MatMul(in[0], ops.MatMul(in[1], s1)))
+		return ops.Add(rec, ops.SoftmaxCrossEntropy(ops.MatMul(in[2], s1), t.Const(y), t.Const(z)))
+	}
+	t.Run("reconstruction+cross-entropy", func(t *testing.T) {
+		gradcheck.Assert(t, ce, []*tensor.Dense{a0, a1, b}, &gradcheck.Options{MaxSkipFraction: 0.05})
+	})
+}
+
+func TestCrossEntropyTraining(t *testing.T) {
+	x := synthetic.X()
+	labels, _ := synthetic.Labels(9)
+	m, err := neuralnmf.Train(x, neuralnmf.Config{Ranks: []int{9}, Init: neuralnmf.HNMFInit, InitRestarts: 5, Optimizer: neuralnmf.Adam, Seed: 2, Epochs: 300,
+		Supervision: &neuralnmf.Supervision{Labels: labels, Classes: 9, Classifier: neuralnmf.CrossEntropy, Lambda: 10}})
+	require.NoError(t, err)
+	require.Equal(t, 9, m.B.Rows)
+	acc := m.History.Accuracy
+	require.Greater(t, acc[len(acc)-1], 0.95, "a trained B separates the 9 classes")
+	require.Less(t, m.History.RelError[len(acc)-1], 0.05)
 }
 
 // The same losses through Train's own loss builder: a custom loss that
