@@ -129,7 +129,8 @@ type Config struct {
 	// Tol stops training when the loss changed by less than Tol relative
 	// over the last 10 epochs. Default 1e-7; negative disables it.
 	Tol float64
-	// Progress, if not nil, is called after every epoch.
+	// Progress, if not nil, is called after every epoch, including the
+	// burn-in epochs of every restart (Epoch.Epoch counts from 1 for each).
 	Progress func(Epoch)
 	// Workers bounds the NNLS goroutines; 0 means GOMAXPROCS.
 	Workers int
