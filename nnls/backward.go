@@ -50,6 +50,9 @@ func (r *Result) backward(a *tensor.Dense, x data, xd *tensor.Dense, gs, ga, gx 
 		}
 	}
 	if gx != nil {
+		if _, ok := x.(sparseData); ok {
+			return fmt.Errorf("nnls.Backward: ∂L/∂X is not available for a sparse X (it is data)")
+		}
 		if err := tensor.CheckShape("∂L/∂X", gx, n, m); err != nil {
 			return fmt.Errorf("nnls.Backward: %w", err)
 		}
@@ -68,14 +71,19 @@ func (r *Result) backward(a *tensor.Dense, x data, xd *tensor.Dense, gs, ga, gx 
 	type buf struct {
 		w    *worker
 		g, u []float64
-		p    []float64 // k×k partial S·Uᵀ
+		p    []float64     // k×k partial S·Uᵀ
+		xu   *tensor.Dense // N×k partial X·Uᵀ, for a sparse X
 	}
+	sp, isSparse := x.(sparseData)
 	cs := chunkFor(m, workers)
 	bufs := make([]*buf, workersFor(m, cs, workers))
 	for i := range bufs {
 		bufs[i] = &buf{w: newWorker(gm, DefaultTol, 1), g: make([]float64, k), u: make([]float64, k)}
 		if ga != nil {
 			bufs[i].p = make([]float64, k*k)
+			if isSparse {
+				bufs[i].xu = tensor.New(n, k)
+			}
 		}
 	}
 	var errOnce sync.Once
@@ -94,6 +102,9 @@ func (r *Result) backward(a *tensor.Dense, x data, xd *tensor.Dense, gs, ga, gx 
 		if ga != nil { // P += S[:, j0:j1]·U[:, j0:j1]ᵀ
 			sc := blas64.General{Rows: k, Cols: j1 - j0, Stride: r.S.Stride, Data: r.S.Data[j0:]}
 			gemmSerial(blas.NoTrans, blas.Trans, 1, sc, uc, 1, blas64.General{Rows: k, Cols: k, Stride: k, Data: b.p})
+			if isSparse {
+				sp.x.MulDenseT(1, u, j0, j1, b.xu)
+			}
 		}
 	})
 	if firstErr != nil {
@@ -115,13 +126,26 @@ func (r *Result) backward(a *tensor.Dense, x data, xd *tensor.Dense, gs, ga, gx 
 			q[i*k+j], q[j*k+i] = v, v
 		}
 	}
-	// Phase 2, by row tiles: ∂L/∂A = X·Uᵀ − A·Q.
+	// Phase 2, by row tiles: ∂L/∂A = X·Uᵀ − A·Q. For a sparse X, X·Uᵀ is the
+	// sum of the workers' partials from phase 1.
 	qm := blas64.General{Rows: k, Cols: k, Stride: k, Data: q}
 	forChunks(n, tile, workers, func(_, r0, r1 int) {
 		gt := blas64.General{Rows: r1 - r0, Cols: k, Stride: ga.Stride, Data: ga.Data[r0*ga.Stride:]}
-		xt := blas64.General{Rows: r1 - r0, Cols: m, Stride: xd.Stride, Data: xd.Data[r0*xd.Stride:]}
 		at := blas64.General{Rows: r1 - r0, Cols: k, Stride: a.Stride, Data: a.Data[r0*a.Stride:]}
-		gemmSerial(blas.NoTrans, blas.Trans, 1, xt, u.RawMatrix(), 0, gt)
+		if isSparse {
+			for rr := r0; rr < r1; rr++ {
+				row := ga.Row(rr)
+				clear(row)
+				for _, b := range bufs {
+					for i, v := range b.xu.Row(rr) {
+						row[i] += v
+					}
+				}
+			}
+		} else {
+			xt := blas64.General{Rows: r1 - r0, Cols: m, Stride: xd.Stride, Data: xd.Data[r0*xd.Stride:]}
+			gemmSerial(blas.NoTrans, blas.Trans, 1, xt, u.RawMatrix(), 0, gt)
+		}
 		gemmSerial(blas.NoTrans, blas.NoTrans, -1, at, qm, 1, gt)
 	})
 	return nil

@@ -1,0 +1,177 @@
+package tensor
+
+import (
+	"fmt"
+	"math"
+	"sort"
+)
+
+// Sparse is a matrix in compressed sparse column (CSC) form: the entries of
+// column j are Val[ColPtr[j]:ColPtr[j+1]], in rows RowIdx[ColPtr[j]:ColPtr[j+1]],
+// strictly increasing. Columns are samples throughout neuralnmf, so CSC gives
+// each sample's entries contiguously. Use NewSparse or SparseFromDense to make
+// one; code that fills the fields directly must keep these invariants.
+type Sparse struct {
+	Rows, Cols int
+	ColPtr     []int
+	RowIdx     []int
+	Val        []float64
+}
+
+// Entry is one (row, column, value) triplet.
+type Entry struct {
+	Row, Col int
+	Val      float64
+}
+
+// NewSparse returns the rows×cols matrix holding entries. Entries at the same
+// position are summed; explicit zeros are dropped. It returns an error wrapping
+// ErrShape if an index is out of range or a dimension is negative.
+func NewSparse(rows, cols int, entries []Entry) (*Sparse, error) {
+	if rows < 0 || cols < 0 {
+		return nil, fmt.Errorf("%w: negative dimension %d×%d", ErrShape, rows, cols)
+	}
+	es := append([]Entry(nil), entries...)
+	for _, e := range es {
+		if e.Row < 0 || e.Row >= rows || e.Col < 0 || e.Col >= cols {
+			return nil, fmt.Errorf("%w: entry (%d, %d) outside %d×%d", ErrShape, e.Row, e.Col, rows, cols)
+		}
+	}
+	sort.Slice(es, func(i, j int) bool {
+		if es[i].Col != es[j].Col {
+			return es[i].Col < es[j].Col
+		}
+		return es[i].Row < es[j].Row
+	})
+	s := &Sparse{Rows: rows, Cols: cols, ColPtr: make([]int, cols+1)}
+	for i := 0; i < len(es); {
+		e := es[i]
+		v := e.Val
+		for i++; i < len(es) && es[i].Row == e.Row && es[i].Col == e.Col; i++ {
+			v += es[i].Val
+		}
+		if v != 0 {
+			s.RowIdx = append(s.RowIdx, e.Row)
+			s.Val = append(s.Val, v)
+			s.ColPtr[e.Col+1]++
+		}
+	}
+	for j := 0; j < cols; j++ {
+		s.ColPtr[j+1] += s.ColPtr[j]
+	}
+	return s, nil
+}
+
+// SparseFromDense returns the nonzero entries of d as a Sparse.
+func SparseFromDense(d *Dense) *Sparse {
+	s := &Sparse{Rows: d.Rows, Cols: d.Cols, ColPtr: make([]int, d.Cols+1)}
+	for j := 0; j < d.Cols; j++ {
+		for i := 0; i < d.Rows; i++ {
+			if v := d.Data[i*d.Stride+j]; v != 0 {
+				s.RowIdx = append(s.RowIdx, i)
+				s.Val = append(s.Val, v)
+			}
+		}
+		s.ColPtr[j+1] = len(s.Val)
+	}
+	return s
+}
+
+// Dims returns the number of rows and columns.
+func (s *Sparse) Dims() (int, int) { return s.Rows, s.Cols }
+
+// NNZ returns the number of stored entries.
+func (s *Sparse) NNZ() int { return len(s.Val) }
+
+// Dense returns a new dense copy of s.
+func (s *Sparse) Dense() *Dense {
+	d := New(s.Rows, s.Cols)
+	for j := 0; j < s.Cols; j++ {
+		for p := s.ColPtr[j]; p < s.ColPtr[j+1]; p++ {
+			d.Data[s.RowIdx[p]*d.Stride+j] = s.Val[p]
+		}
+	}
+	return d
+}
+
+// SqNorm returns ‖s‖²_F.
+func (s *Sparse) SqNorm() float64 {
+	var q float64
+	for _, v := range s.Val {
+		q += v * v
+	}
+	return q
+}
+
+// Column returns the row indices and values of column j; they alias s.
+func (s *Sparse) Column(j int) ([]int, []float64) {
+	lo, hi := s.ColPtr[j], s.ColPtr[j+1]
+	return s.RowIdx[lo:hi], s.Val[lo:hi]
+}
+
+// CheckSparseData returns an error naming name and the offending entry if s
+// is empty (a zero dimension), has a negative or non-finite entry, or breaks
+// the CSC invariants.
+func CheckSparseData(name string, s *Sparse) error {
+	if s == nil || s.Rows == 0 || s.Cols == 0 {
+		r, c := 0, 0
+		if s != nil {
+			r, c = s.Rows, s.Cols
+		}
+		return fmt.Errorf("%s: %w (%d×%d)", name, ErrEmpty, r, c)
+	}
+	if len(s.ColPtr) != s.Cols+1 || s.ColPtr[0] != 0 || s.ColPtr[s.Cols] != len(s.Val) || len(s.RowIdx) != len(s.Val) {
+		return fmt.Errorf("%s: %w: inconsistent CSC arrays", name, ErrShape)
+	}
+	for j := 0; j < s.Cols; j++ {
+		prev := -1
+		for p := s.ColPtr[j]; p < s.ColPtr[j+1]; p++ {
+			i, v := s.RowIdx[p], s.Val[p]
+			if i <= prev || i >= s.Rows {
+				return fmt.Errorf("%s: %w: row index %d in column %d is out of order or range", name, ErrShape, i, j)
+			}
+			prev = i
+			if !(v >= 0 && v <= math.MaxFloat64) {
+				if v < 0 && !math.IsInf(v, -1) {
+					return fmt.Errorf("%s: %w: entry (%d, %d) is %g", name, ErrNegative, i, j, v)
+				}
+				return fmt.Errorf("%s: %w: entry (%d, %d) is %v", name, ErrNotFinite, i, j, v)
+			}
+		}
+	}
+	return nil
+}
+
+// MulTA writes Aᵀ·s[:, j0:j1] into dst (a.Cols×(j1−j0), row-major with the
+// given stride), for A of shape s.Rows×k. Its cost is k·nnz of the columns.
+func (s *Sparse) MulTA(a *Dense, j0, j1 int, dst []float64, stride int) {
+	k := a.Cols
+	for i := 0; i < k; i++ {
+		clear(dst[i*stride : i*stride+j1-j0])
+	}
+	for j := j0; j < j1; j++ {
+		c := j - j0
+		for p := s.ColPtr[j]; p < s.ColPtr[j+1]; p++ {
+			v := s.Val[p]
+			row := a.Data[s.RowIdx[p]*a.Stride : s.RowIdx[p]*a.Stride+k]
+			for i, av := range row {
+				dst[i*stride+c] += av * v
+			}
+		}
+	}
+}
+
+// MulDenseT adds alpha·s[:, j0:j1]·U[:, j0:j1]ᵀ to dst (s.Rows×k) for U of
+// shape k×s.Cols. Its cost is k·nnz of the columns.
+func (s *Sparse) MulDenseT(alpha float64, u *Dense, j0, j1 int, dst *Dense) {
+	k := u.Rows
+	for j := j0; j < j1; j++ {
+		for p := s.ColPtr[j]; p < s.ColPtr[j+1]; p++ {
+			v := alpha * s.Val[p]
+			row := dst.Data[s.RowIdx[p]*dst.Stride : s.RowIdx[p]*dst.Stride+k]
+			for i := range row {
+				row[i] += v * u.Data[i*u.Stride+j]
+			}
+		}
+	}
+}

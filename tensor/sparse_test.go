@@ -1,0 +1,56 @@
+package tensor_test
+
+import (
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/neuralnmf/neuralnmf/tensor"
+)
+
+func TestSparseRoundTripAndProducts(t *testing.T) {
+	rng := tensor.NewRand(1)
+	d := tensor.Uniform(9, 7, 0, 1, rng)
+	for i := range d.Data {
+		if rng.Float64() < 0.6 {
+			d.Data[i] = 0
+		}
+	}
+	s := tensor.SparseFromDense(d)
+	require.NoError(t, tensor.CheckSparseData("X", s))
+	require.Equal(t, d.Data, s.Dense().Data)
+	require.InDelta(t, tensor.SqNorm(d), s.SqNorm(), 1e-14)
+
+	a := tensor.Uniform(9, 3, 0, 1, rng)
+	want := tensor.MatMul(true, false, a, d) // Aᵀ·X, 3×7
+	dst := make([]float64, 3*10)
+	s.MulTA(a, 2, 6, dst, 10)
+	for i := 0; i < 3; i++ {
+		for j := 2; j < 6; j++ {
+			require.InDelta(t, want.At(i, j), dst[i*10+j-2], 1e-14)
+		}
+	}
+	u := tensor.Uniform(3, 7, -1, 1, rng)
+	got := tensor.New(9, 3)
+	s.MulDenseT(1, u, 0, 4, got)
+	s.MulDenseT(1, u, 4, 7, got)
+	want2 := tensor.MatMul(false, true, d, u) // X·Uᵀ
+	for i := range want2.Data {
+		require.InDelta(t, want2.Data[i], got.Data[i], 1e-14)
+	}
+}
+
+func TestNewSparse(t *testing.T) {
+	s, err := tensor.NewSparse(2, 3, []tensor.Entry{{1, 2, 1}, {0, 0, 2}, {1, 2, 3}, {0, 1, 0}})
+	require.NoError(t, err)
+	require.Equal(t, []float64{2, 0, 0, 0, 0, 4}, s.Dense().Data, "duplicates summed, zeros dropped")
+	require.Equal(t, 2, s.NNZ())
+	_, err = tensor.NewSparse(2, 3, []tensor.Entry{{2, 0, 1}})
+	require.ErrorIs(t, err, tensor.ErrShape)
+	neg, _ := tensor.NewSparse(2, 2, []tensor.Entry{{1, 1, -1}})
+	require.ErrorIs(t, tensor.CheckSparseData("X", neg), tensor.ErrNegative)
+	inf, _ := tensor.NewSparse(2, 2, []tensor.Entry{{1, 0, math.Inf(1)}})
+	require.ErrorIs(t, tensor.CheckSparseData("X", inf), tensor.ErrNotFinite)
+	require.ErrorIs(t, tensor.CheckSparseData("X", &tensor.Sparse{Rows: 0, Cols: 3}), tensor.ErrEmpty)
+}
