@@ -87,9 +87,12 @@ type Epoch struct {
 
 // Forward is what a custom loss receives: the variables of one forward pass.
 type Forward struct {
-	X *autograd.Var   // N×M data (constant)
-	A []*autograd.Var // A⁽ˡ⁾, k⁽ˡ⁻¹⁾×k⁽ˡ⁾ (parameters)
-	S []*autograd.Var // S⁽ˡ⁾ = q(A⁽ˡ⁾, S⁽ˡ⁻¹⁾), k⁽ˡ⁾×M
+	// X is the N×M data (constant); nil when training on a sparse X, which
+	// is then in XSparse (use ops.SparseFrobeniusLoss with it).
+	X       *autograd.Var
+	XSparse *tensor.Sparse
+	A       []*autograd.Var // A⁽ˡ⁾, k⁽ˡ⁻¹⁾×k⁽ˡ⁾ (parameters)
+	S       []*autograd.Var // S⁽ˡ⁾ = q(A⁽ˡ⁾, S⁽ˡ⁻¹⁾), k⁽ˡ⁾×M
 	// Y and Z are the one-hot labels and their mask (P×M), nil without
 	// supervision.
 	Y, Z *autograd.Var
@@ -139,10 +142,8 @@ type Config struct {
 // ErrConfig is wrapped by errors about an invalid Config.
 var ErrConfig = errors.New("invalid configuration")
 
-func (c *Config) validate(x *tensor.Dense) error {
-	if err := tensor.CheckData("X", x); err != nil {
-		return fmt.Errorf("neuralnmf: %w", err)
-	}
+func (c *Config) validate(rows, cols int) error {
+	x := struct{ Rows, Cols int }{rows, cols}
 	if len(c.Ranks) == 0 {
 		return fmt.Errorf("neuralnmf: %w: Ranks is empty", ErrConfig)
 	}

@@ -42,7 +42,58 @@ type Model struct {
 // configuration (naming the field) and if an NNLS layer or the backward pass
 // fails during training (naming the epoch).
 func Train(x *tensor.Dense, cfg Config) (*Model, error) {
-	if err := cfg.validate(x); err != nil {
+	if err := tensor.CheckData("X", x); err != nil {
+		return nil, fmt.Errorf("neuralnmf: %w", err)
+	}
+	return train(data{dense: x}, cfg)
+}
+
+// TrainSparse is Train for a sparse X (N×M in CSC form). No dense N×M matrix
+// is formed: the first NNLS layer, the loss term on X and the HNMF
+// initialisation all work on the non-zeros. Given the same data, it trains
+// the same model as Train up to rounding.
+func TrainSparse(x *tensor.Sparse, cfg Config) (*Model, error) {
+	if err := tensor.CheckSparseData("X", x); err != nil {
+		return nil, fmt.Errorf("neuralnmf: %w", err)
+	}
+	return train(data{sparse: x}, cfg)
+}
+
+// data is X, dense or sparse.
+type data struct {
+	dense  *tensor.Dense
+	sparse *tensor.Sparse
+}
+
+func (d data) dims() (int, int) {
+	if d.sparse != nil {
+		return d.sparse.Rows, d.sparse.Cols
+	}
+	return d.dense.Rows, d.dense.Cols
+}
+
+func (d data) norm() float64 {
+	if d.sparse != nil {
+		return math.Sqrt(d.sparse.SqNorm())
+	}
+	return tensor.Norm(d.dense)
+}
+
+// sqErr is ‖X − W·H‖².
+func (d data) sqErr(w, h *tensor.Dense) float64 {
+	if d.sparse != nil {
+		x := d.sparse
+		wtx := tensor.New(w.Cols, x.Cols)
+		x.MulTA(w, 0, x.Cols, wtx.Data, wtx.Stride)
+		return math.Max(0, x.SqNorm()-2*tensor.Dot(wtx, h)+tensor.Dot(tensor.MatMul(true, false, w, w), tensor.MatMul(false, true, h, h)))
+	}
+	r := tensor.MatMul(false, false, w, h)
+	tensor.Sub(r, d.dense, r)
+	return tensor.SqNorm(r)
+}
+
+func train(x data, cfg Config) (*Model, error) {
+	if err := cfg.validate(x.dims()); err != nil {
 		return nil, err
 	}
 	c := cfg.withDefaults()
@@ -75,7 +126,7 @@ func Train(x *tensor.Dense, cfg Config) (*Model, error) {
 	return best.model()
 }
 
-func newTrainer(x *tensor.Dense, c Config, seed uint64) (*trainer, error) {
+func newTrainer(x data, c Config, seed uint64) (*trainer, error) {
 	t := &trainer{x: x, cfg: c, seed: seed, rng: tensor.NewRand(seed ^ 0x6e6e6d66), tape: autograd.NewTape(), hist: History{Stopped: "max epochs"}}
 	if err := t.init(); err != nil {
 		return nil, err
@@ -115,7 +166,7 @@ func (c Config) withDefaults() Config {
 }
 
 type trainer struct {
-	x      *tensor.Dense
+	x      data
 	cfg    Config
 	seed   uint64
 	tape   *autograd.Tape
@@ -134,16 +185,24 @@ type trainer struct {
 
 func (t *trainer) init() error {
 	c := t.cfg
-	t.xNorm = tensor.Norm(t.x)
+	t.xNorm = t.x.norm()
+	n, m := t.x.dims()
 	switch c.Init {
 	case HNMFInit:
-		h, err := ssnmf.HNMF(t.x, c.Ranks, nil, &ssnmf.Options{Seed: t.seed, Restarts: c.InitRestarts})
+		opt := &ssnmf.Options{Seed: t.seed, Restarts: c.InitRestarts}
+		var h *ssnmf.Hierarchy
+		var err error
+		if t.x.sparse != nil {
+			h, err = ssnmf.HNMFSparse(t.x.sparse, c.Ranks, nil, opt)
+		} else {
+			h, err = ssnmf.HNMF(t.x.dense, c.Ranks, nil, opt)
+		}
 		if err != nil {
 			return fmt.Errorf("neuralnmf: HNMF initialisation: %w", err)
 		}
 		t.a = h.A
 	default:
-		rows := t.x.Rows
+		rows := n
 		for _, k := range c.Ranks {
 			t.a = append(t.a, tensor.Uniform(rows, k, 0, 1, t.rng))
 			rows = k
@@ -153,7 +212,7 @@ func (t *trainer) init() error {
 		t.labels = s.Labels
 		known := s.Known
 		if known == nil {
-			known = make([]bool, t.x.Cols)
+			known = make([]bool, m)
 			for i := range known {
 				known[i] = true
 			}
@@ -209,7 +268,10 @@ func (t *trainer) params() []*tensor.Dense {
 // forward records one forward pass on tape and returns its variables and the
 // NNLS results.
 func (t *trainer) forward(tape *autograd.Tape) (*Forward, []*nnls.Result) {
-	f := &Forward{X: tape.Const(t.x)}
+	f := &Forward{XSparse: t.x.sparse}
+	if t.x.dense != nil {
+		f.X = tape.Const(t.x.dense)
+	}
 	in := f.X
 	var res []*nnls.Result
 	for l, a := range t.a {
@@ -218,7 +280,13 @@ func (t *trainer) forward(tape *autograd.Tape) (*Forward, []*nnls.Result) {
 		if t.warm != nil {
 			opt.Warm = t.warm[l]
 		}
-		s, r := ops.NNLS(av, in, opt)
+		var s *autograd.Var
+		var r *nnls.Result
+		if l == 0 && f.XSparse != nil {
+			s, r = ops.NNLSSparse(av, f.XSparse, opt)
+		} else {
+			s, r = ops.NNLS(av, in, opt)
+		}
 		f.A = append(f.A, av)
 		f.S = append(f.S, s)
 		res = append(res, r)
@@ -240,12 +308,12 @@ func (t *trainer) builtinLoss(f *Forward) *autograd.Var {
 	L := len(f.A)
 	var loss *autograd.Var
 	if t.cfg.Loss == Energy {
-		loss = ops.FrobeniusLoss(f.X, ops.MatMul(f.A[0], f.S[0]))
+		loss = fitX(f, f.A[0], f.S[0])
 		for l := 1; l < L; l++ {
 			loss = ops.Add(loss, ops.FrobeniusLoss(f.S[l-1], ops.MatMul(f.A[l], f.S[l])))
 		}
 	} else {
-		loss = ops.FrobeniusLoss(f.X, reconstruct(f))
+		loss = fitX(f, f.A[0], belowFirst(f))
 	}
 	if s := t.cfg.Supervision; s != nil {
 		pred := ops.MatMul(f.B, f.S[L-1])
@@ -260,14 +328,22 @@ func (t *trainer) builtinLoss(f *Forward) *autograd.Var {
 	return loss
 }
 
-// reconstruct returns A⁽⁰⁾⋯A⁽ᴸ⁾S⁽ᴸ⁾, multiplied from the right so that every
-// product is thin.
-func reconstruct(f *Forward) *autograd.Var {
+// belowFirst returns A⁽¹⁾⋯A⁽ᴸ⁾S⁽ᴸ⁾ (S⁽⁰⁾ for one layer), multiplied from the
+// right so that every product is thin; A⁽⁰⁾ times it reconstructs X.
+func belowFirst(f *Forward) *autograd.Var {
 	r := f.S[len(f.S)-1]
-	for l := len(f.A) - 1; l >= 0; l-- {
+	for l := len(f.A) - 1; l >= 1; l-- {
 		r = ops.MatMul(f.A[l], r)
 	}
 	return r
+}
+
+// fitX is ‖X − W·H‖², in the sparse form when X is sparse.
+func fitX(f *Forward, w, h *autograd.Var) *autograd.Var {
+	if f.XSparse != nil {
+		return ops.SparseFrobeniusLoss(f.XSparse, w, h)
+	}
+	return ops.FrobeniusLoss(f.X, ops.MatMul(w, h))
 }
 
 // train continues training until the history has upTo epochs or the
@@ -384,13 +460,12 @@ func (t *trainer) model() (*Model, error) {
 	return m, nil
 }
 
-func relError(x *tensor.Dense, xNorm float64, f *Forward) float64 {
-	r := f.S[len(f.S)-1].Value()
-	for l := len(f.A) - 1; l >= 0; l-- {
-		r = tensor.MatMul(false, false, f.A[l].Value(), r)
+func relError(x data, xNorm float64, f *Forward) float64 {
+	h := f.S[len(f.S)-1].Value()
+	for l := len(f.A) - 1; l >= 1; l-- {
+		h = tensor.MatMul(false, false, f.A[l].Value(), h)
 	}
-	tensor.Sub(r, x, r)
-	return tensor.Norm(r) / xNorm
+	return math.Sqrt(x.sqErr(f.A[0].Value(), h)) / xNorm
 }
 
 // Predict returns argmax_p (B·S)_pm for each column m of s (k⁽ᴸ⁾×M).
@@ -435,6 +510,30 @@ func (m *Model) Predict() []int {
 		return nil
 	}
 	return Predict(m.B, m.S[len(m.S)-1])
+}
+
+// TransformSparse is Transform for a sparse x.
+func (m *Model) TransformSparse(x *tensor.Sparse) ([]*tensor.Dense, error) {
+	if x == nil || x.Rows != m.A[0].Rows {
+		r := 0
+		if x != nil {
+			r = x.Rows
+		}
+		return nil, fmt.Errorf("neuralnmf: TransformSparse: %w: x has %d rows, the model was trained on %d", tensor.ErrShape, r, m.A[0].Rows)
+	}
+	first, err := nnls.SolveSparse(m.A[0], x, &nnls.Options{Workers: m.cfg.Workers})
+	if err != nil {
+		return nil, fmt.Errorf("neuralnmf: TransformSparse: layer 0: %w", err)
+	}
+	out := []*tensor.Dense{first.S}
+	for l := 1; l < len(m.A); l++ {
+		res, err := nnls.Solve(m.A[l], out[l-1], &nnls.Options{Workers: m.cfg.Workers})
+		if err != nil {
+			return nil, fmt.Errorf("neuralnmf: TransformSparse: layer %d: %w", l, err)
+		}
+		out = append(out, res.S)
+	}
+	return out, nil
 }
 
 // Transform runs the forward pass on new columns x (N×M′, nonnegative):

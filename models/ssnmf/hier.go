@@ -44,7 +44,7 @@ func HNMF(x *tensor.Dense, ranks []int, lab *Labels, opt *Options) (*Hierarchy, 
 	h := &Hierarchy{}
 	in := x
 	for l := range ranks {
-		if err := h.addLayer(x, in, ranks, l, lab, o); err != nil {
+		if err := h.addLayer(denseFit{x}, layerInput{dense: in}, ranks, l, lab, o); err != nil {
 			return nil, err
 		}
 		in = h.S[l]
@@ -56,7 +56,7 @@ func HNMF(x *tensor.Dense, ranks []int, lab *Labels, opt *Options) (*Hierarchy, 
 // from o.Restarts random starts and appends the start with the lowest error
 // through the hierarchy, ‖X − A⁽⁰⁾⋯A⁽ˡ⁾S⁽ˡ⁾‖² (plus λ‖Z∘(Y − BS⁽ˡ⁾)‖² at a
 // supervised top layer).
-func (h *Hierarchy) addLayer(x, in *tensor.Dense, ranks []int, l int, lab *Labels, o Options) error {
+func (h *Hierarchy) addLayer(xm fitter, in layerInput, ranks []int, l int, lab *Labels, o Options) error {
 	var ll *Labels
 	if l == len(ranks)-1 {
 		ll = lab
@@ -65,25 +65,40 @@ func (h *Hierarchy) addLayer(x, in *tensor.Dense, ranks []int, l int, lab *Label
 	if l > 0 {
 		w = nil
 	}
-	lo := o
-	lo.W = w
-	if err := validate(in, ranks[l], ll, &lo); err != nil {
-		return fmt.Errorf("layer %d: %w", l, err)
+	var mk func() solver
+	var rows, cols int
+	var mean float64
+	if in.sparse != nil {
+		x := in.sparse
+		rows, cols, mean = x.Rows, x.Cols, sparseMean(x)
+		if ll != nil {
+			return fmt.Errorf("layer %d: labels on a sparse first layer are not supported; use at least two layers", l)
+		}
+		mk = func() solver { return sparseUpdater{x} }
+	} else {
+		d := in.dense
+		lo := o
+		lo.W = w
+		if err := validate(d, ranks[l], ll, &lo); err != nil {
+			return fmt.Errorf("layer %d: %w", l, err)
+		}
+		rows, cols, mean = d.Rows, d.Cols, tensor.Sum(d)/float64(d.Len())
+		mk = func() solver { return newUpdater(d, ll, w, ranks[l]) }
 	}
 	var best *Factors
 	bestErr := math.Inf(1)
 	for r := 0; r < o.Restarts; r++ {
-		f := start(in, ranks[l], ll, o.Seed+uint64(1000*l+r))
+		f := startDims(rows, cols, mean, ranks[l], ll, o.Seed+uint64(1000*l+r))
 		if o.Restarts == 1 {
 			best = f
 			break
 		}
-		f.iterate(in, ll, w, min(o.RestartIters, o.MaxIter), o.Tol)
-		if e := h.errorWith(x, f, ll); e < bestErr {
+		f.iterate(mk(), min(o.RestartIters, o.MaxIter), o)
+		if e := h.errorWith(xm, f, ll); e < bestErr {
 			best, bestErr = f, e
 		}
 	}
-	best.iterate(in, ll, w, o.MaxIter-len(best.Objective), o.Tol)
+	best.iterate(mk(), o.MaxIter-len(best.Objective), o)
 	h.A = append(h.A, best.A)
 	h.S = append(h.S, best.S)
 	h.B = best.B
@@ -92,13 +107,12 @@ func (h *Hierarchy) addLayer(x, in *tensor.Dense, ranks []int, l int, lab *Label
 }
 
 // errorWith returns ‖X − A⁽⁰⁾⋯A⁽ˡ⁻¹⁾·f.A·f.S‖² (+ the label term of f).
-func (h *Hierarchy) errorWith(x *tensor.Dense, f *Factors, lab *Labels) float64 {
-	r := tensor.MatMul(false, false, f.A, f.S)
+func (h *Hierarchy) errorWith(xm fitter, f *Factors, lab *Labels) float64 {
+	w := f.A
 	for l := len(h.A) - 1; l >= 0; l-- {
-		r = tensor.MatMul(false, false, h.A[l], r)
+		w = tensor.MatMul(false, false, h.A[l], w)
 	}
-	tensor.Sub(r, x, r)
-	e := tensor.SqNorm(r)
+	e := xm.sqErr(w, f.S)
 	if lab != nil && f.B != nil {
 		p := tensor.MatMul(false, false, f.B, f.S)
 		tensor.Sub(p, lab.Y, p)
@@ -108,13 +122,15 @@ func (h *Hierarchy) errorWith(x *tensor.Dense, f *Factors, lab *Labels) float64 
 	return e
 }
 
-func checkRanks(x *tensor.Dense, ranks []int) error {
+func checkRanks(x *tensor.Dense, ranks []int) error { return checkRankDims(x.Rows, x.Cols, ranks) }
+
+func checkRankDims(rows, cols int, ranks []int) error {
 	if len(ranks) == 0 {
 		return fmt.Errorf("ssnmf: %w: no layer ranks given", ErrRank)
 	}
 	for l, k := range ranks {
-		if k < 1 || k > min(x.Rows, x.Cols) {
-			return fmt.Errorf("ssnmf: %w: rank %d of layer %d, want 1 to min(N, M) = %d", ErrRank, k, l, min(x.Rows, x.Cols))
+		if k < 1 || k > min(rows, cols) {
+			return fmt.Errorf("ssnmf: %w: rank %d of layer %d, want 1 to min(N, M) = %d", ErrRank, k, l, min(rows, cols))
 		}
 		if l > 0 && k >= ranks[l-1] {
 			return fmt.Errorf("ssnmf: %w: ranks must decrease, layer %d has %d after %d", ErrRank, l, k, ranks[l-1])
@@ -186,7 +202,7 @@ func DeepNMF(x *tensor.Dense, ranks []int, lab *Labels, opt *DeepOptions) (*Hier
 			}
 		}
 		inputs = append(inputs, in)
-		if err := h.addLayer(x, in, ranks, l, lab, o.Options); err != nil {
+		if err := h.addLayer(denseFit{x}, layerInput{dense: in}, ranks, l, lab, o.Options); err != nil {
 			return nil, err
 		}
 		in = h.S[l]

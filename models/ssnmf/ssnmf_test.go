@@ -135,3 +135,35 @@ func TestErrors(t *testing.T) {
 		require.Contains(t, tc.err.Error(), tc.msg, tc.name)
 	}
 }
+
+// A sparse X and its dense copy give the same factorisations (fixed
+// iteration counts, so the stopping rules cannot differ at the margin).
+func TestSparseMatchesDense(t *testing.T) {
+	rng := tensor.NewRand(9)
+	x := tensor.Uniform(60, 40, 0, 1, rng)
+	for i := range x.Data {
+		if rng.Float64() < 0.85 {
+			x.Data[i] = 0
+		}
+	}
+	xs := tensor.SparseFromDense(x)
+	opt := &ssnmf.Options{MaxIter: 200, Tol: -1, Seed: 4, Restarts: 3, RestartIters: 20}
+	hd, err := ssnmf.HNMF(x, []int{6, 3}, nil, opt)
+	require.NoError(t, err)
+	hs, err := ssnmf.HNMFSparse(xs, []int{6, 3}, nil, opt)
+	require.NoError(t, err)
+	for l := range hd.A {
+		for i := range hd.A[l].Data {
+			require.InDelta(t, hd.A[l].Data[i], hs.A[l].Data[i], 1e-10, "A[%d]", l)
+		}
+		for i := range hd.S[l].Data {
+			require.InDelta(t, hd.S[l].Data[i], hs.S[l].Data[i], 1e-10, "S[%d]", l)
+		}
+	}
+	f, err := ssnmf.NMFSparse(xs, 4, &ssnmf.Options{MaxIter: 100, Stop: ssnmf.StopFirst, Tol: 1e-4})
+	require.NoError(t, err)
+	require.Less(t, len(f.Objective), 100, "StopFirst stops early")
+	for i := 1; i < len(f.Objective); i++ {
+		require.LessOrEqual(t, f.Objective[i], f.Objective[i-1]*(1+1e-9))
+	}
+}

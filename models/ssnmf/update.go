@@ -44,9 +44,14 @@ func (u *updater) model(a, s, b *tensor.Dense) {
 // step applies one round of updates: A (if updA), B, then S (if updS).
 func (u *updater) step(a, s, b *tensor.Dense, updA, updS bool) {
 	if updA {
-		u.model(a, s, b)
 		num := tensor.MatMul(false, true, u.wx, s) // (W∘X)Sᵀ
-		den := tensor.MatMul(false, true, u.ws, s) // (W∘AS)Sᵀ
+		var den *tensor.Dense
+		if u.w == nil { // A(SSᵀ): cheaper, and the sparse updater's order
+			den = tensor.MatMul(false, false, a, tensor.MatMul(false, true, s, s))
+		} else {
+			u.model(a, s, b)
+			den = tensor.MatMul(false, true, u.ws, s) // (W∘AS)Sᵀ
+		}
 		multiply(a, num, den)
 	}
 	if b != nil {
@@ -56,10 +61,16 @@ func (u *updater) step(a, s, b *tensor.Dense, updA, updS bool) {
 		multiply(b, num, den)
 	}
 	if updS {
-		u.model(a, s, b)
 		num := tensor.MatMul(true, false, a, u.wx) // Aᵀ(W∘X)
-		den := tensor.MatMul(true, false, a, u.ws)
+		var den *tensor.Dense
+		if u.w == nil { // (AᵀA)S
+			den = tensor.MatMul(false, false, tensor.MatMul(true, false, a, a), s)
+		} else {
+			u.model(a, s, b)
+			den = tensor.MatMul(true, false, a, u.ws)
+		}
 		if b != nil {
+			u.model(a, s, b)
 			tensor.Gemm(true, false, u.lambda, b, u.zy, 1, num)
 			tensor.Gemm(true, false, u.lambda, b, u.zs, 1, den)
 		}
