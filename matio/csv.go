@@ -1,0 +1,123 @@
+package matio
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/neuralnmf/neuralnmf/tensor"
+)
+
+// ReadCSV parses a dense matrix from comma-separated values: one matrix row
+// per line, every line with the same number of fields. If any field of the
+// first line is not a number, that line is a header and is skipped. Blank
+// lines are skipped. name is used in error messages.
+func ReadCSV(r io.Reader, name string) (*tensor.Dense, error) {
+	ls := newLines(r, name)
+	var data []float64
+	cols, rows := -1, 0
+	first := true
+	for {
+		line, ok := ls.next()
+		if !ok {
+			break
+		}
+		t := strings.TrimSpace(strings.TrimSuffix(line, "\r"))
+		if t == "" {
+			continue
+		}
+		f := strings.Split(t, ",")
+		if first {
+			first = false
+			if isHeader(f) {
+				continue
+			}
+		}
+		if cols < 0 {
+			cols = len(f)
+		} else if len(f) != cols {
+			return nil, formatErr(name, ls.n, "row has %d fields, earlier rows have %d", len(f), cols)
+		}
+		if len(data)+len(f) > MaxEntries {
+			return nil, formatErr(name, ls.n, "more than the %d entries this reader accepts", MaxEntries)
+		}
+		for c, s := range f {
+			v, err := parseFloat(strings.TrimSpace(s))
+			if err != nil {
+				return nil, formatErr(name, ls.n, "field %d %q: %v", c+1, trunc(s), err)
+			}
+			data = append(data, v)
+		}
+		rows++
+	}
+	if err := ls.err(); err != nil {
+		return nil, err
+	}
+	if rows == 0 {
+		return nil, formatErr(name, ls.n, "no data rows")
+	}
+	d, err := tensor.FromSlice(rows, cols, data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return d, nil
+}
+
+func isHeader(fields []string) bool {
+	for _, f := range fields {
+		if _, err := strconv.ParseFloat(strings.TrimSpace(f), 64); err != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// WriteCSV writes d as CSV, values in full precision, with no header.
+func WriteCSV(w io.Writer, d *tensor.Dense) error {
+	bw := bufio.NewWriter(w)
+	for i := 0; i < d.Rows; i++ {
+		for j, v := range d.Row(i) {
+			if j > 0 {
+				bw.WriteByte(',')
+			}
+			bw.WriteString(strconv.FormatFloat(v, 'g', -1, 64))
+		}
+		bw.WriteByte('\n')
+	}
+	return bw.Flush()
+}
+
+// ReadLabels parses one integer label per line; blank lines and lines
+// starting with # are skipped. A negative label marks an unknown label. name
+// is used in error messages.
+func ReadLabels(r io.Reader, name string) ([]int, error) {
+	ls := newLines(r, name)
+	var out []int
+	for {
+		line, ok := ls.next()
+		if !ok {
+			break
+		}
+		t := strings.TrimSpace(line)
+		if t == "" || strings.HasPrefix(t, "#") {
+			continue
+		}
+		v, err := strconv.Atoi(t)
+		if err != nil {
+			return nil, formatErr(name, ls.n, "label %q is not an integer", trunc(t))
+		}
+		if len(out) >= MaxEntries {
+			return nil, formatErr(name, ls.n, "more than %d labels", MaxEntries)
+		}
+		out = append(out, v)
+	}
+	if err := ls.err(); err != nil {
+		return nil, err
+	}
+	if len(out) == 0 {
+		return nil, formatErr(name, ls.n, "no labels")
+	}
+	return out, nil
+}

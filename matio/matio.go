@@ -1,0 +1,138 @@
+// Package matio reads and writes the file formats of the neuralnmf command
+// line: Matrix Market (coordinate and array, optionally gzipped), dense CSV
+// (optional header row), and label files (one integer per line).
+//
+// Every parse error names the file, the line and the problem, e.g.
+// "docs.mtx:12: column index 0 out of range 1..1000". Sizes declared in a
+// header are checked against Limits and are never trusted for allocation, so
+// a corrupt header cannot exhaust memory.
+package matio
+
+import (
+	"bufio"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/neuralnmf/neuralnmf/tensor"
+)
+
+// Matrix is a matrix read from a file: exactly one of Dense and Sparse is set.
+type Matrix struct {
+	Dense  *tensor.Dense
+	Sparse *tensor.Sparse
+}
+
+// Dims returns the dimensions.
+func (m *Matrix) Dims() (int, int) {
+	if m.Sparse != nil {
+		return m.Sparse.Rows, m.Sparse.Cols
+	}
+	return m.Dense.Rows, m.Dense.Cols
+}
+
+// ToDense returns the matrix as a dense one (a copy for a sparse matrix).
+func (m *Matrix) ToDense() *tensor.Dense {
+	if m.Sparse != nil {
+		return m.Sparse.Dense()
+	}
+	return m.Dense
+}
+
+// MaxEntries bounds rows×cols of a dense matrix and the number of entries
+// of a sparse one that the readers accept: 2²⁸ (2 GiB of float64).
+const MaxEntries = 1 << 28
+
+// ErrFormat is wrapped by every parse error.
+var ErrFormat = errors.New("malformed input")
+
+func formatErr(name string, line int, format string, args ...any) error {
+	return fmt.Errorf("%s:%d: %w: %s", name, line, ErrFormat, fmt.Sprintf(format, args...))
+}
+
+// open opens path, transparently decompressing a .gz file.
+func open(path string) (io.ReadCloser, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	if !strings.HasSuffix(path, ".gz") {
+		return f, nil
+	}
+	z, err := gzip.NewReader(f)
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%s: not a gzip file: %w", path, err)
+	}
+	return readCloser{z, f}, nil
+}
+
+type readCloser struct {
+	io.Reader
+	f *os.File
+}
+
+func (r readCloser) Close() error { return r.f.Close() }
+
+// ReadMatrix reads a matrix file, choosing the format by name: .mtx or
+// .mtx.gz is Matrix Market, .csv or .csv.gz is CSV.
+func ReadMatrix(path string) (*Matrix, error) {
+	rc, err := open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	base := strings.TrimSuffix(path, ".gz")
+	switch {
+	case strings.HasSuffix(base, ".mtx"):
+		return ReadMatrixMarket(rc, path)
+	case strings.HasSuffix(base, ".csv"):
+		d, err := ReadCSV(rc, path)
+		if err != nil {
+			return nil, err
+		}
+		return &Matrix{Dense: d}, nil
+	}
+	return nil, fmt.Errorf("%s: unknown matrix format: want .mtx, .mtx.gz, .csv or .csv.gz", path)
+}
+
+// ReadLabelsFile reads a label file; see ReadLabels.
+func ReadLabelsFile(path string) ([]int, error) {
+	rc, err := open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	return ReadLabels(rc, path)
+}
+
+// lines iterates over the lines of r with their 1-based numbers.
+type lines struct {
+	sc   *bufio.Scanner
+	name string
+	n    int
+}
+
+func newLines(r io.Reader, name string) *lines {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
+	return &lines{sc: sc, name: name}
+}
+
+func (l *lines) next() (string, bool) {
+	if !l.sc.Scan() {
+		return "", false
+	}
+	l.n++
+	return l.sc.Text(), true
+}
+
+func (l *lines) err() error {
+	if err := l.sc.Err(); err != nil {
+		return fmt.Errorf("%s:%d: %w", l.name, l.n+1, err)
+	}
+	return nil
+}

@@ -1,0 +1,272 @@
+package matio
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/neuralnmf/neuralnmf/tensor"
+)
+
+// ReadMatrixMarket parses a Matrix Market file. Supported: "matrix
+// coordinate" (returned sparse) and "matrix array" (returned dense), with
+// field real, integer or pattern (coordinate only; entries are 1) and
+// symmetry general, symmetric or skew-symmetric (the mirrored entries are
+// added). Complex and hermitian matrices are rejected. name is used in error
+// messages.
+func ReadMatrixMarket(r io.Reader, name string) (*Matrix, error) {
+	ls := newLines(r, name)
+	head, ok := ls.next()
+	if !ok {
+		if err := ls.err(); err != nil {
+			return nil, err
+		}
+		return nil, formatErr(name, 1, "empty file")
+	}
+	f := strings.Fields(strings.ToLower(head))
+	if len(f) != 5 || f[0] != "%%matrixmarket" || f[1] != "matrix" {
+		return nil, formatErr(name, 1, "want a header %%%%MatrixMarket matrix <coordinate|array> <field> <symmetry>, got %q", trunc(head))
+	}
+	layout, field, sym := f[2], f[3], f[4]
+	if layout != "coordinate" && layout != "array" {
+		return nil, formatErr(name, 1, "unknown layout %q: want coordinate or array", f[2])
+	}
+	switch field {
+	case "real", "integer", "double":
+	case "pattern":
+		if layout == "array" {
+			return nil, formatErr(name, 1, "field pattern is only valid with coordinate layout")
+		}
+	default:
+		return nil, formatErr(name, 1, "unsupported field %q: want real, integer or pattern", f[3])
+	}
+	if sym != "general" && sym != "symmetric" && sym != "skew-symmetric" {
+		return nil, formatErr(name, 1, "unsupported symmetry %q: want general, symmetric or skew-symmetric", f[4])
+	}
+	// Size line, after comments and blank lines.
+	var size []string
+	for {
+		line, ok := ls.next()
+		if !ok {
+			if err := ls.err(); err != nil {
+				return nil, err
+			}
+			return nil, formatErr(name, ls.n+1, "missing size line")
+		}
+		t := strings.TrimSpace(line)
+		if t == "" || strings.HasPrefix(t, "%") {
+			continue
+		}
+		size = strings.Fields(t)
+		break
+	}
+	want := 3
+	if layout == "array" {
+		want = 2
+	}
+	if len(size) != want {
+		return nil, formatErr(name, ls.n, "size line has %d numbers, want %d", len(size), want)
+	}
+	dims := make([]int, want)
+	for i, s := range size {
+		v, err := strconv.Atoi(s)
+		if err != nil || v < 0 {
+			return nil, formatErr(name, ls.n, "size %q is not a nonnegative integer", s)
+		}
+		dims[i] = v
+	}
+	rows, cols := dims[0], dims[1]
+	if sym != "general" && rows != cols {
+		return nil, formatErr(name, ls.n, "a %s matrix must be square, got %d×%d", sym, rows, cols)
+	}
+	if layout == "array" {
+		if rows > 0 && cols > MaxEntries/rows {
+			return nil, formatErr(name, ls.n, "%d×%d is larger than the %d entries this reader accepts", rows, cols, MaxEntries)
+		}
+		return readArray(ls, name, rows, cols, sym)
+	}
+	if dims[2] > MaxEntries || cols > MaxEntries {
+		return nil, formatErr(name, ls.n, "%d entries or %d columns is more than this reader accepts (%d)", dims[2], cols, MaxEntries)
+	}
+	return readCoordinate(ls, name, rows, cols, dims[2], field == "pattern", sym)
+}
+
+func readCoordinate(ls *lines, name string, rows, cols, nnz int, pattern bool, sym string) (*Matrix, error) {
+	entries := make([]tensor.Entry, 0, min(nnz, 1<<20))
+	fields := 3
+	if pattern {
+		fields = 2
+	}
+	for read := 0; read < nnz; {
+		line, ok := ls.next()
+		if !ok {
+			if err := ls.err(); err != nil {
+				return nil, err
+			}
+			return nil, formatErr(name, ls.n+1, "file ends after %d of %d entries", read, nnz)
+		}
+		t := strings.TrimSpace(line)
+		if t == "" || strings.HasPrefix(t, "%") {
+			continue
+		}
+		f := strings.Fields(t)
+		if len(f) != fields {
+			return nil, formatErr(name, ls.n, "entry has %d fields, want %d", len(f), fields)
+		}
+		i, err1 := strconv.Atoi(f[0])
+		j, err2 := strconv.Atoi(f[1])
+		if err1 != nil || err2 != nil {
+			return nil, formatErr(name, ls.n, "indices %q %q are not integers", f[0], f[1])
+		}
+		if i < 1 || i > rows {
+			return nil, formatErr(name, ls.n, "row index %d out of range 1..%d", i, rows)
+		}
+		if j < 1 || j > cols {
+			return nil, formatErr(name, ls.n, "column index %d out of range 1..%d", j, cols)
+		}
+		v := 1.0
+		if !pattern {
+			var err error
+			if v, err = parseFloat(f[2]); err != nil {
+				return nil, formatErr(name, ls.n, "value %q: %v", trunc(f[2]), err)
+			}
+		}
+		read++
+		entries = append(entries, tensor.Entry{Row: i - 1, Col: j - 1, Val: v})
+		if sym != "general" && i != j {
+			mv := v
+			if sym == "skew-symmetric" {
+				mv = -v
+			}
+			entries = append(entries, tensor.Entry{Row: j - 1, Col: i - 1, Val: mv})
+		}
+	}
+	if err := trailing(ls, name); err != nil {
+		return nil, err
+	}
+	s, err := tensor.NewSparse(rows, cols, entries)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return &Matrix{Sparse: s}, nil
+}
+
+func readArray(ls *lines, name string, rows, cols int, sym string) (*Matrix, error) {
+	// Values are column-major; symmetric arrays store the lower triangle
+	// (skew-symmetric: strictly lower). Positions are generated as values
+	// arrive, so memory grows with the data, not with the declared size.
+	start := func(j int) int {
+		switch sym {
+		case "symmetric":
+			return j
+		case "skew-symmetric":
+			return j + 1
+		}
+		return 0
+	}
+	total := 0
+	for j := 0; j < cols; j++ {
+		total += max(0, rows-start(j))
+	}
+	vals := make([]float64, 0, min(total, 1<<20))
+	for len(vals) < total {
+		line, ok := ls.next()
+		if !ok {
+			if err := ls.err(); err != nil {
+				return nil, err
+			}
+			return nil, formatErr(name, ls.n+1, "file ends after %d of %d values", len(vals), total)
+		}
+		t := strings.TrimSpace(line)
+		if t == "" || strings.HasPrefix(t, "%") {
+			continue
+		}
+		f := strings.Fields(t)
+		if len(f) != 1 {
+			return nil, formatErr(name, ls.n, "array entry has %d fields, want 1", len(f))
+		}
+		v, err := parseFloat(f[0])
+		if err != nil {
+			return nil, formatErr(name, ls.n, "value %q: %v", trunc(f[0]), err)
+		}
+		vals = append(vals, v)
+	}
+	if err := trailing(ls, name); err != nil {
+		return nil, err
+	}
+	d := tensor.New(rows, cols)
+	p := 0
+	for j := 0; j < cols; j++ {
+		for i := start(j); i < rows; i++ {
+			v := vals[p]
+			p++
+			d.Set(i, j, v)
+			switch {
+			case sym == "symmetric" && i != j:
+				d.Set(j, i, v)
+			case sym == "skew-symmetric":
+				d.Set(j, i, -v)
+			}
+		}
+	}
+	return &Matrix{Dense: d}, nil
+}
+
+// trailing rejects data after the declared entries.
+func trailing(ls *lines, name string) error {
+	for {
+		line, ok := ls.next()
+		if !ok {
+			return ls.err()
+		}
+		if t := strings.TrimSpace(line); t != "" && !strings.HasPrefix(t, "%") {
+			return formatErr(name, ls.n, "data after the declared number of entries")
+		}
+	}
+}
+
+// parseFloat parses a finite float64.
+func parseFloat(s string) (float64, error) {
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return 0, fmt.Errorf("not a number")
+	}
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, fmt.Errorf("not finite")
+	}
+	return v, nil
+}
+
+func trunc(s string) string {
+	if len(s) > 40 {
+		return s[:40] + "…"
+	}
+	return s
+}
+
+// WriteMatrixMarket writes m as "matrix coordinate real general" (sparse)
+// or "matrix array real general" (dense), with values in full precision.
+func WriteMatrixMarket(w io.Writer, m *Matrix) error {
+	bw := bufio.NewWriter(w)
+	if s := m.Sparse; s != nil {
+		fmt.Fprintf(bw, "%%%%MatrixMarket matrix coordinate real general\n%d %d %d\n", s.Rows, s.Cols, s.NNZ())
+		for j := 0; j < s.Cols; j++ {
+			rows, vals := s.Column(j)
+			for p, i := range rows {
+				fmt.Fprintf(bw, "%d %d %s\n", i+1, j+1, strconv.FormatFloat(vals[p], 'g', -1, 64))
+			}
+		}
+	} else {
+		d := m.Dense
+		fmt.Fprintf(bw, "%%%%MatrixMarket matrix array real general\n%d %d\n", d.Rows, d.Cols)
+		for j := 0; j < d.Cols; j++ {
+			for i := 0; i < d.Rows; i++ {
+				fmt.Fprintf(bw, "%s\n", strconv.FormatFloat(d.At(i, j), 'g', -1, 64))
+			}
+		}
+	}
+	return bw.Flush()
+}
