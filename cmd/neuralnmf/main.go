@@ -6,7 +6,8 @@
 //
 // Commands:
 //
-//	demo    run the built-in example on the paper's embedded synthetic data
+//	demo        run the built-in example on the paper's embedded synthetic data
+//	experiment  run a paper experiment on its data (20news)
 //
 // Run "neuralnmf <command> --help" for a command's flags.
 package main
@@ -31,6 +32,7 @@ type command struct {
 func commands() []command {
 	return []command{
 		{"demo", "run the built-in example on the paper's embedded synthetic data", runDemo},
+		{"experiment", "run a paper experiment on its data (20news)", runExperiment},
 	}
 }
 

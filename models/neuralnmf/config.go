@@ -73,6 +73,8 @@ const (
 	// HNMFInit starts from the A matrices of HNMF (ssnmf.HNMF with
 	// Config.Seed), so training refines HNMF.
 	HNMFInit
+	// GivenInit starts from Config.InitA.
+	GivenInit
 )
 
 // Epoch reports one training epoch to Config.Progress.
@@ -117,6 +119,9 @@ type Config struct {
 	LR    float64
 	Decay optim.StepDecay
 	Init  Init
+	// InitA holds the initial A matrices for GivenInit (copied; shapes
+	// k⁽ˡ⁻¹⁾×k⁽ˡ⁾, nonnegative).
+	InitA []*tensor.Dense
 	// InitRestarts is the number of random starts per layer of the HNMF
 	// initialisation (ssnmf.Options.Restarts). Default 1.
 	InitRestarts int
@@ -153,6 +158,21 @@ func (c *Config) validate(rows, cols int) error {
 		}
 		if l > 0 && k >= c.Ranks[l-1] {
 			return fmt.Errorf("neuralnmf: %w: ranks must decrease, layer %d has %d after %d", ErrConfig, l, k, c.Ranks[l-1])
+		}
+	}
+	if c.Init == GivenInit {
+		if len(c.InitA) != len(c.Ranks) {
+			return fmt.Errorf("neuralnmf: %w: InitA has %d matrices for %d layers", ErrConfig, len(c.InitA), len(c.Ranks))
+		}
+		r := x.Rows
+		for l, a := range c.InitA {
+			if err := tensor.CheckShape(fmt.Sprintf("InitA[%d]", l), a, r, c.Ranks[l]); err != nil {
+				return fmt.Errorf("neuralnmf: %w", err)
+			}
+			if err := tensor.CheckNonnegative(fmt.Sprintf("InitA[%d]", l), a); err != nil {
+				return fmt.Errorf("neuralnmf: %w", err)
+			}
+			r = c.Ranks[l]
 		}
 	}
 	if c.LR < 0 || math.IsNaN(c.LR) || math.IsInf(c.LR, 0) {

@@ -201,6 +201,10 @@ func (t *trainer) init() error {
 			return fmt.Errorf("neuralnmf: HNMF initialisation: %w", err)
 		}
 		t.a = h.A
+	case GivenInit:
+		for _, a := range c.InitA {
+			t.a = append(t.a, a.Clone())
+		}
 	default:
 		rows := n
 		for _, k := range c.Ranks {

@@ -165,6 +165,8 @@ func TestTrainErrors(t *testing.T) {
 		{"labels", x, neuralnmf.Config{Ranks: []int{3}, Supervision: &neuralnmf.Supervision{Labels: []int{1}, Classes: 2}}, "1 labels for 8 columns"},
 		{"label-range", x, neuralnmf.Config{Ranks: []int{3}, Supervision: &neuralnmf.Supervision{Labels: []int{0, 1, 2, 0, 1, 0, 1, 0}, Classes: 2}}, "label 2 of column 2"},
 		{"lr", x, neuralnmf.Config{Ranks: []int{3}, LR: math.Inf(1)}, "LR is +Inf"},
+		{"init-count", x, neuralnmf.Config{Ranks: []int{3, 2}, Init: neuralnmf.GivenInit, InitA: []*tensor.Dense{tensor.New(10, 3)}}, "InitA has 1 matrices for 2 layers"},
+		{"init-shape", x, neuralnmf.Config{Ranks: []int{3}, Init: neuralnmf.GivenInit, InitA: []*tensor.Dense{tensor.New(10, 4)}}, "InitA[0]: shape mismatch: is 10×4, want 10×3"},
 	}
 	for _, tc := range cases {
 		_, err := neuralnmf.Train(tc.x, tc.cfg)
@@ -172,6 +174,12 @@ func TestTrainErrors(t *testing.T) {
 	}
 	m, err := neuralnmf.Train(x, neuralnmf.Config{Ranks: []int{3}, Epochs: 3})
 	require.NoError(t, err)
+	// GivenInit starts exactly from InitA (and copies it).
+	a0 := tensor.Uniform(10, 3, 0, 1, tensor.NewRand(8))
+	g, err := neuralnmf.Train(x, neuralnmf.Config{Ranks: []int{3}, Init: neuralnmf.GivenInit, InitA: []*tensor.Dense{a0}, Epochs: 1})
+	require.NoError(t, err)
+	require.Equal(t, a0.Data, g.A[0].Data, "one epoch records the start and takes no step")
+	require.NotSame(t, a0, g.A[0])
 	_, err = m.Transform(tensor.New(9, 4))
 	require.ErrorContains(t, err, "rows")
 }

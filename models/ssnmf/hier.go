@@ -88,7 +88,7 @@ func (h *Hierarchy) addLayer(xm fitter, in layerInput, ranks []int, l int, lab *
 	var best *Factors
 	bestErr := math.Inf(1)
 	for r := 0; r < o.Restarts; r++ {
-		f := startDims(rows, cols, mean, ranks[l], ll, o.Seed+uint64(1000*l+r))
+		f := startDims(rows, cols, initMean(mean, ranks[l], o), ranks[l], ll, o.Seed+uint64(1000*l+r))
 		if o.Restarts == 1 {
 			best = f
 			break

@@ -56,7 +56,7 @@ func NMFSparse(x *tensor.Sparse, k int, opt *Options) (*Factors, error) {
 	if err := validateSparse(x, k, &o); err != nil {
 		return nil, err
 	}
-	f := startDims(x.Rows, x.Cols, sparseMean(x), k, nil, o.Seed)
+	f := startDims(x.Rows, x.Cols, initMean(sparseMean(x), k, o), k, nil, o.Seed)
 	f.iterate(sparseUpdater{x}, o.MaxIter, o)
 	return f, nil
 }

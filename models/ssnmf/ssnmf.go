@@ -58,6 +58,10 @@ type Options struct {
 	// Stop selects the early-stopping rule Tol applies to. Default
 	// StopWindow.
 	Stop StopRule
+	// UnscaledInit draws the initial factors from U(0, 1) as the ssnmf 1.0.3
+	// Python package does, instead of scaling them to the mean of the data.
+	// With StopFirst it reproduces the paper's 20 Newsgroups HNMF.
+	UnscaledInit bool
 	// RestartIters is how many updates each start gets before the best is
 	// chosen and run on to convergence. Default 300: on the synthetic data,
 	// 100 updates often pick a start that converges to a worse minimum of
@@ -132,7 +136,7 @@ func SSNMF(x *tensor.Dense, k int, lab *Labels, opt *Options) (*Factors, error) 
 	if err := validate(x, k, lab, &o); err != nil {
 		return nil, err
 	}
-	f := startDims(x.Rows, x.Cols, tensor.Sum(x)/float64(x.Len()), k, lab, o.Seed)
+	f := startDims(x.Rows, x.Cols, initMean(tensor.Sum(x)/float64(x.Len()), k, o), k, lab, o.Seed)
 	f.iterate(newUpdater(x, lab, o.W, k), o.MaxIter, o)
 	return f, nil
 }
@@ -179,6 +183,15 @@ func converged(obj []float64, tol float64) bool {
 	}
 	prev, cur := obj[n-11], obj[n-1]
 	return prev-cur <= tol*math.Max(prev, 1e-300)
+}
+
+// initMean is the mean entry of AS the random start aims for: the data's,
+// or k/4 (U(0, 1) factors) with UnscaledInit.
+func initMean(mean float64, k int, o Options) float64 {
+	if o.UnscaledInit {
+		return float64(k) / 4
+	}
+	return mean
 }
 
 // randomInit returns A (n×k) and S (k×m) uniform on [0, c) with c chosen so

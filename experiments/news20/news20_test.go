@@ -1,0 +1,86 @@
+package news20_test
+
+import (
+	"os"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/neuralnmf/neuralnmf/experiments/news20"
+)
+
+const dataDir = "../../../shared/data/20news"
+
+func load(t *testing.T) *news20.Data {
+	d, err := news20.Load(dataDir)
+	if err != nil {
+		t.Skipf("20 Newsgroups data not available: %v", err)
+	}
+	return d
+}
+
+func TestLoad(t *testing.T) {
+	d := load(t)
+	require.Equal(t, 45534, d.X.Rows)
+	require.Equal(t, 1000, d.X.Cols)
+	known := 0
+	for _, k := range d.KnownNNMF {
+		if k {
+			known++
+		}
+	}
+	require.Equal(t, 750, known, "75 % of the labels")
+	require.Len(t, d.Vocab, 45534)
+	require.Equal(t, "computers", d.SuperNames[0])
+}
+
+// One trial of each setting runs and gives accuracies above chance (1/6).
+func TestOneTrial(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs four factorisations of the 20 Newsgroups matrix")
+	}
+	d := load(t)
+	nc := news20.DefaultNeural
+	nc.Epochs = 30
+	rep, err := news20.Run(d, news20.Options{Trials: 1, Neural: nc})
+	require.NoError(t, err)
+	for _, row := range news20.Rows {
+		for l, a := range rep.Mean(row) {
+			require.Greater(t, a, 0.3, "%s layer %d", row, l+1)
+		}
+	}
+	words := news20.TopWords(rep.Example.A[0], d.Vocab, 10)
+	require.Len(t, words, 10)
+}
+
+// The paper's Table 2 protocol, 10 trials, checked against the issue's
+// targets. Opt-in: NEURALNMF_20NEWS=1 (about 3 minutes on 2 cores). Not every
+// target is met yet; see the notes on issue 5.
+func TestTable2Targets(t *testing.T) {
+	if os.Getenv("NEURALNMF_20NEWS") == "" {
+		t.Skip("set NEURALNMF_20NEWS=1 to run the 10-trial 20 Newsgroups protocol")
+	}
+	d := load(t)
+	rep, err := news20.Run(d, news20.Options{Trials: 10, Neural: news20.DefaultNeural})
+	require.NoError(t, err)
+	rep.WriteTable(testWriter{t})
+	for _, row := range []string{"HNMF unsupervised", "HNMF semi-supervised"} {
+		m, p := rep.Mean(row), news20.Paper[row]
+		for l := range m {
+			require.InDelta(t, p[l], m[l], 0.02, "%s layer %d", row, l+1)
+		}
+	}
+	for _, row := range []string{"Neural NMF unsupervised", "Neural NMF semi-supervised"} {
+		m, p := rep.Mean(row), news20.Paper[row]
+		for l := range m {
+			require.GreaterOrEqual(t, m[l], p[l], "%s layer %d", row, l+1)
+		}
+	}
+}
+
+type testWriter struct{ t *testing.T }
+
+func (w testWriter) Write(p []byte) (int, error) {
+	w.t.Log(string(p))
+	return len(p), nil
+}
