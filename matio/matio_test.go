@@ -56,7 +56,7 @@ func TestMatrixMarketVariants(t *testing.T) {
 func TestParseErrorsNameFileAndLine(t *testing.T) {
 	cases := []struct {
 		name, in, msg string
-		read      func(string, string) error
+		read          func(string, string) error
 	}{
 		{"mm-header", "%%MatrixMarket tensor coordinate real general\n", "x.mtx:1: malformed input: want a header", mm},
 		{"mm-complex", "%%MatrixMarket matrix coordinate complex general\n1 1 1\n", "x.mtx:1: malformed input: unsupported field \"complex\"", mm},

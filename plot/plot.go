@@ -3,8 +3,7 @@
 // Heatmaps lays out one or more panels side by side on a shared colour scale
 // (a viridis-like map from VMin to VMax), each with a title, axis captions,
 // first and last index ticks, and a colour bar with its range. WritePNG
-// writes atomically: to a temporary file in the target directory, then
-// renamed, so a failed write never leaves a partial file behind.
+// writes atomically, so a failed write never leaves a partial file behind.
 package plot
 
 import (
@@ -16,13 +15,13 @@ import (
 	"image/png"
 	"math"
 	"os"
-	"path/filepath"
 	"strconv"
 
 	"golang.org/x/image/font"
 	"golang.org/x/image/font/basicfont"
 	"golang.org/x/image/math/fixed"
 
+	"github.com/neuralnmf/neuralnmf/matio"
 	"github.com/neuralnmf/neuralnmf/tensor"
 )
 
@@ -167,43 +166,8 @@ func Viridis(t float64) color.RGBA {
 	return color.RGBA{c[0], c[1], c[2], 255}
 }
 
-// WritePNG encodes img as PNG to path atomically: it writes a temporary file
-// in the same directory and renames it over path, so path is either left as
-// it was or replaced whole.
+// WritePNG encodes img as PNG to path atomically (see matio.WriteAtomic):
+// path is either left as it was or replaced whole.
 func WritePNG(path string, img image.Image) error {
-	return WriteAtomic(path, func(f *os.File) error { return png.Encode(f, img) })
-}
-
-// WriteAtomic calls write on a new temporary file in path's directory, syncs
-// and closes it, and renames it to path (mode 0644). On any error the temporary file is
-// removed and path is untouched.
-func WriteAtomic(path string, write func(*os.File) error) (err error) {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(tmp)
-		}
-	}()
-	if err = write(f); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err = f.Chmod(0o644); err != nil { // CreateTemp makes 0600 files
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err = f.Sync(); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err = f.Close(); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err = os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return nil
+	return matio.WriteAtomic(path, func(f *os.File) error { return png.Encode(f, img) })
 }

@@ -55,18 +55,3 @@ func TestHeatmapsErrors(t *testing.T) {
 	_, err = plot.Heatmaps([]plot.Panel{{Title: "n", M: bad}}, nil)
 	require.ErrorContains(t, err, "not finite")
 }
-
-func TestWriteAtomicLeavesNothingOnFailure(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "out.png")
-	require.NoError(t, os.WriteFile(path, []byte("old"), 0o644))
-	err := plot.WriteAtomic(path, func(f *os.File) error {
-		_, _ = f.WriteString("partial")
-		return os.ErrInvalid
-	})
-	require.Error(t, err)
-	got, _ := os.ReadFile(path)
-	require.Equal(t, "old", string(got), "the old file must be untouched")
-	entries, _ := os.ReadDir(dir)
-	require.Len(t, entries, 1, "no temporary file may be left behind")
-}

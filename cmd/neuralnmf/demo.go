@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/neuralnmf/neuralnmf/datasets/synthetic"
+	"github.com/neuralnmf/neuralnmf/matio"
 	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
 	"github.com/neuralnmf/neuralnmf/models/ssnmf"
 	"github.com/neuralnmf/neuralnmf/plot"
@@ -326,7 +327,7 @@ func writeFigures(x *tensor.Dense, res map[job]outcome, dir string) error {
 }
 
 func writeCSV(path string, res map[job]outcome, o demoOptions) error {
-	return plot.WriteAtomic(path, func(f *os.File) error {
+	return matio.WriteAtomic(path, func(f *os.File) error {
 		w := csv.NewWriter(f)
 		_ = w.Write([]string{"trial", "supervision", "layers", "method", "rel_error", "accuracy", "heldout_accuracy"})
 		for t := 0; t < o.trials; t++ {

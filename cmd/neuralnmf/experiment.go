@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/neuralnmf/neuralnmf/experiments/news20"
-	"github.com/neuralnmf/neuralnmf/plot"
+	"github.com/neuralnmf/neuralnmf/matio"
 )
 
 func runExperiment(args []string, stdout, stderr io.Writer) error {
@@ -75,7 +75,7 @@ Flags:
 	}
 	rep.WriteTable(stdout)
 	kw := filepath.Join(*out, "keywords.txt")
-	if err := plot.WriteAtomic(kw, func(f *os.File) error {
+	if err := matio.WriteAtomic(kw, func(f *os.File) error {
 		fmt.Fprintln(f, "Semi-supervised Neural NMF, trial 1: top 10 words per topic.")
 		news20.WriteKeywords(f, rep.Example, d.Vocab)
 		return nil

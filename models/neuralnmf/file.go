@@ -1,0 +1,217 @@
+package neuralnmf
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"math"
+	"os"
+
+	"github.com/neuralnmf/neuralnmf/matio"
+	"github.com/neuralnmf/neuralnmf/tensor"
+)
+
+// Model files
+//
+// A model file is, in order:
+//
+//	magic    8 bytes  "NNMFMODL"
+//	version  uint32   little-endian, FileVersion
+//	hdrLen   uint32   length of the JSON header
+//	header   JSON     FileHeader
+//	matrices          for each matrix listed in the header, in order:
+//	                  rows uint32, cols uint32, rows·cols float64 (row-major,
+//	                  little-endian IEEE 754)
+//	crc      uint32   CRC-32 (IEEE) of every byte before it
+//
+// Readers reject a wrong magic, a version newer than FileVersion, a header or
+// matrix larger than the bytes that remain, a shape that disagrees with the
+// header, non-finite values, trailing bytes and a checksum mismatch; so a
+// truncated or corrupted file is always an error, never a panic or a silently
+// wrong model.
+
+// FileVersion is the model file version this package writes and the newest
+// it reads.
+const FileVersion = 1
+
+var fileMagic = [8]byte{'N', 'N', 'M', 'F', 'M', 'O', 'D', 'L'}
+
+// ErrModelFile is wrapped by every error about the content of a model file.
+var ErrModelFile = errors.New("invalid model file")
+
+// FileHeader is the JSON header of a model file.
+type FileHeader struct {
+	Ranks   []int  `json:"ranks"`
+	Loss    string `json:"loss"`
+	Classes int    `json:"classes,omitempty"`
+	// Matrices names the stored matrices in order: "A0", "A1", …, "S0", …,
+	// and "B" when the model has a classifier.
+	Matrices []string `json:"matrices"`
+	Epochs   int      `json:"epochs"`
+	// FinalLoss and FinalRelError are the last epoch's values.
+	FinalLoss     float64 `json:"final_loss"`
+	FinalRelError float64 `json:"final_rel_error"`
+}
+
+// Save writes the model to path atomically (temporary file, then rename).
+func (m *Model) Save(path string) error {
+	return matio.WriteAtomic(path, func(f *os.File) error { return m.Write(f) })
+}
+
+// Write writes the model in the model file format.
+func (m *Model) Write(w io.Writer) error {
+	h := FileHeader{Loss: m.cfg.Loss.String(), Epochs: len(m.History.Loss)}
+	for _, a := range m.A {
+		h.Ranks = append(h.Ranks, a.Cols)
+	}
+	if n := len(m.History.Loss); n > 0 {
+		h.FinalLoss, h.FinalRelError = m.History.Loss[n-1], m.History.RelError[n-1]
+	}
+	var mats []*tensor.Dense
+	for l, a := range m.A {
+		h.Matrices = append(h.Matrices, fmt.Sprintf("A%d", l))
+		mats = append(mats, a)
+	}
+	for l, s := range m.S {
+		h.Matrices = append(h.Matrices, fmt.Sprintf("S%d", l))
+		mats = append(mats, s)
+	}
+	if m.B != nil {
+		h.Matrices = append(h.Matrices, "B")
+		h.Classes = m.B.Rows
+		mats = append(mats, m.B)
+	}
+	hdr, err := json.Marshal(h)
+	if err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	buf.Write(fileMagic[:])
+	le := binary.LittleEndian
+	buf.Write(le.AppendUint32(nil, FileVersion))
+	buf.Write(le.AppendUint32(nil, uint32(len(hdr))))
+	buf.Write(hdr)
+	for _, d := range mats {
+		buf.Write(le.AppendUint32(nil, uint32(d.Rows)))
+		buf.Write(le.AppendUint32(nil, uint32(d.Cols)))
+		row := make([]byte, 8*d.Cols)
+		for i := 0; i < d.Rows; i++ {
+			for j, v := range d.Row(i) {
+				le.PutUint64(row[8*j:], math.Float64bits(v))
+			}
+			buf.Write(row)
+		}
+	}
+	buf.Write(le.AppendUint32(nil, crc32.ChecksumIEEE(buf.Bytes())))
+	_, err = w.Write(buf.Bytes())
+	return err
+}
+
+// Load reads a model file written by Save.
+func Load(path string) (*Model, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	m, err := Read(bytes.NewReader(raw))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return m, nil
+}
+
+// Read parses a model file; see the format above. The returned model can
+// Transform, Predict and be saved again; it has no training history beyond
+// the header's summary.
+func Read(r io.Reader) (*Model, error) {
+	raw, err := io.ReadAll(io.LimitReader(r, 1<<34))
+	if err != nil {
+		return nil, err
+	}
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%w: %s", ErrModelFile, fmt.Sprintf(format, args...))
+	}
+	le := binary.LittleEndian
+	if len(raw) < 8+4+4+4 {
+		return nil, bad("%d bytes is too short to be a model file (truncated?)", len(raw))
+	}
+	if !bytes.Equal(raw[:8], fileMagic[:]) {
+		return nil, bad("not a neuralnmf model file (wrong magic bytes)")
+	}
+	if v := le.Uint32(raw[8:]); v > FileVersion {
+		return nil, bad("version %d is newer than this program supports (%d); upgrade neuralnmf", v, FileVersion)
+	} else if v == 0 {
+		return nil, bad("version 0 is not a valid version")
+	}
+	body, sum := raw[:len(raw)-4], le.Uint32(raw[len(raw)-4:])
+	hdrLen := int(le.Uint32(raw[12:16]))
+	p := 16
+	if hdrLen > len(body)-p {
+		return nil, bad("header of %d bytes runs past the end of the file (truncated?)", hdrLen)
+	}
+	var h FileHeader
+	if err := json.Unmarshal(body[p:p+hdrLen], &h); err != nil {
+		return nil, bad("header: %v", err)
+	}
+	p += hdrLen
+	if crc32.ChecksumIEEE(body) != sum {
+		return nil, bad("checksum mismatch: the file is corrupted or truncated")
+	}
+	L := len(h.Ranks)
+	if L == 0 || len(h.Matrices) < 2*L {
+		return nil, bad("header lists %d ranks and %d matrices", L, len(h.Matrices))
+	}
+	mats := make([]*tensor.Dense, 0, len(h.Matrices))
+	for _, name := range h.Matrices {
+		if len(body)-p < 8 {
+			return nil, bad("matrix %s: missing (truncated?)", name)
+		}
+		rows, cols := int(le.Uint32(body[p:])), int(le.Uint32(body[p+4:]))
+		p += 8
+		if cols != 0 && rows > (len(body)-p)/8/cols {
+			return nil, bad("matrix %s: %d×%d runs past the end of the file", name, rows, cols)
+		}
+		d := tensor.New(rows, cols)
+		for i := range d.Data {
+			v := math.Float64frombits(le.Uint64(body[p:]))
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, bad("matrix %s: entry %d is %v", name, i, v)
+			}
+			d.Data[i] = v
+			p += 8
+		}
+		mats = append(mats, d)
+	}
+	if p != len(body) {
+		return nil, bad("%d unexpected bytes after the matrices", len(body)-p)
+	}
+	m := &Model{History: History{Stopped: "loaded"}}
+	if h.Loss == Energy.String() {
+		m.cfg.Loss = Energy
+	}
+	m.cfg.Ranks = h.Ranks
+	m.A, m.S = mats[:L], mats[L:2*L]
+	if len(mats) > 2*L {
+		m.B = mats[2*L]
+	}
+	// Shapes must chain: A⁽ˡ⁾ is k⁽ˡ⁻¹⁾×k⁽ˡ⁾, S⁽ˡ⁾ is k⁽ˡ⁾×M.
+	for l := 0; l < L; l++ {
+		if m.A[l].Cols != h.Ranks[l] || (l > 0 && m.A[l].Rows != h.Ranks[l-1]) || m.S[l].Rows != h.Ranks[l] || m.S[l].Cols != m.S[0].Cols {
+			return nil, bad("layer %d: shapes A %d×%d and S %d×%d do not match ranks %v", l, m.A[l].Rows, m.A[l].Cols, m.S[l].Rows, m.S[l].Cols, h.Ranks)
+		}
+		if err := tensor.CheckNonnegative(fmt.Sprintf("A%d", l), m.A[l]); err != nil {
+			return nil, bad("%v", err)
+		}
+	}
+	if m.B != nil && m.B.Cols != h.Ranks[L-1] {
+		return nil, bad("B is %d×%d, want P×%d", m.B.Rows, m.B.Cols, h.Ranks[L-1])
+	}
+	if h.Epochs > 0 {
+		m.History.Loss, m.History.RelError = []float64{h.FinalLoss}, []float64{h.FinalRelError}
+	}
+	return m, nil
+}
