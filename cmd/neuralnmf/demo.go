@@ -356,6 +356,7 @@ func fmtNaN(v float64) string {
 // progress reports finished jobs with an ETA on stderr: rewritten in place on
 // a terminal, a line every 10 % otherwise.
 type progress struct {
+	unit        string // "runs" by default
 	w           io.Writer
 	total, n    int
 	start       time.Time
@@ -380,7 +381,11 @@ func (p *progress) done() {
 	}
 	el := time.Since(p.start)
 	eta := time.Duration(float64(el) / float64(p.n) * float64(p.total-p.n))
-	line := fmt.Sprintf("demo: %d/%d runs, %s elapsed, ETA %s", p.n, p.total, el.Round(time.Second), eta.Round(time.Second))
+	unit := p.unit
+	if unit == "" {
+		unit = "runs"
+	}
+	line := fmt.Sprintf("%d/%d %s, %s elapsed, ETA %s", p.n, p.total, unit, el.Round(time.Second), eta.Round(time.Second))
 	if p.tty {
 		fmt.Fprintf(p.w, "\r%s%s", line, strings.Repeat(" ", 4))
 		return

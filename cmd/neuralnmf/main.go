@@ -7,6 +7,10 @@
 // Commands:
 //
 //	demo        run the built-in example on the paper's embedded synthetic data
+//	fit         train a Neural NMF model on a matrix file and save it
+//	transform   run new columns through a saved model
+//	topics      print the top words of each topic at each layer of a model
+//	heatmap     draw an A or S matrix of a model as a PNG
 //	experiment  run a paper experiment on its data (20news)
 //
 // Run "neuralnmf <command> --help" for a command's flags.
@@ -32,6 +36,10 @@ type command struct {
 func commands() []command {
 	return []command{
 		{"demo", "run the built-in example on the paper's embedded synthetic data", runDemo},
+		{"fit", "train a Neural NMF model on a matrix file and save it", runFit},
+		{"transform", "run new columns through a saved model", runTransform},
+		{"topics", "print the top words of each topic at each layer of a model", runTopics},
+		{"heatmap", "draw an A or S matrix of a model as a PNG", runHeatmap},
 		{"experiment", "run a paper experiment on its data (20news)", runExperiment},
 	}
 }

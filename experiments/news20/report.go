@@ -4,11 +4,11 @@ import (
 	"fmt"
 	"io"
 	"runtime"
-	"sort"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
 	"github.com/neuralnmf/neuralnmf/plot"
 	"github.com/neuralnmf/neuralnmf/tensor"
 )
@@ -142,21 +142,9 @@ when semi-supervised).
 	fmt.Fprintf(w, "\nTime for all runs: %s on %d core(s).\n", r.Elapsed.Round(time.Second), runtime.GOMAXPROCS(0))
 }
 
-// TopWords returns, for each column of a (words×topics), the n words with
-// the largest weights.
+// TopWords is neuralnmf.TopWords.
 func TopWords(a *tensor.Dense, vocab []string, n int) [][]string {
-	out := make([][]string, a.Cols)
-	idx := make([]int, a.Rows)
-	for j := 0; j < a.Cols; j++ {
-		for i := range idx {
-			idx[i] = i
-		}
-		sort.SliceStable(idx, func(p, q int) bool { return a.At(idx[p], j) > a.At(idx[q], j) })
-		for _, i := range idx[:min(n, len(idx))] {
-			out[j] = append(out[j], vocab[i])
-		}
-	}
-	return out
+	return neuralnmf.TopWords(a, vocab, n)
 }
 
 // WriteKeywords writes the top-10 words of each topic at each layer of res;

@@ -100,7 +100,8 @@ type Forward struct {
 	Y, Z *autograd.Var
 	// B is the classifier: (Z∘Y)(S⁽ᴸ⁾)† for LeastSquares, the parameter for
 	// CrossEntropy; nil without supervision.
-	B *autograd.Var
+	B    *autograd.Var
+	mask *autograd.Var
 }
 
 // Config configures Train. Ranks is required; everything else has a default.
@@ -110,6 +111,11 @@ type Config struct {
 	Loss  Loss
 	// Supervision, if not nil, adds the classification term.
 	Supervision *Supervision
+	// DataMask, if not nil, is an N×M 0/1 (or weight) mask W of the known
+	// entries of a dense X: the loss's term on X becomes ‖W∘(X − ·)‖². The
+	// NNLS layers still see X as given, so unknown entries should hold a
+	// neutral value (0, or an imputation). Not supported with TrainSparse.
+	DataMask *tensor.Dense
 	// CustomLoss, if not nil, replaces the built-in loss: it must return a
 	// 1×1 variable built from f with ops.
 	CustomLoss func(t *autograd.Tape, f *Forward) *autograd.Var
@@ -158,6 +164,14 @@ func (c *Config) validate(rows, cols int) error {
 		}
 		if l > 0 && k >= c.Ranks[l-1] {
 			return fmt.Errorf("neuralnmf: %w: ranks must decrease, layer %d has %d after %d", ErrConfig, l, k, c.Ranks[l-1])
+		}
+	}
+	if c.DataMask != nil {
+		if err := tensor.CheckShape("DataMask", c.DataMask, rows, cols); err != nil {
+			return fmt.Errorf("neuralnmf: %w", err)
+		}
+		if err := tensor.CheckNonnegative("DataMask", c.DataMask); err != nil {
+			return fmt.Errorf("neuralnmf: %w", err)
 		}
 	}
 	if c.Init == GivenInit {

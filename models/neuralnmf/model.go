@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"sort"
 	"time"
 
 	"github.com/neuralnmf/neuralnmf/autograd"
@@ -55,6 +56,9 @@ func Train(x *tensor.Dense, cfg Config) (*Model, error) {
 func TrainSparse(x *tensor.Sparse, cfg Config) (*Model, error) {
 	if err := tensor.CheckSparseData("X", x); err != nil {
 		return nil, fmt.Errorf("neuralnmf: %w", err)
+	}
+	if cfg.DataMask != nil {
+		return nil, fmt.Errorf("neuralnmf: %w: DataMask is not supported with a sparse X", ErrConfig)
 	}
 	return train(data{sparse: x}, cfg)
 }
@@ -276,6 +280,9 @@ func (t *trainer) forward(tape *autograd.Tape) (*Forward, []*nnls.Result) {
 	if t.x.dense != nil {
 		f.X = tape.Const(t.x.dense)
 	}
+	if t.cfg.DataMask != nil {
+		f.mask = tape.Const(t.cfg.DataMask)
+	}
 	in := f.X
 	var res []*nnls.Result
 	for l, a := range t.a {
@@ -342,10 +349,14 @@ func belowFirst(f *Forward) *autograd.Var {
 	return r
 }
 
-// fitX is ‖X − W·H‖², in the sparse form when X is sparse.
+// fitX is ‖X − W·H‖², in the sparse form when X is sparse, masked when
+// there is a data mask.
 func fitX(f *Forward, w, h *autograd.Var) *autograd.Var {
 	if f.XSparse != nil {
 		return ops.SparseFrobeniusLoss(f.XSparse, w, h)
+	}
+	if f.mask != nil {
+		return ops.MaskedLoss(f.mask, f.X, ops.MatMul(w, h))
 	}
 	return ops.FrobeniusLoss(f.X, ops.MatMul(w, h))
 }
@@ -590,4 +601,22 @@ func ReadoutAccuracy(s *tensor.Dense, labels []int, classes int) float64 {
 		return math.NaN()
 	}
 	return accuracy(b.Value(), s, labels)
+}
+
+// TopWords returns, for each column of a (features × topics), the names of
+// the n features with the largest weights, largest first (ties keep feature
+// order). names[i] names row i. For layer ℓ's topics pass A⁽⁰⁾⋯A⁽ˡ⁾.
+func TopWords(a *tensor.Dense, names []string, n int) [][]string {
+	out := make([][]string, a.Cols)
+	idx := make([]int, a.Rows)
+	for j := 0; j < a.Cols; j++ {
+		for i := range idx {
+			idx[i] = i
+		}
+		sort.SliceStable(idx, func(p, q int) bool { return a.At(idx[p], j) > a.At(idx[q], j) })
+		for _, i := range idx[:min(n, len(idx))] {
+			out[j] = append(out[j], names[i])
+		}
+	}
+	return out
 }

@@ -227,3 +227,31 @@ func TestSparseAndDenseTrainTheSameModel(t *testing.T) {
 		}
 	}
 }
+
+// A mask of all ones changes nothing; a mask that hides entries makes the
+// loss ignore them: corrupting hidden entries of X leaves the training loss
+// history unchanged up to what the NNLS layers see.
+func TestDataMask(t *testing.T) {
+	x := tensor.Uniform(15, 12, 0, 1, tensor.NewRand(30))
+	ones := tensor.New(15, 12)
+	ones.Fill(1)
+	cfg := neuralnmf.Config{Ranks: []int{3}, Epochs: 15, Tol: -1, Optimizer: neuralnmf.Adam, Seed: 1}
+	ref, err := neuralnmf.Train(x, cfg)
+	require.NoError(t, err)
+	cfg.DataMask = ones
+	got, err := neuralnmf.Train(x, cfg)
+	require.NoError(t, err)
+	for i := range ref.History.Loss {
+		require.InEpsilon(t, ref.History.Loss[i], got.History.Loss[i], 1e-12)
+	}
+	half := tensor.New(15, 12)
+	for i := range half.Data {
+		half.Data[i] = float64(i % 2)
+	}
+	cfg.DataMask = half
+	masked, err := neuralnmf.Train(x, cfg)
+	require.NoError(t, err)
+	require.Less(t, masked.History.Loss[0], ref.History.Loss[0], "hidden entries do not count")
+	_, err = neuralnmf.Train(x, neuralnmf.Config{Ranks: []int{3}, DataMask: tensor.New(2, 2)})
+	require.ErrorContains(t, err, "DataMask: shape mismatch")
+}

@@ -1,0 +1,336 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/neuralnmf/neuralnmf/matio"
+	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
+	"github.com/neuralnmf/neuralnmf/optim"
+	"github.com/neuralnmf/neuralnmf/plot"
+	"github.com/neuralnmf/neuralnmf/tensor"
+)
+
+func runFit(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("fit", flag.ContinueOnError)
+	xPath := fs.String("x", "", "data matrix X, features × samples: .mtx, .mtx.gz (sparse or dense), .csv or .csv.gz (required)")
+	ranksFlag := fs.String("ranks", "", "decreasing layer ranks, e.g. 10,6 (required)")
+	out := fs.String("o", "", "output model file (required)")
+	loss := fs.String("loss", "reconstruction", "reconstruction or energy")
+	labelsPath := fs.String("labels", "", "file of one integer class per sample (negative: unknown); enables supervision")
+	maskPath := fs.String("label-mask", "", "file of one 0/1 per sample marking which labels to use (default: the non-negative ones)")
+	dataMask := fs.String("data-mask", "", "N×M 0/1 matrix of known entries of a dense X (.mtx or .csv)")
+	lambda := fs.Float64("lambda", 1, "weight λ of the supervision term")
+	classifier := fs.String("classifier", "ls", "supervision: ls (paper's B = (Z∘Y)S†) or ce (cross-entropy, trained B)")
+	epochs := fs.Int("epochs", 1000, "maximum epochs")
+	optimizer := fs.String("optimizer", "adam", "adam or gd (projected gradient descent, the paper's Algorithm 1)")
+	lr := fs.Float64("lr", 0, "learning rate (default 0.01 for adam, relative to A's scale; 1e-3 for gd)")
+	decayEvery := fs.Int("decay-every", 0, "multiply the learning rate by -decay every this many epochs (0: never)")
+	decay := fs.Float64("decay", 0.5, "learning-rate decay factor")
+	initFlag := fs.String("init", "hnmf", "initialisation: hnmf or random")
+	initRestarts := fs.Int("init-restarts", 1, "HNMF starts per layer for -init hnmf")
+	restarts := fs.Int("restarts", 1, "initialisations trained 50 epochs each; the lowest loss is kept")
+	seed := fs.Uint64("seed", 1, "random seed")
+	quiet := fs.Bool("quiet", false, "no progress output")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, "Usage: neuralnmf fit -x X.mtx -ranks 10,6 -o model.nnmf [flags]\n\nTrains a Neural NMF model on X (columns are samples) and saves it.\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	if err := parseFlags(fs, args, stderr); err != nil {
+		return err
+	}
+	if *xPath == "" || *ranksFlag == "" || *out == "" {
+		return usageError{errors.New("-x, -ranks and -o are required")}
+	}
+	ranks, err := parseRanks(*ranksFlag)
+	if err != nil {
+		return usageError{err}
+	}
+	cfg := neuralnmf.Config{Ranks: ranks, Epochs: *epochs, LR: *lr, Seed: *seed, InitRestarts: *initRestarts, Restarts: *restarts,
+		Decay: optim.StepDecay{Every: *decayEvery, Factor: *decay}}
+	switch *loss {
+	case "reconstruction":
+	case "energy":
+		cfg.Loss = neuralnmf.Energy
+	default:
+		return usageError{fmt.Errorf("-loss %q: want reconstruction or energy", *loss)}
+	}
+	switch *optimizer {
+	case "adam":
+		cfg.Optimizer = neuralnmf.Adam
+	case "gd":
+		cfg.Optimizer = neuralnmf.GD
+	default:
+		return usageError{fmt.Errorf("-optimizer %q: want adam or gd", *optimizer)}
+	}
+	switch *initFlag {
+	case "hnmf":
+		cfg.Init = neuralnmf.HNMFInit
+	case "random":
+		cfg.Init = neuralnmf.RandomInit
+	default:
+		return usageError{fmt.Errorf("-init %q: want hnmf or random", *initFlag)}
+	}
+	if *epochs < 1 || *initRestarts < 1 || *restarts < 1 {
+		return usageError{errors.New("-epochs, -init-restarts and -restarts must be at least 1")}
+	}
+	x, err := matio.ReadMatrix(*xPath)
+	if err != nil {
+		return err
+	}
+	_, m := x.Dims()
+	if *labelsPath != "" {
+		labels, err := matio.ReadLabelsFile(*labelsPath)
+		if err != nil {
+			return err
+		}
+		if len(labels) != m {
+			return fmt.Errorf("%s: %d labels for the %d columns of %s", *labelsPath, len(labels), m, *xPath)
+		}
+		known := make([]bool, m)
+		classes := 0
+		for i, l := range labels {
+			known[i] = l >= 0
+			classes = max(classes, l+1)
+		}
+		if *maskPath != "" {
+			mask, err := matio.ReadLabelsFile(*maskPath)
+			if err != nil {
+				return err
+			}
+			if len(mask) != m {
+				return fmt.Errorf("%s: %d entries for the %d columns of %s", *maskPath, len(mask), m, *xPath)
+			}
+			for i, v := range mask {
+				if v != 0 && v != 1 {
+					return fmt.Errorf("%s: entry %d is %d, want 0 or 1", *maskPath, i+1, v)
+				}
+				if v == 1 && labels[i] < 0 {
+					return fmt.Errorf("%s: sample %d is marked known but its label is %d", *maskPath, i+1, labels[i])
+				}
+				known[i] = v == 1
+			}
+		}
+		if classes < 2 {
+			return fmt.Errorf("%s: need labels of at least 2 classes", *labelsPath)
+		}
+		sup := &neuralnmf.Supervision{Labels: labels, Classes: classes, Known: known, Lambda: *lambda}
+		switch *classifier {
+		case "ls":
+		case "ce":
+			sup.Classifier = neuralnmf.CrossEntropy
+		default:
+			return usageError{fmt.Errorf("-classifier %q: want ls or ce", *classifier)}
+		}
+		cfg.Supervision = sup
+	}
+	if *dataMask != "" {
+		w, err := matio.ReadMatrix(*dataMask)
+		if err != nil {
+			return err
+		}
+		cfg.DataMask = w.ToDense()
+	}
+	var prog *progress
+	if !*quiet {
+		prog = newProgress(stderr, *epochs, false)
+		prog.unit = "epochs"
+		cfg.Progress = func(e neuralnmf.Epoch) { prog.done() }
+	}
+	var model *neuralnmf.Model
+	if x.Sparse != nil {
+		model, err = neuralnmf.TrainSparse(x.Sparse, cfg)
+	} else {
+		model, err = neuralnmf.Train(x.Dense, cfg)
+	}
+	if prog != nil {
+		prog.finish()
+	}
+	if err != nil {
+		return err
+	}
+	if err := model.Save(*out); err != nil {
+		return err
+	}
+	h := model.History
+	n := len(h.Loss)
+	fmt.Fprintf(stdout, "trained %d epochs (%s): loss %.6g, relative error %.4f", n, h.Stopped, h.Loss[n-1], h.RelError[n-1])
+	if !math.IsNaN(h.Accuracy[n-1]) {
+		fmt.Fprintf(stdout, ", accuracy %.3f", h.Accuracy[n-1])
+	}
+	fmt.Fprintf(stdout, "\nwrote %s\n", *out)
+	return nil
+}
+
+func parseRanks(s string) ([]int, error) {
+	var ranks []int
+	for _, f := range strings.Split(s, ",") {
+		k, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || k < 1 {
+			return nil, fmt.Errorf("-ranks %q: %q is not a positive integer", s, f)
+		}
+		ranks = append(ranks, k)
+	}
+	return ranks, nil
+}
+
+func loadModel(path string) (*neuralnmf.Model, error) {
+	if path == "" {
+		return nil, usageError{errors.New("-model is required")}
+	}
+	return neuralnmf.Load(path)
+}
+
+func runTransform(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("transform", flag.ContinueOnError)
+	modelPath := fs.String("model", "", "model file from 'neuralnmf fit' (required)")
+	xPath := fs.String("x", "", "new columns, with the training data's rows (required)")
+	layer := fs.Int("layer", 0, "layer whose S to write, 1..L (default: the last)")
+	out := fs.String("o", "", "output file for S: .csv or .mtx (required)")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, "Usage: neuralnmf transform -model m.nnmf -x X.mtx -o S.csv [flags]\n\nRuns new columns through a saved model (forward pass only) and writes S of one layer.\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	if err := parseFlags(fs, args, stderr); err != nil {
+		return err
+	}
+	if *xPath == "" || *out == "" {
+		return usageError{errors.New("-x and -o are required")}
+	}
+	m, err := loadModel(*modelPath)
+	if err != nil {
+		return err
+	}
+	L := len(m.A)
+	if *layer == 0 {
+		*layer = L
+	}
+	if *layer < 1 || *layer > L {
+		return usageError{fmt.Errorf("-layer %d: the model has layers 1..%d", *layer, L)}
+	}
+	x, err := matio.ReadMatrix(*xPath)
+	if err != nil {
+		return err
+	}
+	var s []*tensor.Dense
+	if x.Sparse != nil {
+		s, err = m.TransformSparse(x.Sparse)
+	} else {
+		s, err = m.Transform(x.Dense)
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", *xPath, err)
+	}
+	if err := writeMatrix(*out, s[*layer-1]); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "wrote S of layer %d (%d×%d) to %s\n", *layer, s[*layer-1].Rows, s[*layer-1].Cols, *out)
+	return nil
+}
+
+func writeMatrix(path string, d *tensor.Dense) error {
+	base := strings.TrimSuffix(path, ".gz")
+	if strings.HasSuffix(path, ".gz") {
+		return fmt.Errorf("%s: writing gzip is not supported; drop .gz", path)
+	}
+	switch {
+	case strings.HasSuffix(base, ".csv"):
+		return matio.WriteAtomic(path, func(f *os.File) error { return matio.WriteCSV(f, d) })
+	case strings.HasSuffix(base, ".mtx"):
+		return matio.WriteAtomic(path, func(f *os.File) error { return matio.WriteMatrixMarket(f, &matio.Matrix{Dense: d}) })
+	}
+	return usageError{fmt.Errorf("%s: want a .csv or .mtx output file", path)}
+}
+
+func runTopics(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("topics", flag.ContinueOnError)
+	modelPath := fs.String("model", "", "model file from 'neuralnmf fit' (required)")
+	vocabPath := fs.String("vocab", "", "vocabulary: one word per line, line i naming row i of X (required)")
+	n := fs.Int("n", 10, "words per topic")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, "Usage: neuralnmf topics -model m.nnmf -vocab vocab.txt [flags]\n\nPrints the top words of each topic at each layer; layer ℓ's topics are the columns of A⁽⁰⁾⋯A⁽ˡ⁾.\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	if err := parseFlags(fs, args, stderr); err != nil {
+		return err
+	}
+	if *vocabPath == "" || *n < 1 {
+		return usageError{errors.New("-vocab is required and -n must be at least 1")}
+	}
+	m, err := loadModel(*modelPath)
+	if err != nil {
+		return err
+	}
+	raw, err := os.ReadFile(*vocabPath)
+	if err != nil {
+		return err
+	}
+	vocab := strings.Split(strings.TrimRight(strings.ReplaceAll(string(raw), "\r\n", "\n"), "\n"), "\n")
+	if len(vocab) != m.A[0].Rows {
+		return fmt.Errorf("%s: %d words, but the model has %d features", *vocabPath, len(vocab), m.A[0].Rows)
+	}
+	topics := m.A[0]
+	for l := range m.A {
+		if l > 0 {
+			topics = tensor.MatMul(false, false, topics, m.A[l])
+		}
+		fmt.Fprintf(stdout, "Layer %d (%d topics):\n", l+1, topics.Cols)
+		for j, ws := range neuralnmf.TopWords(topics, vocab, *n) {
+			fmt.Fprintf(stdout, "  topic %-3d %s\n", j+1, strings.Join(ws, ", "))
+		}
+	}
+	return nil
+}
+
+func runHeatmap(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("heatmap", flag.ContinueOnError)
+	modelPath := fs.String("model", "", "model file from 'neuralnmf fit' (required)")
+	which := fs.String("matrix", "A1", "matrix to draw: A1..AL or S1..SL (layer numbers from 1)")
+	out := fs.String("o", "", "output PNG file (required)")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, "Usage: neuralnmf heatmap -model m.nnmf -matrix A2 -o a2.png\n\nDraws one A⁽ˡ⁾ or S⁽ˡ⁾ of a saved model as a PNG heatmap with labelled axes.\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	if err := parseFlags(fs, args, stderr); err != nil {
+		return err
+	}
+	if *out == "" || filepath.Ext(*out) != ".png" {
+		return usageError{errors.New("-o must name a .png file")}
+	}
+	m, err := loadModel(*modelPath)
+	if err != nil {
+		return err
+	}
+	L := len(m.A)
+	kind, num := "", 0
+	if len(*which) >= 2 {
+		kind = strings.ToUpper((*which)[:1])
+		num, err = strconv.Atoi((*which)[1:])
+	}
+	if err != nil || (kind != "A" && kind != "S") || num < 1 || num > L {
+		return usageError{fmt.Errorf("-matrix %q: want A1..A%d or S1..S%d", *which, L, L)}
+	}
+	d, rowLabel, colLabel := m.A[num-1], "features", fmt.Sprintf("layer-%d topics", num)
+	if num > 1 {
+		rowLabel = fmt.Sprintf("layer-%d topics", num-1)
+	}
+	if kind == "S" {
+		d, rowLabel, colLabel = m.S[num-1], fmt.Sprintf("layer-%d topics", num), "samples"
+	}
+	img, err := plot.Heatmaps([]plot.Panel{{Title: fmt.Sprintf("%s%d (%d×%d)", kind, num, d.Rows, d.Cols), M: d, RowLabel: rowLabel, ColLabel: colLabel}}, nil)
+	if err != nil {
+		return err
+	}
+	if err := plot.WritePNG(*out, img); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "wrote %s\n", *out)
+	return nil
+}

@@ -1,0 +1,136 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/neuralnmf/neuralnmf/matio"
+	"github.com/neuralnmf/neuralnmf/tensor"
+)
+
+func cli(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := run(args, &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+// writeData writes a small block-structured X (as sparse .mtx and dense
+// .csv), labels, a label mask and a vocabulary.
+func writeData(t *testing.T, dir string) {
+	rng := tensor.NewRand(3)
+	x := tensor.New(12, 20)
+	for j := 0; j < 20; j++ {
+		block := j / 10
+		for i := 0; i < 12; i++ {
+			if i/6 == block {
+				x.Set(i, j, 1+rng.Float64())
+			} else if rng.Float64() < 0.2 {
+				x.Set(i, j, 0.1*rng.Float64())
+			}
+		}
+	}
+	f, err := os.Create(filepath.Join(dir, "x.mtx"))
+	require.NoError(t, err)
+	require.NoError(t, matio.WriteMatrixMarket(f, &matio.Matrix{Sparse: tensor.SparseFromDense(x)}))
+	f.Close()
+	f, err = os.Create(filepath.Join(dir, "x.csv"))
+	require.NoError(t, err)
+	require.NoError(t, matio.WriteCSV(f, x))
+	f.Close()
+	var labels, mask, vocab strings.Builder
+	for j := 0; j < 20; j++ {
+		labels.WriteString([]string{"0\n", "1\n"}[j/10])
+		mask.WriteString([]string{"1\n", "0\n"}[j%4/3])
+	}
+	for i := 0; i < 12; i++ {
+		vocab.WriteString([]string{"alpha", "beta", "gamma", "delta", "eps", "zeta", "eta", "theta", "iota", "kappa", "lambda", "mu"}[i] + "\n")
+	}
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "y.txt"), []byte(labels.String()), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "known.txt"), []byte(mask.String()), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "vocab.txt"), []byte(vocab.String()), 0o644))
+}
+
+func TestFitTransformTopicsHeatmap(t *testing.T) {
+	dir := t.TempDir()
+	writeData(t, dir)
+	p := func(n string) string { return filepath.Join(dir, n) }
+	for _, x := range []string{"x.mtx", "x.csv"} {
+		code, out, errOut := cli(t, "fit", "-x", p(x), "-ranks", "4,2", "-labels", p("y.txt"), "-label-mask", p("known.txt"),
+			"-epochs", "60", "-o", p("m.nnmf"), "-quiet")
+		require.Equal(t, 0, code, errOut)
+		require.Contains(t, out, "accuracy 1.000")
+		require.Empty(t, errOut, "-quiet")
+	}
+	code, out, errOut := cli(t, "transform", "-model", p("m.nnmf"), "-x", p("x.mtx"), "-o", p("s.csv"))
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, "layer 2 (2×20)")
+	s, err := matio.ReadMatrix(p("s.csv"))
+	require.NoError(t, err)
+	r, c := s.Dims()
+	require.Equal(t, [2]int{2, 20}, [2]int{r, c})
+
+	code, out, errOut = cli(t, "topics", "-model", p("m.nnmf"), "-vocab", p("vocab.txt"), "-n", "3")
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, "Layer 1 (4 topics)")
+	require.Contains(t, out, "Layer 2 (2 topics)")
+	// The two supertopics are the two blocks of features.
+	first := map[string]bool{"alpha": true, "beta": true, "gamma": true, "delta": true, "eps": true, "zeta": true}
+	var l2 []string
+	for _, line := range strings.Split(out[strings.Index(out, "Layer 2"):], "\n")[1:3] {
+		l2 = append(l2, strings.Fields(line)[2])
+	}
+	require.NotEqual(t, first[strings.TrimSuffix(l2[0], ",")], first[strings.TrimSuffix(l2[1], ",")], "layer-2 topics split the blocks: %v", l2)
+
+	for _, mat := range []string{"A1", "A2", "S2"} {
+		code, _, errOut = cli(t, "heatmap", "-model", p("m.nnmf"), "-matrix", mat, "-o", p(mat+".png"))
+		require.Equal(t, 0, code, errOut)
+		st, err := os.Stat(p(mat + ".png"))
+		require.NoError(t, err)
+		require.Greater(t, st.Size(), int64(100))
+	}
+}
+
+func TestCLIErrors(t *testing.T) {
+	dir := t.TempDir()
+	writeData(t, dir)
+	p := func(n string) string { return filepath.Join(dir, n) }
+	require.NoError(t, os.WriteFile(p("bad.mtx"), []byte("%%MatrixMarket matrix coordinate real general\n2 2 1\n3 1 1\n"), 0o644))
+	require.NoError(t, os.WriteFile(p("neg.csv"), []byte("1,2\n-1,3\n"), 0o644))
+	require.NoError(t, os.WriteFile(p("bad.nnmf"), []byte("NNMFMODL garbage"), 0o644))
+	require.NoError(t, os.WriteFile(p("short.txt"), []byte("0\n1\n"), 0o644))
+	cases := []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"fit", "-x", p("bad.mtx"), "-ranks", "2", "-o", p("o.nnmf")}, 1, "bad.mtx:3: malformed input: row index 3 out of range 1..2"},
+		{[]string{"fit", "-x", p("neg.csv"), "-ranks", "1", "-o", p("o.nnmf")}, 1, "X: negative entry: entry (1, 0) is -1"},
+		{[]string{"fit", "-x", p("missing.mtx"), "-ranks", "2", "-o", p("o.nnmf")}, 1, "no such file"},
+		{[]string{"fit", "-x", p("x.mtx"), "-ranks", "4,x", "-o", p("o.nnmf")}, 2, `"x" is not a positive integer`},
+		{[]string{"fit", "-x", p("x.mtx"), "-ranks", "20", "-o", p("o.nnmf")}, 1, "rank 20 of layer 0"},
+		{[]string{"fit", "-x", p("x.mtx"), "-ranks", "2", "-labels", p("short.txt"), "-o", p("o.nnmf")}, 1, "2 labels for the 20 columns"},
+		{[]string{"fit", "-ranks", "2"}, 2, "-x, -ranks and -o are required"},
+		{[]string{"transform", "-model", p("bad.nnmf"), "-x", p("x.mtx"), "-o", p("s.csv")}, 1, "invalid model file"},
+		{[]string{"heatmap", "-model", p("bad.nnmf"), "-o", p("h.png")}, 1, "invalid model file"},
+		{[]string{"topics", "-model", p("missing.nnmf"), "-vocab", p("vocab.txt")}, 1, "no such file"},
+		{[]string{"experiment", "nope"}, 2, `unknown experiment "nope"`},
+	}
+	for _, tc := range cases {
+		code, out, errOut := cli(t, tc.args...)
+		require.Equal(t, tc.code, code, "%v: %s%s", tc.args, out, errOut)
+		require.Contains(t, errOut, tc.msg, "%v", tc.args)
+	}
+	_, err := os.Stat(p("o.nnmf"))
+	require.ErrorIs(t, err, os.ErrNotExist, "a failed fit writes no model file")
+	for _, c := range []string{"demo", "fit", "transform", "topics", "heatmap"} {
+		code, _, errOut := cli(t, c, "--help")
+		require.Equal(t, 0, code, c)
+		require.Contains(t, errOut, "Usage: neuralnmf "+c, c)
+	}
+}
