@@ -82,14 +82,21 @@ func Solve(a, x *tensor.Dense, opt *Options) (*Result, error) {
 	if err := tensor.CheckData("X", x); err != nil {
 		return nil, fmt.Errorf("nnls: %w", err)
 	}
-	if a != nil && a.Rows != x.Rows {
-		return nil, fmt.Errorf("nnls: %w: A is %d×%d and X is %d×%d: row counts differ", tensor.ErrShape, a.Rows, a.Cols, x.Rows, x.Cols)
+	return solveData(a, denseData{x}, opt)
+}
+
+// solveData checks that A and the validated X agree, factorises AᵀA and
+// solves.
+func solveData(a *tensor.Dense, x data, opt *Options) (*Result, error) {
+	n, m := x.dims()
+	if a != nil && a.Rows != n {
+		return nil, fmt.Errorf("nnls: %w: A is %d×%d and X is %d×%d: row counts differ", tensor.ErrShape, a.Rows, a.Cols, n, m)
 	}
 	gm, err := NewGram(a)
 	if err != nil {
 		return nil, err
 	}
-	return gm.solve(a, denseData{x}, opt)
+	return gm.solve(a, x, opt)
 }
 
 // data is the right-hand side X as the solver reads it: a chunk of columns at

@@ -14,14 +14,7 @@ func SolveSparse(a *tensor.Dense, x *tensor.Sparse, opt *Options) (*Result, erro
 	if err := tensor.CheckSparseData("X", x); err != nil {
 		return nil, fmt.Errorf("nnls: %w", err)
 	}
-	if a != nil && a.Rows != x.Rows {
-		return nil, fmt.Errorf("nnls: %w: A is %d×%d and X is %d×%d: row counts differ", tensor.ErrShape, a.Rows, a.Cols, x.Rows, x.Cols)
-	}
-	gm, err := NewGram(a)
-	if err != nil {
-		return nil, err
-	}
-	return gm.solve(a, sparseData{x}, opt)
+	return solveData(a, sparseData{x}, opt)
 }
 
 // BackwardSparse is Backward for a solution of SolveSparse. X is data here, so
