@@ -32,6 +32,7 @@ func runExperiment(args []string, stdout, stderr io.Writer) error {
 	lambda := fs.Float64("lambda", news20.DefaultNeural.Lambda, "weight λ of Neural NMF's supervision term")
 	initRestarts := fs.Int("init-restarts", news20.DefaultNeural.InitRestarts, "HNMF starts per layer for Neural NMF's initialisation")
 	restarts := fs.Int("restarts", news20.DefaultNeural.Restarts, "Neural NMF initialisations, each trained 50 epochs; the lowest loss is kept")
+	authors := fs.Bool("authors-loss", false, "train the authors' objective (per-entry-normalised energy loss + cross-entropy classifier) instead of the paper's")
 	out := fs.String("out", "neuralnmf-20news", "directory for keywords.txt and a1_heatmap.png")
 	quiet := fs.Bool("quiet", false, "no progress output")
 	fs.Usage = func() {
@@ -62,7 +63,7 @@ Flags:
 		return fmt.Errorf("-out %s: %w", *out, err)
 	}
 	nc := news20.DefaultNeural
-	nc.Epochs, nc.Lambda, nc.InitRestarts, nc.Restarts = *epochs, *lambda, *initRestarts, *restarts
+	nc.Epochs, nc.Lambda, nc.InitRestarts, nc.Restarts, nc.AuthorsLoss = *epochs, *lambda, *initRestarts, *restarts, *authors
 	opt := news20.Options{Trials: *trials, Seed: *seed, Neural: nc}
 	if !*quiet {
 		prog := newProgress(stderr, 4**trials, false)

@@ -51,6 +51,11 @@ func TestOneTrial(t *testing.T) {
 	}
 	words := news20.TopWords(rep.Example.A[0], d.Vocab, 10)
 	require.Len(t, words, 10)
+	// The authors' objective runs too.
+	nc.AuthorsLoss, nc.Lambda = true, 1
+	r, err := news20.Neural(d, true, 0, nc, 0)
+	require.NoError(t, err)
+	require.Greater(t, r.Acc[1], 0.3)
 }
 
 // The paper's Table 2 protocol, 10 trials, checked against the issue's

@@ -83,6 +83,11 @@ type NeuralConfig struct {
 	InitRestarts int
 	Restarts     int
 	LR           float64
+	// AuthorsLoss trains the authors' objective instead of the paper's:
+	// the layer-wise energy loss with each term divided by its number of
+	// entries (torch's MSELoss), plus λ times the mean cross-entropy of a
+	// trained linear classifier on the labelled documents.
+	AuthorsLoss bool
 }
 
 // DefaultNeural is the configuration the experiment uses. λ = 10 was the
@@ -100,6 +105,12 @@ func Neural(d *Data, semi bool, seed uint64, nc NeuralConfig, workers int) (*Res
 	if semi {
 		cfg.Supervision = &neuralnmf.Supervision{Labels: d.Super, Classes: Classes, Known: d.KnownNNMF, Lambda: nc.Lambda}
 	}
+	if nc.AuthorsLoss {
+		cfg.CustomLoss = authorsLoss(d, nc.Lambda)
+		if semi {
+			cfg.Supervision.Classifier = neuralnmf.CrossEntropy
+		}
+	}
 	m, err := neuralnmf.TrainSparse(d.X, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("Neural NMF: %w", err)
@@ -109,4 +120,30 @@ func Neural(d *Data, semi bool, seed uint64, nc NeuralConfig, workers int) (*Res
 		r.Acc[l] = LayerAccuracy(m.S[l], d.Super, d.KnownNNMF)
 	}
 	return r, nil
+}
+
+// authorsLoss is the authors' training objective for the 20 Newsgroups
+// experiment: Σ_ℓ ‖S⁽ˡ⁻¹⁾ − A⁽ˡ⁾S⁽ˡ⁾‖²/(entries of S⁽ˡ⁻¹⁾) with S⁽⁻¹⁾ = X,
+// plus λ·(mean cross-entropy over the labelled documents) when supervised.
+func authorsLoss(d *Data, lambda float64) func(*autograd.Tape, *neuralnmf.Forward) *autograd.Var {
+	known := 0
+	for _, k := range d.KnownNNMF {
+		if k {
+			known++
+		}
+	}
+	return func(t *autograd.Tape, f *neuralnmf.Forward) *autograd.Var {
+		n, m := d.X.Rows, d.X.Cols
+		loss := ops.Scale(ops.SparseFrobeniusLoss(f.XSparse, f.A[0], f.S[0]), 1/float64(n*m))
+		for l := 1; l < len(f.A); l++ {
+			r, c := f.S[l-1].Shape()
+			term := ops.FrobeniusLoss(f.S[l-1], ops.MatMul(f.A[l], f.S[l]))
+			loss = ops.Add(loss, ops.Scale(term, 1/float64(r*c)))
+		}
+		if f.B != nil {
+			ce := ops.SoftmaxCrossEntropy(ops.MatMul(f.B, f.S[len(f.S)-1]), f.Y, f.Z)
+			loss = ops.Add(loss, ops.Scale(ce, lambda/float64(known)))
+		}
+		return loss
+	}
 }

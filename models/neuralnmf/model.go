@@ -389,7 +389,12 @@ func (t *trainer) train(upTo int) error {
 		if math.IsNaN(lv) || math.IsInf(lv, 0) {
 			return fmt.Errorf("neuralnmf: epoch %d: loss is %v; lower the learning rate", epoch, lv)
 		}
-		rel := relError(t.x, t.xNorm, f)
+		var rel float64
+		if c.Loss == Reconstruction && c.Supervision == nil && c.CustomLoss == nil && c.DataMask == nil {
+			rel = math.Sqrt(math.Max(lv, 0)) / t.xNorm // the loss is ‖X − A⁽⁰⁾⋯S⁽ᴸ⁾‖²
+		} else {
+			rel = relError(t.x, t.xNorm, f)
+		}
 		acc := math.NaN()
 		if f.B != nil {
 			acc = accuracy(f.B.Value(), f.S[len(f.S)-1].Value(), t.labels)
