@@ -39,6 +39,10 @@ func TestSparseRoundTripAndProducts(t *testing.T) {
 	for i := range want2.Data {
 		require.InDelta(t, want2.Data[i], got.Data[i], 1e-14)
 	}
+	h := tensor.Uniform(3, 7, 0, 1, rng)
+	r := tensor.MatMul(false, false, a, h)
+	tensor.Sub(r, d, r)
+	require.InEpsilon(t, tensor.SqNorm(r), s.SqDist(a, h), 1e-12, "‖X − AH‖² without forming AH")
 }
 
 func TestNewSparse(t *testing.T) {

@@ -86,10 +86,7 @@ func (d data) norm() float64 {
 // sqErr is ‖X − W·H‖².
 func (d data) sqErr(w, h *tensor.Dense) float64 {
 	if d.sparse != nil {
-		x := d.sparse
-		wtx := tensor.New(w.Cols, x.Cols)
-		x.MulTA(w, 0, x.Cols, wtx.Data, wtx.Stride)
-		return math.Max(0, x.SqNorm()-2*tensor.Dot(wtx, h)+tensor.Dot(tensor.MatMul(true, false, w, w), tensor.MatMul(false, true, h, h)))
+		return d.sparse.SqDist(w, h)
 	}
 	r := tensor.MatMul(false, false, w, h)
 	tensor.Sub(r, d.dense, r)

@@ -74,7 +74,7 @@ func (h *Hierarchy) addLayer(xm fitter, in layerInput, ranks []int, l int, lab *
 		if ll != nil {
 			return fmt.Errorf("layer %d: labels on a sparse first layer are not supported; use at least two layers", l)
 		}
-		mk = func() solver { return sparseUpdater{x} }
+		mk = func() solver { return newSparseUpdater(x, ranks[l]) }
 	} else {
 		d := in.dense
 		lo := o
@@ -244,12 +244,11 @@ func DeepNMF(x *tensor.Dense, ranks []int, lab *Labels, opt *DeepOptions) (*Hier
 // refineS applies one multiplicative update to S for
 // ‖P − AS‖² + ‖S − A₊S₊‖², with P the updater's input.
 func refineS(u *updater, a, s, aUp, sUp *tensor.Dense) {
-	u.model(a, s, nil)
-	num := tensor.MatMul(true, false, a, u.wx)
-	tensor.Gemm(false, false, 1, aUp, sUp, 1, num)
-	den := tensor.MatMul(true, false, a, u.ws)
-	tensor.Add(den, den, s)
-	multiply(s, num, den)
+	tensor.Gemm(true, false, 1, a, u.wx, 0, u.numS)
+	tensor.Gemm(false, false, 1, aUp, sUp, 1, u.numS)
+	u.dataDenS(a, s, u.denS)
+	tensor.Add(u.denS, u.denS, s)
+	multiply(s, u.numS, u.denS)
 }
 
 // MaxPoolCols is the default pooling of DeepNMF: column m of the result is the

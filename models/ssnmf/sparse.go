@@ -2,7 +2,6 @@ package ssnmf
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/neuralnmf/neuralnmf/tensor"
 )
@@ -15,38 +14,48 @@ type solver interface {
 }
 
 // sparseUpdater runs the unmasked NMF updates for a sparse X without forming
-// AS: A ← A ∘ (XSᵀ)/(A·SSᵀ), S ← S ∘ (AᵀX)/(AᵀA·S).
-type sparseUpdater struct{ x *tensor.Sparse }
+// AS: A ← A ∘ (XSᵀ)/(A·SSᵀ), S ← S ∘ (AᵀX)/(AᵀA·S). Its scratch is allocated
+// once; a step allocates nothing.
+type sparseUpdater struct {
+	x          *tensor.Sparse
+	kk, ata    *tensor.Dense // k×k: SSᵀ, and AᵀA of the last S update
+	numA, denA *tensor.Dense // N×k
+	atx, denS  *tensor.Dense // k×M: AᵀX of the last S update
+	fresh      bool          // ata and atx belong to the current A
+}
 
-func (u sparseUpdater) step(a, s, _ *tensor.Dense, updA, updS bool) {
+func newSparseUpdater(x *tensor.Sparse, k int) *sparseUpdater {
+	return &sparseUpdater{x: x, kk: tensor.New(k, k), ata: tensor.New(k, k),
+		numA: tensor.New(x.Rows, k), denA: tensor.New(x.Rows, k), atx: tensor.New(k, x.Cols), denS: tensor.New(k, x.Cols)}
+}
+
+func (u *sparseUpdater) step(a, s, _ *tensor.Dense, updA, updS bool) {
 	if updA {
-		num := tensor.New(a.Rows, a.Cols)
-		u.x.MulDenseT(1, s, 0, u.x.Cols, num) // X·Sᵀ
-		sst := tensor.MatMul(false, true, s, s)
-		den := tensor.MatMul(false, false, a, sst)
-		multiply(a, num, den)
+		u.numA.Zero()
+		u.x.MulDenseT(1, s, 0, u.x.Cols, u.numA) // X·Sᵀ
+		tensor.Gemm(false, true, 1, s, s, 0, u.kk)
+		tensor.Gemm(false, false, 1, a, u.kk, 0, u.denA)
+		multiply(a, u.numA, u.denA)
+		u.fresh = false
 	}
 	if updS {
-		num := tensor.New(a.Cols, u.x.Cols)
-		u.x.MulTA(a, 0, u.x.Cols, num.Data, num.Stride) // AᵀX
-		ata := tensor.MatMul(true, false, a, a)
-		den := tensor.MatMul(false, false, ata, s)
-		multiply(s, num, den)
+		u.x.MulTA(a, 0, u.x.Cols, u.atx.Data, u.atx.Stride) // AᵀX
+		tensor.Gemm(true, false, 1, a, a, 0, u.ata)
+		tensor.Gemm(false, false, 1, u.ata, s, 0, u.denS)
+		multiply(s, u.atx, u.denS)
+		u.fresh = true
 	}
 }
 
 // objective is ‖X − AS‖² = ‖X‖² − 2⟨AᵀX, S⟩ + ⟨AᵀA, SSᵀ⟩, clamped at 0
-// against cancellation.
-func (u sparseUpdater) objective(a, s, _ *tensor.Dense) float64 {
-	return math.Max(0, sparseSqErr(u.x, a, s))
-}
-
-func sparseSqErr(x *tensor.Sparse, w, h *tensor.Dense) float64 {
-	wtx := tensor.New(w.Cols, x.Cols)
-	x.MulTA(w, 0, x.Cols, wtx.Data, wtx.Stride)
-	wtw := tensor.MatMul(true, false, w, w)
-	hht := tensor.MatMul(false, true, h, h)
-	return x.SqNorm() - 2*tensor.Dot(wtx, h) + tensor.Dot(wtw, hht)
+// against cancellation. Right after an S update AᵀX and AᵀA are the ones
+// that update computed, so only SSᵀ is new.
+func (u *sparseUpdater) objective(a, s, _ *tensor.Dense) float64 {
+	if !u.fresh {
+		return u.x.SqDist(a, s)
+	}
+	tensor.Gemm(false, true, 1, s, s, 0, u.kk)
+	return max(0, u.x.SqNorm()-2*tensor.Dot(u.atx, s)+tensor.Dot(u.ata, u.kk))
 }
 
 // NMFSparse is NMF for a sparse X: the same updates and stopping rules,
@@ -57,7 +66,7 @@ func NMFSparse(x *tensor.Sparse, k int, opt *Options) (*Factors, error) {
 		return nil, err
 	}
 	f := startDims(x.Rows, x.Cols, initMean(sparseMean(x), k, o), k, nil, o.Seed)
-	f.iterate(sparseUpdater{x}, o.MaxIter, o)
+	f.iterate(newSparseUpdater(x, k), o.MaxIter, o)
 	return f, nil
 }
 
@@ -120,7 +129,7 @@ func (d denseFit) sqErr(w, h *tensor.Dense) float64 {
 
 type sparseFit struct{ x *tensor.Sparse }
 
-func (s sparseFit) sqErr(w, h *tensor.Dense) float64 { return math.Max(0, sparseSqErr(s.x, w, h)) }
+func (s sparseFit) sqErr(w, h *tensor.Dense) float64 { return s.x.SqDist(w, h) }
 
 // layerInput is what a layer factors: the sparse X (layer 0 of HNMFSparse)
 // or a dense matrix.

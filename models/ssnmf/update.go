@@ -5,88 +5,110 @@ import "github.com/neuralnmf/neuralnmf/tensor"
 // floor keeps multiplicative updates away from 0/0.
 const floor = 1e-300
 
-// updater holds the fixed inputs of the multiplicative updates and scratch.
+// updater holds the fixed inputs of the dense multiplicative updates and all
+// their scratch, allocated once: a step allocates nothing.
 type updater struct {
 	x, wx, w *tensor.Dense // X, W∘X (or X), W (nil = all ones)
-	y, zy, z *tensor.Dense // labels, or nil
+	zy, z    *tensor.Dense // Z∘Y and Z, or nil without labels
 	lambda   float64
-	ws       *tensor.Dense // N×M: W∘(AS)
+	ws       *tensor.Dense // N×M: W∘(AS), only with a mask or for the objective
 	zs       *tensor.Dense // P×M: Z∘(BS)
+	kk       *tensor.Dense // k×k: SSᵀ or AᵀA
+	numA     *tensor.Dense // N×k
+	denA     *tensor.Dense
+	numS     *tensor.Dense // k×M
+	denS     *tensor.Dense
+	numB     *tensor.Dense // P×k
+	denB     *tensor.Dense
 }
 
 func newUpdater(x *tensor.Dense, lab *Labels, w *tensor.Dense, k int) *updater {
-	u := &updater{x: x, wx: x, w: w, ws: tensor.New(x.Rows, x.Cols)}
+	n, m := x.Rows, x.Cols
+	u := &updater{x: x, wx: x, w: w, ws: tensor.New(n, m), kk: tensor.New(k, k),
+		numA: tensor.New(n, k), denA: tensor.New(n, k), numS: tensor.New(k, m), denS: tensor.New(k, m)}
 	if w != nil {
-		u.wx = tensor.New(x.Rows, x.Cols)
+		u.wx = tensor.New(n, m)
 		tensor.Mul(u.wx, w, x)
 	}
 	if lab != nil {
-		u.y, u.z, u.lambda = lab.Y, lab.Z, lab.Lambda
-		u.zy = tensor.New(lab.Y.Rows, lab.Y.Cols)
+		p := lab.Y.Rows
+		u.z, u.lambda = lab.Z, lab.Lambda
+		u.zy = tensor.New(p, m)
 		tensor.Mul(u.zy, lab.Z, lab.Y)
-		u.zs = tensor.New(lab.Y.Rows, lab.Y.Cols)
+		u.zs = tensor.New(p, m)
+		u.numB, u.denB = tensor.New(p, k), tensor.New(p, k)
 	}
 	return u
 }
 
-// model sets u.ws = W∘(AS) and, with labels, u.zs = Z∘(BS).
-func (u *updater) model(a, s, b *tensor.Dense) {
+// fitX sets u.ws = W∘(AS).
+func (u *updater) fitX(a, s *tensor.Dense) {
 	tensor.Gemm(false, false, 1, a, s, 0, u.ws)
 	if u.w != nil {
 		tensor.Mul(u.ws, u.ws, u.w)
 	}
-	if b != nil {
-		tensor.Gemm(false, false, 1, b, s, 0, u.zs)
-		tensor.Mul(u.zs, u.zs, u.z)
+}
+
+// fitY sets u.zs = Z∘(BS).
+func (u *updater) fitY(b, s *tensor.Dense) {
+	tensor.Gemm(false, false, 1, b, s, 0, u.zs)
+	tensor.Mul(u.zs, u.zs, u.z)
+}
+
+// dataDenS sets den = Aᵀ(W∘AS), which is (AᵀA)S without a mask: the data
+// term's part of the S update's denominator.
+func (u *updater) dataDenS(a, s, den *tensor.Dense) {
+	if u.w == nil {
+		tensor.Gemm(true, false, 1, a, a, 0, u.kk)
+		tensor.Gemm(false, false, 1, u.kk, s, 0, den)
+		return
 	}
+	u.fitX(a, s)
+	tensor.Gemm(true, false, 1, a, u.ws, 0, den)
 }
 
 // step applies one round of updates: A (if updA), B, then S (if updS).
 func (u *updater) step(a, s, b *tensor.Dense, updA, updS bool) {
 	if updA {
-		num := tensor.MatMul(false, true, u.wx, s) // (W∘X)Sᵀ
-		var den *tensor.Dense
-		if u.w == nil { // A(SSᵀ): cheaper, and the sparse updater's order
-			den = tensor.MatMul(false, false, a, tensor.MatMul(false, true, s, s))
-		} else {
-			u.model(a, s, b)
-			den = tensor.MatMul(false, true, u.ws, s) // (W∘AS)Sᵀ
+		tensor.Gemm(false, true, 1, u.wx, s, 0, u.numA) // (W∘X)Sᵀ
+		if u.w == nil {                                 // A(SSᵀ)
+			tensor.Gemm(false, true, 1, s, s, 0, u.kk)
+			tensor.Gemm(false, false, 1, a, u.kk, 0, u.denA)
+		} else { // (W∘AS)Sᵀ
+			u.fitX(a, s)
+			tensor.Gemm(false, true, 1, u.ws, s, 0, u.denA)
 		}
-		multiply(a, num, den)
+		multiply(a, u.numA, u.denA)
 	}
 	if b != nil {
-		u.model(a, s, b)
-		num := tensor.MatMul(false, true, u.zy, s)
-		den := tensor.MatMul(false, true, u.zs, s)
-		multiply(b, num, den)
+		u.fitY(b, s)
+		tensor.Gemm(false, true, 1, u.zy, s, 0, u.numB)
+		tensor.Gemm(false, true, 1, u.zs, s, 0, u.denB)
+		multiply(b, u.numB, u.denB)
 	}
 	if updS {
-		num := tensor.MatMul(true, false, a, u.wx) // Aᵀ(W∘X)
-		var den *tensor.Dense
-		if u.w == nil { // (AᵀA)S
-			den = tensor.MatMul(false, false, tensor.MatMul(true, false, a, a), s)
-		} else {
-			u.model(a, s, b)
-			den = tensor.MatMul(true, false, a, u.ws)
-		}
+		tensor.Gemm(true, false, 1, a, u.wx, 0, u.numS) // Aᵀ(W∘X)
+		u.dataDenS(a, s, u.denS)
 		if b != nil {
-			u.model(a, s, b)
-			tensor.Gemm(true, false, u.lambda, b, u.zy, 1, num)
-			tensor.Gemm(true, false, u.lambda, b, u.zs, 1, den)
+			u.fitY(b, s) // B changed above
+			tensor.Gemm(true, false, u.lambda, b, u.zy, 1, u.numS)
+			tensor.Gemm(true, false, u.lambda, b, u.zs, 1, u.denS)
 		}
-		multiply(s, num, den)
+		multiply(s, u.numS, u.denS)
 	}
 }
 
-// objective returns ‖W∘(X − AS)‖² + λ‖Z∘(Y − BS)‖².
+// objective returns ‖W∘(X − AS)‖² + λ‖Z∘(Y − BS)‖², computed directly (not
+// by expansion) so that monotonicity can be checked to rounding.
 func (u *updater) objective(a, s, b *tensor.Dense) float64 {
-	u.model(a, s, b)
+	u.fitX(a, s)
 	var e float64
 	for i, v := range u.wx.Data {
 		d := v - u.ws.Data[i]
 		e += d * d
 	}
 	if b != nil {
+		u.fitY(b, s)
 		var c float64
 		for i, v := range u.zy.Data {
 			d := v - u.zs.Data[i]
