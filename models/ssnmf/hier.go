@@ -74,7 +74,7 @@ func (h *Hierarchy) addLayer(xm fitter, in layerInput, ranks []int, l int, lab *
 		if ll != nil {
 			return fmt.Errorf("layer %d: labels on a sparse first layer are not supported; use at least two layers", l)
 		}
-		mk = func() solver { return newSparseUpdater(x, ranks[l]) }
+		mk = func() solver { return newSparseUpdater(x, ranks[l], o.Eps) }
 	} else {
 		d := in.dense
 		lo := o
@@ -83,12 +83,12 @@ func (h *Hierarchy) addLayer(xm fitter, in layerInput, ranks []int, l int, lab *
 			return fmt.Errorf("layer %d: %w", l, err)
 		}
 		rows, cols, mean = d.Rows, d.Cols, tensor.Sum(d)/float64(d.Len())
-		mk = func() solver { return newUpdater(d, ll, w, ranks[l]) }
+		mk = func() solver { return newUpdater(d, ll, w, ranks[l], o.Eps) }
 	}
 	var best *Factors
 	bestErr := math.Inf(1)
 	for r := 0; r < o.Restarts; r++ {
-		f := startDims(rows, cols, initMean(mean, ranks[l], o), ranks[l], ll, o.Seed+uint64(1000*l+r))
+		f := o.start(rows, cols, initMean(mean, ranks[l], o), ranks[l], ll, l, r)
 		if o.Restarts == 1 {
 			best = f
 			break
@@ -218,7 +218,7 @@ func DeepNMF(x *tensor.Dense, ranks []int, lab *Labels, opt *DeepOptions) (*Hier
 		if l > 0 {
 			w = nil
 		}
-		ups[l] = newUpdater(inputs[l], ll, w, ranks[l])
+		ups[l] = newUpdater(inputs[l], ll, w, ranks[l], o.Eps)
 	}
 	for sweep := 0; sweep < o.Sweeps; sweep++ {
 		for l := top; l >= 0; l-- {
@@ -248,7 +248,7 @@ func refineS(u *updater, a, s, aUp, sUp *tensor.Dense) {
 	tensor.Gemm(false, false, 1, aUp, sUp, 1, u.numS)
 	u.dataDenS(a, s, u.denS)
 	tensor.Add(u.denS, u.denS, s)
-	multiply(s, u.numS, u.denS)
+	multiply(s, u.numS, u.denS, u.eps)
 }
 
 // MaxPoolCols is the default pooling of DeepNMF: column m of the result is the

@@ -22,10 +22,11 @@ type sparseUpdater struct {
 	numA, denA *tensor.Dense // N×k
 	atx, denS  *tensor.Dense // k×M: AᵀX of the last S update
 	fresh      bool          // ata and atx belong to the current A
+	eps        float64       // added to every denominator (Options.Eps)
 }
 
-func newSparseUpdater(x *tensor.Sparse, k int) *sparseUpdater {
-	return &sparseUpdater{x: x, kk: tensor.New(k, k), ata: tensor.New(k, k),
+func newSparseUpdater(x *tensor.Sparse, k int, eps float64) *sparseUpdater {
+	return &sparseUpdater{x: x, eps: eps, kk: tensor.New(k, k), ata: tensor.New(k, k),
 		numA: tensor.New(x.Rows, k), denA: tensor.New(x.Rows, k), atx: tensor.New(k, x.Cols), denS: tensor.New(k, x.Cols)}
 }
 
@@ -35,14 +36,14 @@ func (u *sparseUpdater) step(a, s, _ *tensor.Dense, updA, updS bool) {
 		u.x.MulDenseT(1, s, 0, u.x.Cols, u.numA) // X·Sᵀ
 		tensor.Gemm(false, true, 1, s, s, 0, u.kk)
 		tensor.Gemm(false, false, 1, a, u.kk, 0, u.denA)
-		multiply(a, u.numA, u.denA)
+		multiply(a, u.numA, u.denA, u.eps)
 		u.fresh = false
 	}
 	if updS {
 		u.x.MulTA(a, 0, u.x.Cols, u.atx.Data, u.atx.Stride) // AᵀX
 		tensor.Gemm(true, false, 1, a, a, 0, u.ata)
 		tensor.Gemm(false, false, 1, u.ata, s, 0, u.denS)
-		multiply(s, u.atx, u.denS)
+		multiply(s, u.atx, u.denS, u.eps)
 		u.fresh = true
 	}
 }
@@ -65,8 +66,8 @@ func NMFSparse(x *tensor.Sparse, k int, opt *Options) (*Factors, error) {
 	if err := validateSparse(x, k, &o); err != nil {
 		return nil, err
 	}
-	f := startDims(x.Rows, x.Cols, initMean(sparseMean(x), k, o), k, nil, o.Seed)
-	f.iterate(newSparseUpdater(x, k), o.MaxIter, o)
+	f := o.start(x.Rows, x.Cols, initMean(sparseMean(x), k, o), k, nil, 0, 0)
+	f.iterate(newSparseUpdater(x, k, o.Eps), o.MaxIter, o)
 	return f, nil
 }
 
@@ -103,7 +104,7 @@ func validateSparse(x *tensor.Sparse, k int, o *Options) error {
 	if k < 1 || k > min(x.Rows, x.Cols) {
 		return fmt.Errorf("ssnmf: %w: rank %d, want 1 to min(N, M) = %d", ErrRank, k, min(x.Rows, x.Cols))
 	}
-	return nil
+	return o.checkEps()
 }
 
 func sparseMean(x *tensor.Sparse) float64 {

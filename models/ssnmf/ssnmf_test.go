@@ -129,6 +129,11 @@ func TestErrors(t *testing.T) {
 		}(), "lambda"},
 		{"ranks-increase", func() error { _, e := ssnmf.HNMF(x, []int{4, 9}, nil, nil); return e }(), "ranks must decrease"},
 		{"no-ranks", func() error { _, e := ssnmf.HNMF(x, nil, nil, nil); return e }(), "no layer ranks"},
+		{"eps-negative", func() error { _, e := ssnmf.NMF(x, 3, &ssnmf.Options{Eps: -1}); return e }(), "Eps is -1"},
+		{"eps-nan", func() error {
+			_, e := ssnmf.NMFSparse(tensor.SparseFromDense(x), 3, &ssnmf.Options{Eps: math.NaN()})
+			return e
+		}(), "Eps is NaN"},
 	}
 	for _, tc := range cases {
 		require.Error(t, tc.err, tc.name)
@@ -167,3 +172,34 @@ func TestSparseMatchesDense(t *testing.T) {
 		require.LessOrEqual(t, f.Objective[i], f.Objective[i-1]*(1+1e-9))
 	}
 }
+
+// With Options.Rand the start is drawn from the given source (A, then S,
+// row-major, unscaled with UnscaledInit) and Eps is added to every
+// denominator: one update from a known start, checked against the update
+// computed by hand.
+func TestRandSourceAndEps(t *testing.T) {
+	x, err := tensor.FromRows([][]float64{{1, 2}, {3, 4}})
+	require.NoError(t, err)
+	seq := &counter{}
+	calls := []int{}
+	opt := &ssnmf.Options{MaxIter: 1, UnscaledInit: true, Eps: 0.5,
+		Rand: func(layer, restart int) ssnmf.Float64Source { calls = append(calls, layer, restart); return seq }}
+	f, err := ssnmf.NMF(x, 1, opt)
+	require.NoError(t, err)
+	require.Equal(t, []int{0, 0}, calls)
+	// Start A = [0.1; 0.2], S = [0.3 0.4] (the counter's draws).
+	// A ← A∘(XSᵀ)/(A·SSᵀ + ε): SSᵀ = 0.25, XSᵀ = [1.1; 2.5].
+	a0 := 0.1 * 1.1 / (0.1*0.25 + 0.5)
+	a1 := 0.2 * 2.5 / (0.2*0.25 + 0.5)
+	// S ← S∘(AᵀX)/(AᵀA·S + ε) with the new A.
+	ata := a0*a0 + a1*a1
+	s0 := 0.3 * (a0*1 + a1*3) / (ata*0.3 + 0.5)
+	s1 := 0.4 * (a0*2 + a1*4) / (ata*0.4 + 0.5)
+	require.InDeltaSlice(t, []float64{a0, a1}, f.A.Data, 1e-15)
+	require.InDeltaSlice(t, []float64{s0, s1}, f.S.Data, 1e-15)
+}
+
+// counter yields 0.1, 0.2, 0.3, ...
+type counter struct{ n int }
+
+func (c *counter) Float64() float64 { c.n++; return float64(c.n) / 10 }

@@ -20,11 +20,12 @@ type updater struct {
 	denS     *tensor.Dense
 	numB     *tensor.Dense // P×k
 	denB     *tensor.Dense
+	eps      float64 // added to every denominator (Options.Eps)
 }
 
-func newUpdater(x *tensor.Dense, lab *Labels, w *tensor.Dense, k int) *updater {
+func newUpdater(x *tensor.Dense, lab *Labels, w *tensor.Dense, k int, eps float64) *updater {
 	n, m := x.Rows, x.Cols
-	u := &updater{x: x, wx: x, w: w, ws: tensor.New(n, m), kk: tensor.New(k, k),
+	u := &updater{x: x, wx: x, w: w, eps: eps, ws: tensor.New(n, m), kk: tensor.New(k, k),
 		numA: tensor.New(n, k), denA: tensor.New(n, k), numS: tensor.New(k, m), denS: tensor.New(k, m)}
 	if w != nil {
 		u.wx = tensor.New(n, m)
@@ -78,13 +79,13 @@ func (u *updater) step(a, s, b *tensor.Dense, updA, updS bool) {
 			u.fitX(a, s)
 			tensor.Gemm(false, true, 1, u.ws, s, 0, u.denA)
 		}
-		multiply(a, u.numA, u.denA)
+		multiply(a, u.numA, u.denA, u.eps)
 	}
 	if b != nil {
 		u.fitY(b, s)
 		tensor.Gemm(false, true, 1, u.zy, s, 0, u.numB)
 		tensor.Gemm(false, true, 1, u.zs, s, 0, u.denB)
-		multiply(b, u.numB, u.denB)
+		multiply(b, u.numB, u.denB, u.eps)
 	}
 	if updS {
 		tensor.Gemm(true, false, 1, a, u.wx, 0, u.numS) // Aᵀ(W∘X)
@@ -94,7 +95,7 @@ func (u *updater) step(a, s, b *tensor.Dense, updA, updS bool) {
 			tensor.Gemm(true, false, u.lambda, b, u.zy, 1, u.numS)
 			tensor.Gemm(true, false, u.lambda, b, u.zs, 1, u.denS)
 		}
-		multiply(s, u.numS, u.denS)
+		multiply(s, u.numS, u.denS, u.eps)
 	}
 }
 
@@ -119,9 +120,10 @@ func (u *updater) objective(a, s, b *tensor.Dense) float64 {
 	return e
 }
 
-// multiply sets m = m ∘ num / den element-wise.
-func multiply(m, num, den *tensor.Dense) {
+// multiply sets m = m ∘ num / (den + eps) element-wise, with the
+// denominator floored at 1e-300 against 0/0.
+func multiply(m, num, den *tensor.Dense, eps float64) {
 	for i, v := range m.Data {
-		m.Data[i] = v * num.Data[i] / max(den.Data[i], floor)
+		m.Data[i] = v * num.Data[i] / max(den.Data[i]+eps, floor)
 	}
 }
