@@ -26,6 +26,9 @@ type Data struct {
 	// KnownNNMF and KnownHNMF mark the labelled documents (750) under each
 	// method's own column order, as the notebooks did.
 	KnownNNMF, KnownHNMF []bool
+	// HNMFCol is each column's position in the HNMF notebook's column order
+	// (documents sorted by newsgroup).
+	HNMFCol []int
 	// Vocab holds the word of each row of X.
 	Vocab []string
 	// SuperNames names the 6 supergroups.
@@ -64,13 +67,15 @@ func Load(dir string) (*Data, error) {
 		sup, e3 := strconv.Atoi(fs[6])
 		kn, e4 := strconv.Atoi(fs[8])
 		kh, e5 := strconv.Atoi(fs[10])
-		if e1 != nil || e2 != nil || e3 != nil || e4 != nil || e5 != nil || col != len(d.Super) || sup < 0 || sup > 5 {
+		hc, e6 := strconv.Atoi(fs[9])
+		if e1 != nil || e2 != nil || e3 != nil || e4 != nil || e5 != nil || e6 != nil || col != len(d.Super) || sup < 0 || sup > 5 {
 			return nil, fmt.Errorf("%s:%d: malformed row", docs, line)
 		}
 		d.Super = append(d.Super, sup)
 		d.Sub = append(d.Sub, sub)
 		d.KnownNNMF = append(d.KnownNNMF, kn == 1)
 		d.KnownHNMF = append(d.KnownHNMF, kh == 1)
+		d.HNMFCol = append(d.HNMFCol, hc)
 		d.SuperNames[sup] = fs[7]
 	}
 	if err := sc.Err(); err != nil {
@@ -78,6 +83,13 @@ func Load(dir string) (*Data, error) {
 	}
 	if len(d.Super) != d.X.Cols {
 		return nil, fmt.Errorf("%s: %d documents for %d columns of X", docs, len(d.Super), d.X.Cols)
+	}
+	seen := make([]bool, len(d.HNMFCol))
+	for i, c := range d.HNMFCol {
+		if c < 0 || c >= len(seen) || seen[c] {
+			return nil, fmt.Errorf("%s:%d: hnmf_col %d is not a permutation of 0..%d", docs, i+2, c, len(seen)-1)
+		}
+		seen[c] = true
 	}
 	vocab := filepath.Join(dir, "paper_subset", "vocab.txt")
 	raw, err := os.ReadFile(vocab)

@@ -6,6 +6,7 @@ import (
 	"github.com/neuralnmf/neuralnmf/autograd"
 	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
 	"github.com/neuralnmf/neuralnmf/models/ssnmf"
+	"github.com/neuralnmf/neuralnmf/mt19937"
 	"github.com/neuralnmf/neuralnmf/ops"
 	"github.com/neuralnmf/neuralnmf/tensor"
 )
@@ -50,30 +51,64 @@ func LayerAccuracy(s *tensor.Dense, labels []int, known []bool) float64 {
 	return float64(right) / float64(n)
 }
 
-// HNMF runs the paper's HNMF baseline as its notebook did (the protocol of
-// shared/data/20news's reference): multiplicative updates from U(0, 1)
-// factors, stopped when (e_{t−1} − e_t)/e_0 < 1e-4, NMF of X with rank 10,
-// then NMF (unsupervised) or SSNMF with λ = 1 and the 75 % label mask
-// (semi-supervised) of S⁽⁰⁾ with rank 6.
-func HNMF(d *Data, semi bool, seed uint64) (*Result, error) {
-	opt := &ssnmf.Options{Seed: seed, Stop: ssnmf.StopFirst, Tol: 1e-4, UnscaledInit: true, MaxIter: 2000}
+// HNMF runs the paper's HNMF baseline exactly as its notebook did (the
+// protocol of shared/data/20news's reference): the float32-rounded X with
+// its columns in the notebook's order (by newsgroup); NumPy's generator
+// seeded with seed before each layer, so the U(0, 1) starts are the
+// notebook's; the ssnmf 1.0.3 multiplicative updates (1e-10 added to every
+// denominator) stopped when (e_{t−1} − e_t)/e_0 < 1e-4; NMF of X with rank
+// 10, then NMF (unsupervised) or SSNMF with λ = 15 and the 75 % label mask
+// (semi-supervised) of S⁽⁰⁾ with rank 6. The returned S matrices are in
+// X's column order. Iterations holds the updates of each layer.
+func HNMF(d *Data, semi bool, seed uint32) (*Result, []int, error) {
+	x, err := d.hnmfX()
+	if err != nil {
+		return nil, nil, err
+	}
+	super, known := make([]int, len(d.Super)), make([]bool, len(d.Super))
+	for c, p := range d.HNMFCol {
+		super[p], known[p] = d.Super[c], d.KnownHNMF[c]
+	}
+	opt := &ssnmf.Options{Stop: ssnmf.StopFirst, Tol: 1e-4, UnscaledInit: true, MaxIter: 2000, Eps: 1e-10,
+		Rand: func(int, int) ssnmf.Float64Source { return mt19937.New(seed) }}
 	var lab *ssnmf.Labels
 	if semi {
-		y, err := tensor.OneHot(d.Super, Classes)
+		y, err := tensor.OneHot(super, Classes)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		lab = &ssnmf.Labels{Y: y, Z: tensor.ColumnMask(Classes, d.KnownHNMF), Lambda: 1}
+		lab = &ssnmf.Labels{Y: y, Z: tensor.ColumnMask(Classes, known), Lambda: 15}
 	}
-	h, err := ssnmf.HNMFSparse(d.X, Ranks, lab, opt)
+	h, err := ssnmf.HNMFSparse(x, Ranks, lab, opt)
 	if err != nil {
-		return nil, fmt.Errorf("HNMF: %w", err)
+		return nil, nil, fmt.Errorf("HNMF: %w", err)
 	}
-	r := &Result{A: h.A, S: h.S}
+	r := &Result{A: h.A}
 	for l := range Ranks {
-		r.Acc[l] = LayerAccuracy(h.S[l], d.Super, d.KnownHNMF)
+		r.Acc[l] = LayerAccuracy(h.S[l], super, known)
+		s := tensor.New(h.S[l].Rows, h.S[l].Cols)
+		for i := range s.Rows {
+			for c, p := range d.HNMFCol {
+				s.Set(i, c, h.S[l].At(i, p))
+			}
+		}
+		r.S = append(r.S, s)
 	}
-	return r, nil
+	return r, h.Iterations, nil
+}
+
+// hnmfX returns X as the HNMF notebook held it: columns in HNMFCol order,
+// values rounded to float32.
+func (d *Data) hnmfX() (*tensor.Sparse, error) {
+	x := d.X
+	es := make([]tensor.Entry, 0, x.NNZ())
+	for c := range x.Cols {
+		rows, vals := x.Column(c)
+		for i, r := range rows {
+			es = append(es, tensor.Entry{Row: r, Col: d.HNMFCol[c], Val: float64(float32(vals[i]))})
+		}
+	}
+	return tensor.NewSparse(x.Rows, x.Cols, es)
 }
 
 // NeuralConfig is the Neural NMF configuration of the experiment.
