@@ -19,7 +19,8 @@
 //
 // never increase the objective (the auxiliary-function argument of Lee &
 // Seung 2001 applies term by term); a denominator floor of 1e-300 only
-// guards against 0/0.
+// guards against 0/0. Options.Eps, Options.Rand and StopFirst reproduce the
+// ssnmf 1.0.3 Python package that the paper's HNMF baseline used.
 //
 // # HNMF and Deep NMF
 //
