@@ -11,6 +11,7 @@ import (
 
 	"github.com/neuralnmf/neuralnmf/experiments/news20"
 	"github.com/neuralnmf/neuralnmf/matio"
+	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
 )
 
 func runExperiment(args []string, stdout, stderr io.Writer) error {
@@ -29,10 +30,11 @@ func runExperiment(args []string, stdout, stderr io.Writer) error {
 	trials := fs.Int("trials", 10, "trials per setting (the paper used 10)")
 	seed := fs.Uint64("seed", 0, "base random seed; trial t uses seed+t")
 	epochs := fs.Int("epochs", news20.DefaultNeural.Epochs, "Neural NMF training epochs")
-	lambda := fs.Float64("lambda", news20.DefaultNeural.Lambda, "weight λ of Neural NMF's supervision term")
+	lambda := fs.Float64("lambda", news20.DefaultNeural.Lambda, "weight λ of Neural NMF's supervision term (default 10 with -loss paper)")
 	initRestarts := fs.Int("init-restarts", news20.DefaultNeural.InitRestarts, "HNMF starts per layer for Neural NMF's initialisation")
 	restarts := fs.Int("restarts", news20.DefaultNeural.Restarts, "Neural NMF initialisations, each trained 50 epochs; the lowest loss is kept")
-	authors := fs.Bool("authors-loss", false, "train the authors' objective (per-entry-normalised energy loss + cross-entropy classifier) instead of the paper's")
+	loss := fs.String("loss", "authors", "Neural NMF objective: authors (the authors' notebooks' per-entry-normalised energy loss) or paper (‖X − A⁽⁰⁾A⁽¹⁾S⁽¹⁾‖²)")
+	classifier := fs.String("classifier", "ls", "supervision term: ls (the paper's least squares, B = (Z∘Y)S† in the graph) or ce (cross-entropy of a trained linear classifier)")
 	out := fs.String("out", "neuralnmf-20news", "directory for keywords.txt and a1_heatmap.png")
 	quiet := fs.Bool("quiet", false, "no progress output")
 	fs.Usage = func() {
@@ -55,6 +57,26 @@ Flags:
 	if *trials < 1 || *epochs < 1 || *lambda < 0 || *initRestarts < 1 || *restarts < 1 {
 		return usageError{fmt.Errorf("-trials, -epochs, -init-restarts and -restarts must be at least 1 and -lambda at least 0")}
 	}
+	nc := news20.DefaultNeural
+	nc.Epochs, nc.Lambda, nc.InitRestarts, nc.Restarts = *epochs, *lambda, *initRestarts, *restarts
+	switch *loss {
+	case "authors":
+	case "paper":
+		nc.AuthorsLoss, nc.Loss = false, neuralnmf.Reconstruction
+		if !flagSet(fs, "lambda") {
+			nc.Lambda = 10
+		}
+	default:
+		return usageError{fmt.Errorf("-loss is %q: want authors or paper", *loss)}
+	}
+	switch *classifier {
+	case "ls":
+		nc.Classifier = neuralnmf.LeastSquares
+	case "ce":
+		nc.Classifier = neuralnmf.CrossEntropy
+	default:
+		return usageError{fmt.Errorf("-classifier is %q: want ls or ce", *classifier)}
+	}
 	d, err := news20.Load(*data)
 	if err != nil {
 		return fmt.Errorf("loading -data %s: %w", *data, err)
@@ -62,8 +84,6 @@ Flags:
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		return fmt.Errorf("-out %s: %w", *out, err)
 	}
-	nc := news20.DefaultNeural
-	nc.Epochs, nc.Lambda, nc.InitRestarts, nc.Restarts, nc.AuthorsLoss = *epochs, *lambda, *initRestarts, *restarts, *authors
 	opt := news20.Options{Trials: *trials, Seed: *seed, Neural: nc}
 	if !*quiet {
 		prog := newProgress(stderr, 4**trials, false)
@@ -90,4 +110,11 @@ Flags:
 	}
 	fmt.Fprintf(stdout, "\nWrote %s and %s.\n", kw, hm)
 	return nil
+}
+
+// flagSet reports whether the flag name was given on the command line.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }

@@ -120,6 +120,9 @@ func TestCLIErrors(t *testing.T) {
 		{[]string{"heatmap", "-model", p("bad.nnmf"), "-o", p("h.png")}, 1, "invalid model file"},
 		{[]string{"topics", "-model", p("missing.nnmf"), "-vocab", p("vocab.txt")}, 1, "no such file"},
 		{[]string{"experiment", "nope"}, 2, `unknown experiment "nope"`},
+		{[]string{"experiment", "20news", "-loss", "mine", "-data", p("none")}, 2, `-loss is "mine": want authors or paper`},
+		{[]string{"experiment", "20news", "-classifier", "svm", "-data", p("none")}, 2, `-classifier is "svm": want ls or ce`},
+		{[]string{"experiment", "20news", "-data", p("none"), "-out", p("out20")}, 1, "loading -data"},
 	}
 	for _, tc := range cases {
 		code, out, errOut := cli(t, tc.args...)

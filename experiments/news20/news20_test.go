@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/neuralnmf/neuralnmf/experiments/news20"
+	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
 )
 
 const dataDir = "../../../shared/data/20news"
@@ -52,7 +53,7 @@ func TestOneTrial(t *testing.T) {
 	words := news20.TopWords(rep.Example.A[0], d.Vocab, 10)
 	require.Len(t, words, 10)
 	// The authors' objective runs too.
-	nc.AuthorsLoss, nc.Lambda = true, 1
+	nc.AuthorsLoss, nc.Lambda, nc.Classifier = true, 1, neuralnmf.CrossEntropy
 	r, err := news20.Neural(d, true, 0, nc, 0)
 	require.NoError(t, err)
 	require.Greater(t, r.Acc[1], 0.3)

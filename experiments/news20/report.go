@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
 	"github.com/neuralnmf/neuralnmf/plot"
@@ -42,6 +43,8 @@ type Report struct {
 	// Example is trial 1's semi-supervised Neural NMF run (keywords, heatmap).
 	Example *Result
 	Elapsed time.Duration
+	// Neural is the Neural NMF configuration of the run.
+	Neural NeuralConfig
 }
 
 // Run runs every (row, trial) on all cores: HNMF and Neural NMF, unsupervised
@@ -63,7 +66,7 @@ func Run(d *Data, o Options) (*Report, error) {
 			jobs = append(jobs, job{r, t})
 		}
 	}
-	rep := &Report{Trials: o.Trials, Acc: map[string][][2]float64{}}
+	rep := &Report{Trials: o.Trials, Acc: map[string][][2]float64{}, Neural: o.Neural}
 	for _, r := range Rows {
 		rep.Acc[r] = make([][2]float64, o.Trials)
 	}
@@ -141,10 +144,10 @@ with the trial's seed (0-9 by default) for each layer's U(0,1) start, the
 float32 X in the notebook's column order, ssnmf 1.0.3's multiplicative updates
 stopped when the error's decrease falls below 1e-4 of the first error, SSNMF
 with λ = 15 at layer 2 when semi-supervised; seeds 0-9 give the paper's HNMF
-rows exactly. Neural NMF starts from a converged HNMF and trains 300 epochs of
-projected Adam on ‖X − A⁽⁰⁾A⁽¹⁾S⁽¹⁾‖² (+ 10‖Z∘(Y − BS⁽¹⁾)‖², B = (Z∘Y)(S⁽¹⁾)†,
-when semi-supervised).
+rows exactly.
+
 `)
+	fmt.Fprintln(w, wrap("Neural NMF: "+r.Neural.Describe(), 80))
 	fmt.Fprintf(w, "\nTime for all runs: %s on %d core(s).\n", r.Elapsed.Round(time.Second), runtime.GOMAXPROCS(0))
 }
 
@@ -176,4 +179,23 @@ func WriteHeatmap(path string, res *Result) error {
 		return err
 	}
 	return plot.WritePNG(path, img)
+}
+
+// wrap breaks text into lines of at most width runes at spaces.
+func wrap(text string, width int) string {
+	var b strings.Builder
+	n := 0
+	for i, word := range strings.Fields(text) {
+		l := utf8.RuneCountInString(word)
+		if i > 0 && n+1+l > width {
+			b.WriteByte('\n')
+			n = 0
+		} else if i > 0 {
+			b.WriteByte(' ')
+			n++
+		}
+		b.WriteString(word)
+		n += l
+	}
+	return b.String()
 }
