@@ -29,11 +29,11 @@ func runExperiment(args []string, stdout, stderr io.Writer) error {
 	data := fs.String("data", "../shared/data/20news", "directory of the 20 Newsgroups data (paper_subset/, …)")
 	trials := fs.Int("trials", 10, "trials per setting (the paper used 10)")
 	seed := fs.Uint64("seed", 0, "base random seed; trial t uses seed+t")
-	epochs := fs.Int("epochs", news20.DefaultNeural.Epochs, "Neural NMF training epochs")
-	lambda := fs.Float64("lambda", news20.DefaultNeural.Lambda, "weight λ of Neural NMF's supervision term (default 10 with -loss paper)")
-	initRestarts := fs.Int("init-restarts", news20.DefaultNeural.InitRestarts, "HNMF starts per layer for Neural NMF's initialisation")
-	restarts := fs.Int("restarts", news20.DefaultNeural.Restarts, "Neural NMF initialisations, each trained 50 epochs; the lowest loss is kept")
-	loss := fs.String("loss", "authors", "Neural NMF objective: authors (the authors' notebooks' per-entry-normalised energy loss) or paper (‖X − A⁽⁰⁾A⁽¹⁾S⁽¹⁾‖²)")
+	epochs := fs.Int("epochs", 0, "Neural NMF training epochs (if not given: 300 unsupervised, 100 semi-supervised; 300 with -loss paper)")
+	lambda := fs.Float64("lambda", news20.DefaultSemiSupervised.Lambda, "weight λ of Neural NMF's supervision term (10 with -loss paper)")
+	initRestarts := fs.Int("init-restarts", 1, "HNMF starts per layer where Neural NMF starts from HNMF")
+	restarts := fs.Int("restarts", 1, "Neural NMF initialisations, each trained 50 epochs; the lowest loss is kept")
+	loss := fs.String("loss", "authors", "Neural NMF objective: authors (the authors' notebooks' per-entry-normalised energy loss, with the configurations of news20.DefaultUnsupervised and DefaultSemiSupervised) or paper (‖X − A⁽⁰⁾A⁽¹⁾S⁽¹⁾‖², 300 epochs of Adam from HNMF in both settings)")
 	classifier := fs.String("classifier", "ls", "supervision term: ls (the paper's least squares, B = (Z∘Y)S† in the graph) or ce (cross-entropy of a trained linear classifier)")
 	out := fs.String("out", "neuralnmf-20news", "directory for keywords.txt and a1_heatmap.png")
 	quiet := fs.Bool("quiet", false, "no progress output")
@@ -54,29 +54,34 @@ Flags:
 	if err := parseFlags(fs, args[1:], stderr); err != nil {
 		return err
 	}
-	if *trials < 1 || *epochs < 1 || *lambda < 0 || *initRestarts < 1 || *restarts < 1 {
+	if *trials < 1 || (flagSet(fs, "epochs") && *epochs < 1) || !(*lambda >= 0) || *initRestarts < 1 || *restarts < 1 {
 		return usageError{fmt.Errorf("-trials, -epochs, -init-restarts and -restarts must be at least 1 and -lambda at least 0")}
 	}
-	nc := news20.DefaultNeural
-	nc.Epochs, nc.Lambda, nc.InitRestarts, nc.Restarts = *epochs, *lambda, *initRestarts, *restarts
+	un, semi := news20.DefaultUnsupervised, news20.DefaultSemiSupervised
 	switch *loss {
 	case "authors":
 	case "paper":
-		nc.AuthorsLoss, nc.Loss = false, neuralnmf.Reconstruction
-		if !flagSet(fs, "lambda") {
-			nc.Lambda = 10
-		}
+		p := news20.NeuralConfig{Epochs: 300, Lambda: 10, LR: 0.01, Loss: neuralnmf.Reconstruction,
+			Init: neuralnmf.HNMFInit, Optimizer: neuralnmf.Adam}
+		un, semi = p, p
 	default:
 		return usageError{fmt.Errorf("-loss is %q: want authors or paper", *loss)}
 	}
 	switch *classifier {
 	case "ls":
-		nc.Classifier = neuralnmf.LeastSquares
+		semi.Classifier = neuralnmf.LeastSquares
 	case "ce":
-		nc.Classifier = neuralnmf.CrossEntropy
+		semi.Classifier = neuralnmf.CrossEntropy
 	default:
 		return usageError{fmt.Errorf("-classifier is %q: want ls or ce", *classifier)}
 	}
+	if flagSet(fs, "epochs") {
+		un.Epochs, semi.Epochs = *epochs, *epochs
+	}
+	if flagSet(fs, "lambda") {
+		semi.Lambda = *lambda
+	}
+	un.InitRestarts, un.Restarts, semi.InitRestarts, semi.Restarts = *initRestarts, *restarts, *initRestarts, *restarts
 	d, err := news20.Load(*data)
 	if err != nil {
 		return fmt.Errorf("loading -data %s: %w", *data, err)
@@ -84,7 +89,7 @@ Flags:
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		return fmt.Errorf("-out %s: %w", *out, err)
 	}
-	opt := news20.Options{Trials: *trials, Seed: *seed, Neural: nc}
+	opt := news20.Options{Trials: *trials, Seed: *seed, Unsupervised: un, SemiSupervised: semi}
 	if !*quiet {
 		prog := newProgress(stderr, 4**trials, false)
 		opt.Progress = func(done, total int, _ time.Duration) { prog.done() }

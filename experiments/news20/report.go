@@ -30,7 +30,9 @@ var Rows = []string{"HNMF unsupervised", "Neural NMF unsupervised", "HNMF semi-s
 type Options struct {
 	Trials int
 	Seed   uint64
-	Neural NeuralConfig
+	// Unsupervised and SemiSupervised configure Neural NMF in each setting;
+	// a zero value means DefaultUnsupervised or DefaultSemiSupervised.
+	Unsupervised, SemiSupervised NeuralConfig
 	// Progress, if not nil, is called after each finished run.
 	Progress func(done, total int, elapsed time.Duration)
 }
@@ -43,8 +45,9 @@ type Report struct {
 	// Example is trial 1's semi-supervised Neural NMF run (keywords, heatmap).
 	Example *Result
 	Elapsed time.Duration
-	// Neural is the Neural NMF configuration of the run.
-	Neural NeuralConfig
+	// Unsupervised and SemiSupervised are the Neural NMF configurations of
+	// the run.
+	Unsupervised, SemiSupervised NeuralConfig
 }
 
 // Run runs every (row, trial) on all cores: HNMF and Neural NMF, unsupervised
@@ -66,7 +69,13 @@ func Run(d *Data, o Options) (*Report, error) {
 			jobs = append(jobs, job{r, t})
 		}
 	}
-	rep := &Report{Trials: o.Trials, Acc: map[string][][2]float64{}, Neural: o.Neural}
+	if o.Unsupervised == (NeuralConfig{}) {
+		o.Unsupervised = DefaultUnsupervised
+	}
+	if o.SemiSupervised == (NeuralConfig{}) {
+		o.SemiSupervised = DefaultSemiSupervised
+	}
+	rep := &Report{Trials: o.Trials, Acc: map[string][][2]float64{}, Unsupervised: o.Unsupervised, SemiSupervised: o.SemiSupervised}
 	for _, r := range Rows {
 		rep.Acc[r] = make([][2]float64, o.Trials)
 	}
@@ -88,7 +97,11 @@ func Run(d *Data, o Options) (*Report, error) {
 				if strings.HasPrefix(j.row, "HNMF") {
 					r, _, err = HNMF(d, semi, uint32(seed))
 				} else {
-					r, err = Neural(d, semi, seed, o.Neural, 1)
+					nc := o.Unsupervised
+					if semi {
+						nc = o.SemiSupervised
+					}
+					r, err = Neural(d, semi, seed, nc, 1)
 				}
 				mu.Lock()
 				done++
@@ -147,7 +160,9 @@ with λ = 15 at layer 2 when semi-supervised; seeds 0-9 give the paper's HNMF
 rows exactly.
 
 `)
-	fmt.Fprintln(w, wrap("Neural NMF: "+r.Neural.Describe(), 80))
+	fmt.Fprintln(w, wrap("Neural NMF, unsupervised: "+r.Unsupervised.Describe(false), 80))
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, wrap("Neural NMF, semi-supervised: "+r.SemiSupervised.Describe(true), 80))
 	fmt.Fprintf(w, "\nTime for all runs: %s on %d core(s).\n", r.Elapsed.Round(time.Second), runtime.GOMAXPROCS(0))
 }
 

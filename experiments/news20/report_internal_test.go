@@ -28,13 +28,16 @@ func TestWrap(t *testing.T) {
 }
 
 func TestDescribe(t *testing.T) {
-	d := DefaultNeural.Describe()
-	require.Contains(t, d, "300 epochs of projected Adam")
+	d := DefaultUnsupervised.Describe(false)
+	require.Contains(t, d, "300 epochs of projected Adam (step 0.01) from a converged HNMF")
 	require.Contains(t, d, "authors' objective")
-	require.Contains(t, d, "0.01‖Z∘(Y − BS⁽¹⁾)‖²")
-	p := DefaultNeural
+	require.NotContains(t, d, "plus")
+	d = DefaultSemiSupervised.Describe(true)
+	require.Contains(t, d, "100 epochs of projected gradient descent (step 1e+10, × 0.995 every 5 epochs) from U(0, 1) factors")
+	require.Contains(t, d, "1e-06‖Z∘(Y − BS⁽¹⁾)‖²")
+	p := DefaultUnsupervised
 	p.AuthorsLoss, p.Loss, p.Lambda, p.Classifier = false, neuralnmf.Reconstruction, 10, neuralnmf.CrossEntropy
-	d = p.Describe()
+	d = p.Describe(true)
 	require.Contains(t, d, "on ‖X − A⁽⁰⁾A⁽¹⁾S⁽¹⁾‖²")
 	require.Contains(t, d, "10 × the cross-entropy")
 	for _, line := range strings.Split(wrap(d, 80), "\n") {
