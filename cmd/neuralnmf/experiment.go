@@ -33,7 +33,7 @@ func runExperiment(args []string, stdout, stderr io.Writer) error {
 	lambda := fs.Float64("lambda", news20.DefaultSemiSupervised.Lambda, "weight λ of Neural NMF's supervision term (10 with -loss paper)")
 	initRestarts := fs.Int("init-restarts", 1, "HNMF starts per layer where Neural NMF starts from HNMF")
 	restarts := fs.Int("restarts", 1, "Neural NMF initialisations, each trained 50 epochs; the lowest loss is kept")
-	loss := fs.String("loss", "authors", "Neural NMF objective: authors (the authors' notebooks' per-entry-normalised energy loss, with the configurations of news20.DefaultUnsupervised and DefaultSemiSupervised) or paper (‖X − A⁽⁰⁾A⁽¹⁾S⁽¹⁾‖², 300 epochs of Adam from HNMF in both settings)")
+	loss := fs.String("loss", "authors", "Neural NMF objective: authors (the authors' per-entry-normalised energy loss; Adam from HNMF unsupervised, their gradient descent from random factors semi-supervised) or paper (‖X − A⁽⁰⁾A⁽¹⁾S⁽¹⁾‖², Adam from HNMF in both settings)")
 	classifier := fs.String("classifier", "ls", "supervision term: ls (the paper's least squares, B = (Z∘Y)S† in the graph) or ce (cross-entropy of a trained linear classifier)")
 	out := fs.String("out", "neuralnmf-20news", "directory for keywords.txt and a1_heatmap.png")
 	quiet := fs.Bool("quiet", false, "no progress output")

@@ -60,7 +60,7 @@ func LayerAccuracy(s *tensor.Dense, labels []int, known []bool) float64 {
 // denominator) stopped when (e_{t−1} − e_t)/e_0 < 1e-4; NMF of X with rank
 // 10, then NMF (unsupervised) or SSNMF with λ = 15 and the 75 % label mask
 // (semi-supervised) of S⁽⁰⁾ with rank 6. The returned S matrices are in
-// X's column order. Iterations holds the updates of each layer.
+// X's column order. HNMF also returns the number of updates of each layer.
 func HNMF(d *Data, semi bool, seed uint32) (*Result, []int, error) {
 	x, err := d.hnmfX()
 	if err != nil {
