@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 
+	"github.com/neuralnmf/neuralnmf/internal/parallel"
 	"github.com/neuralnmf/neuralnmf/tensor"
 )
 
@@ -76,7 +77,7 @@ func (r *Result) backward(a *tensor.Dense, x data, xd *tensor.Dense, gs, ga, gx 
 	}
 	sp, isSparse := x.(sparseData)
 	cs := chunkFor(m, workers)
-	bufs := make([]*buf, workersFor(m, cs, workers))
+	bufs := make([]*buf, parallel.Workers(m, cs, workers))
 	for i := range bufs {
 		bufs[i] = &buf{w: newWorker(gm, DefaultTol, 1), g: make([]float64, k), u: make([]float64, k)}
 		if ga != nil {
@@ -88,7 +89,7 @@ func (r *Result) backward(a *tensor.Dense, x data, xd *tensor.Dense, gs, ga, gx 
 	}
 	var errOnce sync.Once
 	var firstErr error
-	forChunks(m, cs, len(bufs), func(wi, j0, j1 int) {
+	parallel.ForChunks(m, cs, len(bufs), func(wi, j0, j1 int) {
 		b := bufs[wi]
 		if err := r.solveUChunk(b.w, gs, u, b.g, b.u, j0, j1); err != nil {
 			errOnce.Do(func() { firstErr = err })
@@ -129,7 +130,7 @@ func (r *Result) backward(a *tensor.Dense, x data, xd *tensor.Dense, gs, ga, gx 
 	// Phase 2, by row tiles: ∂L/∂A = X·Uᵀ − A·Q. For a sparse X, X·Uᵀ is the
 	// sum of the workers' partials from phase 1.
 	qm := blas64.General{Rows: k, Cols: k, Stride: k, Data: q}
-	forChunks(n, tile, workers, func(_, r0, r1 int) {
+	parallel.ForChunks(n, tile, workers, func(_, r0, r1 int) {
 		gt := blas64.General{Rows: r1 - r0, Cols: k, Stride: ga.Stride, Data: ga.Data[r0*ga.Stride:]}
 		at := blas64.General{Rows: r1 - r0, Cols: k, Stride: a.Stride, Data: a.Data[r0*a.Stride:]}
 		if isSparse {

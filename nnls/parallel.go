@@ -1,9 +1,6 @@
 package nnls
 
 import (
-	"sync"
-	"sync/atomic"
-
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 )
@@ -41,42 +38,6 @@ func gemmSerial(tA, tB blas.Transpose, alpha float64, a, b blas64.General, beta 
 			blas64.Gemm(tA, tB, alpha, at, bt, beta, ct)
 		}
 	}
-}
-
-// workersFor returns how many goroutines forChunks uses for n items in chunks
-// of size, so callers can allocate per-worker scratch up front (which makes
-// allocation counts independent of scheduling).
-func workersFor(n, size, workers int) int { return max(1, min(workers, (n+size-1)/size)) }
-
-// forChunks calls fn(worker, start, end) for consecutive chunks of [0, n) of
-// the given size on up to workers goroutines; worker numbers the goroutine
-// (0 ≤ worker < the number used), so fn can use per-worker scratch. It
-// returns the number of goroutines used.
-func forChunks(n, size, workers int, fn func(worker, start, end int)) int {
-	workers = workersFor(n, size, workers)
-	if workers == 1 { // no goroutine for a problem that gets one worker
-		for start := 0; start < n; start += size {
-			fn(0, start, min(start+size, n))
-		}
-		return 1
-	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				start := int(next.Add(int64(size))) - size
-				if start >= n {
-					return
-				}
-				fn(w, start, min(start+size, n))
-			}
-		}()
-	}
-	wg.Wait()
-	return workers
 }
 
 // minWorkPerWorker is the work (N·k·M multiply-adds) below which another

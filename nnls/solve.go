@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 
+	"github.com/neuralnmf/neuralnmf/internal/parallel"
 	"github.com/neuralnmf/neuralnmf/tensor"
 )
 
@@ -221,12 +222,12 @@ func (gm *Gram) solve(a *tensor.Dense, x data, opt *Options) (*Result, error) {
 	n, _ := x.dims()
 	workers := effectiveWorkers(o.Workers, n, k, m)
 	cs := chunkFor(m, workers)
-	bufs := make([]*chunkBuf, workersFor(m, cs, workers))
+	bufs := make([]*chunkBuf, parallel.Workers(m, cs, workers))
 	for i := range bufs {
 		bufs[i] = &chunkBuf{w: newWorker(gm, o.Tol, o.MaxIter), ct: make([]float64, cs*k), u: make([]float64, cs*k),
 			c: make([]float64, k), uj: make([]float64, k), norms: make([]float64, cs), cs: cs}
 	}
-	forChunks(m, cs, len(bufs), func(wi, j0, j1 int) {
+	parallel.ForChunks(m, cs, len(bufs), func(wi, j0, j1 int) {
 		gm.solveChunk(bufs[wi], a, x, s, sup, o.Warm, j0, j1)
 	})
 	for _, cb := range bufs {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/neuralnmf/neuralnmf/datasets/synthetic"
+	"github.com/neuralnmf/neuralnmf/internal/parallel"
 	"github.com/neuralnmf/neuralnmf/matio"
 	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
 	"github.com/neuralnmf/neuralnmf/models/ssnmf"
@@ -124,30 +125,18 @@ func runJobs(x *tensor.Dense, o demoOptions, stderr io.Writer) (map[job]outcome,
 	res := make(map[job]outcome, len(jobs))
 	var mu sync.Mutex
 	var firstErr error
-	next := make(chan job)
 	prog := newProgress(stderr, len(jobs), o.quiet)
-	var wg sync.WaitGroup
-	for range runtime.GOMAXPROCS(0) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for j := range next {
-				out, err := runJob(x, j, o)
-				mu.Lock()
-				if err != nil && firstErr == nil {
-					firstErr = fmt.Errorf("%s, %s, %d layer(s), trial %d: %w", methodNames[j.method], supervisions[j.sup], j.layers+1, j.trial+1, err)
-				}
-				res[j] = out
-				prog.done()
-				mu.Unlock()
-			}
-		}()
-	}
-	for _, j := range jobs {
-		next <- j
-	}
-	close(next)
-	wg.Wait()
+	parallel.ForChunks(len(jobs), 1, runtime.GOMAXPROCS(0), func(_, i, _ int) {
+		j := jobs[i]
+		out, err := runJob(x, j, o)
+		mu.Lock()
+		defer mu.Unlock()
+		if err != nil && firstErr == nil {
+			firstErr = fmt.Errorf("%s, %s, %d layer(s), trial %d: %w", methodNames[j.method], supervisions[j.sup], j.layers+1, j.trial+1, err)
+		}
+		res[j] = out
+		prog.done()
+	})
 	prog.finish()
 	return res, firstErr
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/neuralnmf/neuralnmf/internal/parallel"
 	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
 	"github.com/neuralnmf/neuralnmf/plot"
 	"github.com/neuralnmf/neuralnmf/tensor"
@@ -83,49 +84,37 @@ func Run(d *Data, o Options) (*Report, error) {
 	var mu sync.Mutex
 	var firstErr error
 	done := 0
-	next := make(chan job)
-	var wg sync.WaitGroup
-	for range runtime.GOMAXPROCS(0) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for j := range next {
-				semi := strings.HasSuffix(j.row, "semi-supervised")
-				seed := o.Seed + uint64(j.trial)
-				var r *Result
-				var err error
-				if strings.HasPrefix(j.row, "HNMF") {
-					r, _, err = HNMF(d, semi, uint32(seed))
-				} else {
-					nc := o.Unsupervised
-					if semi {
-						nc = o.SemiSupervised
-					}
-					r, err = Neural(d, semi, seed, nc, 1)
-				}
-				mu.Lock()
-				done++
-				if err != nil && firstErr == nil {
-					firstErr = fmt.Errorf("%s, trial %d: %w", j.row, j.trial+1, err)
-				}
-				if err == nil {
-					rep.Acc[j.row][j.trial] = r.Acc
-					if j.row == "Neural NMF semi-supervised" && j.trial == 0 {
-						rep.Example = r
-					}
-				}
-				if o.Progress != nil {
-					o.Progress(done, len(jobs), time.Since(start))
-				}
-				mu.Unlock()
+	parallel.ForChunks(len(jobs), 1, runtime.GOMAXPROCS(0), func(_, i, _ int) {
+		j := jobs[i]
+		semi := strings.HasSuffix(j.row, "semi-supervised")
+		seed := o.Seed + uint64(j.trial)
+		var r *Result
+		var err error
+		if strings.HasPrefix(j.row, "HNMF") {
+			r, _, err = HNMF(d, semi, uint32(seed))
+		} else {
+			nc := o.Unsupervised
+			if semi {
+				nc = o.SemiSupervised
 			}
-		}()
-	}
-	for _, j := range jobs {
-		next <- j
-	}
-	close(next)
-	wg.Wait()
+			r, err = Neural(d, semi, seed, nc, 1)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		done++
+		if err != nil && firstErr == nil {
+			firstErr = fmt.Errorf("%s, trial %d: %w", j.row, j.trial+1, err)
+		}
+		if err == nil {
+			rep.Acc[j.row][j.trial] = r.Acc
+			if j.row == "Neural NMF semi-supervised" && j.trial == 0 {
+				rep.Example = r
+			}
+		}
+		if o.Progress != nil {
+			o.Progress(done, len(jobs), time.Since(start))
+		}
+	})
 	rep.Elapsed = time.Since(start)
 	return rep, firstErr
 }
