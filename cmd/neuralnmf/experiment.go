@@ -11,7 +11,6 @@ import (
 
 	"github.com/neuralnmf/neuralnmf/experiments/news20"
 	"github.com/neuralnmf/neuralnmf/matio"
-	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
 )
 
 func runExperiment(args []string, stdout, stderr io.Writer) error {
@@ -57,23 +56,16 @@ Flags:
 	if *trials < 1 || (flagSet(fs, "epochs") && *epochs < 1) || !(*lambda >= 0) || *initRestarts < 1 || *restarts < 1 {
 		return usageError{fmt.Errorf("-trials, -epochs, -init-restarts and -restarts must be at least 1 and -lambda at least 0")}
 	}
-	un, semi := news20.DefaultUnsupervised, news20.DefaultSemiSupervised
-	switch *loss {
-	case "authors":
-	case "paper":
-		p := news20.NeuralConfig{Epochs: 300, Lambda: 10, LR: 0.01, Loss: neuralnmf.Reconstruction,
-			Init: neuralnmf.HNMFInit, Optimizer: neuralnmf.Adam}
-		un, semi = p, p
-	default:
-		return usageError{fmt.Errorf("-loss is %q: want authors or paper", *loss)}
+	paper, err := choose("loss", *loss, choice[bool]{"authors", false}, choice[bool]{"paper", true})
+	if err != nil {
+		return err
 	}
-	switch *classifier {
-	case "ls":
-		semi.Classifier = neuralnmf.LeastSquares
-	case "ce":
-		semi.Classifier = neuralnmf.CrossEntropy
-	default:
-		return usageError{fmt.Errorf("-classifier is %q: want ls or ce", *classifier)}
+	un, semi := news20.DefaultUnsupervised, news20.DefaultSemiSupervised
+	if paper {
+		un, semi = news20.PaperLoss, news20.PaperLoss
+	}
+	if semi.Classifier, err = choose("classifier", *classifier, classifiers()...); err != nil {
+		return err
 	}
 	if flagSet(fs, "epochs") {
 		un.Epochs, semi.Epochs = *epochs, *epochs

@@ -55,28 +55,21 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	}
 	cfg := neuralnmf.Config{Ranks: ranks, Epochs: *epochs, LR: *lr, Seed: *seed, InitRestarts: *initRestarts, Restarts: *restarts,
 		Decay: optim.StepDecay{Every: *decayEvery, Factor: *decay}}
-	switch *loss {
-	case "reconstruction":
-	case "energy":
-		cfg.Loss = neuralnmf.Energy
-	default:
-		return usageError{fmt.Errorf("-loss %q: want reconstruction or energy", *loss)}
+	if cfg.Loss, err = choose("loss", *loss, choice[neuralnmf.Loss]{"reconstruction", neuralnmf.Reconstruction},
+		choice[neuralnmf.Loss]{"energy", neuralnmf.Energy}); err != nil {
+		return err
 	}
-	switch *optimizer {
-	case "adam":
-		cfg.Optimizer = neuralnmf.Adam
-	case "gd":
-		cfg.Optimizer = neuralnmf.GD
-	default:
-		return usageError{fmt.Errorf("-optimizer %q: want adam or gd", *optimizer)}
+	if cfg.Optimizer, err = choose("optimizer", *optimizer, choice[neuralnmf.Optimizer]{"adam", neuralnmf.Adam},
+		choice[neuralnmf.Optimizer]{"gd", neuralnmf.GD}); err != nil {
+		return err
 	}
-	switch *initFlag {
-	case "hnmf":
-		cfg.Init = neuralnmf.HNMFInit
-	case "random":
-		cfg.Init = neuralnmf.RandomInit
-	default:
-		return usageError{fmt.Errorf("-init %q: want hnmf or random", *initFlag)}
+	if cfg.Init, err = choose("init", *initFlag, choice[neuralnmf.Init]{"hnmf", neuralnmf.HNMFInit},
+		choice[neuralnmf.Init]{"random", neuralnmf.RandomInit}); err != nil {
+		return err
+	}
+	classifierKind, err := choose("classifier", *classifier, classifiers()...)
+	if err != nil {
+		return err
 	}
 	if *epochs < 1 || *initRestarts < 1 || *restarts < 1 {
 		return usageError{errors.New("-epochs, -init-restarts and -restarts must be at least 1")}
@@ -121,15 +114,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 		if classes < 2 {
 			return fmt.Errorf("%s: need labels of at least 2 classes", *labelsPath)
 		}
-		sup := &neuralnmf.Supervision{Labels: labels, Classes: classes, Known: known, Lambda: *lambda}
-		switch *classifier {
-		case "ls":
-		case "ce":
-			sup.Classifier = neuralnmf.CrossEntropy
-		default:
-			return usageError{fmt.Errorf("-classifier %q: want ls or ce", *classifier)}
-		}
-		cfg.Supervision = sup
+		cfg.Supervision = &neuralnmf.Supervision{Labels: labels, Classes: classes, Known: known, Lambda: *lambda, Classifier: classifierKind}
 	}
 	if *dataMask != "" {
 		w, err := matio.ReadMatrix(*dataMask)

@@ -22,6 +22,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
+
+	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
 )
 
 func main() {
@@ -86,6 +89,31 @@ func usage(w io.Writer) {
 
 // usageError marks an error in the command line itself (exit code 2).
 type usageError struct{ error }
+
+// choice is one allowed value of an enumerated flag.
+type choice[T any] struct {
+	name  string
+	value T
+}
+
+// choose returns the value of the choice named got, the text of flag -flag,
+// or a usage error that lists the choices.
+func choose[T any](flag, got string, choices ...choice[T]) (T, error) {
+	names := make([]string, len(choices))
+	for i, c := range choices {
+		if c.name == got {
+			return c.value, nil
+		}
+		names[i] = c.name
+	}
+	var zero T
+	return zero, usageError{fmt.Errorf("-%s is %q: want %s", flag, got, strings.Join(names, " or "))}
+}
+
+// classifiers are the choices of -classifier.
+func classifiers() []choice[neuralnmf.Classifier] {
+	return []choice[neuralnmf.Classifier]{{"ls", neuralnmf.LeastSquares}, {"ce", neuralnmf.CrossEntropy}}
+}
 
 // parseFlags parses args with fs, turning flag errors into usage errors.
 func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer) error {

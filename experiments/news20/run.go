@@ -186,6 +186,13 @@ var DefaultSemiSupervised = NeuralConfig{Epochs: 100, Lambda: 1e-6, InitRestarts
 	AuthorsLoss: true, Classifier: neuralnmf.LeastSquares, Init: neuralnmf.RandomInit, Optimizer: neuralnmf.GD,
 	Decay: optim.StepDecay{Every: 5, Factor: 0.995}}
 
+// PaperLoss trains the paper's ‖X − A⁽⁰⁾A⁽¹⁾S⁽¹⁾‖² (+ 10‖Z∘(Y − BS⁽¹⁾)‖²,
+// B = (Z∘Y)(S⁽¹⁾)†, when semi-supervised) with 300 epochs of projected Adam
+// from a converged HNMF, in either setting: the alternative the README and
+// `neuralnmf experiment 20news -loss paper` report.
+var PaperLoss = NeuralConfig{Epochs: 300, Lambda: 10, InitRestarts: 1, Restarts: 1, LR: 0.01,
+	Loss: neuralnmf.Reconstruction, Init: neuralnmf.HNMFInit, Optimizer: neuralnmf.Adam}
+
 // Describe says in one sentence how nc trains Neural NMF, with its
 // supervision term when semi is set.
 func (nc NeuralConfig) Describe(semi bool) string {
