@@ -531,48 +531,45 @@ func (m *Model) Predict() []int {
 
 // TransformSparse is Transform for a sparse x.
 func (m *Model) TransformSparse(x *tensor.Sparse) ([]*tensor.Dense, error) {
-	if x == nil || x.Rows != m.A[0].Rows {
-		r := 0
-		if x != nil {
-			r = x.Rows
-		}
-		return nil, fmt.Errorf("neuralnmf: TransformSparse: %w: x has %d rows, the model was trained on %d", tensor.ErrShape, r, m.A[0].Rows)
+	rows := 0
+	if x != nil {
+		rows = x.Rows
 	}
-	first, err := nnls.SolveSparse(m.A[0], x, &nnls.Options{Workers: m.cfg.Workers})
-	if err != nil {
-		return nil, fmt.Errorf("neuralnmf: TransformSparse: layer 0: %w", err)
-	}
-	out := []*tensor.Dense{first.S}
-	for l := 1; l < len(m.A); l++ {
-		res, err := nnls.Solve(m.A[l], out[l-1], &nnls.Options{Workers: m.cfg.Workers})
-		if err != nil {
-			return nil, fmt.Errorf("neuralnmf: TransformSparse: layer %d: %w", l, err)
-		}
-		out = append(out, res.S)
-	}
-	return out, nil
+	return m.transform("TransformSparse", rows, func(opt *nnls.Options) (*nnls.Result, error) {
+		return nnls.SolveSparse(m.A[0], x, opt)
+	})
 }
 
 // Transform runs the forward pass on new columns x (N×M′, nonnegative):
 // S⁽⁰⁾ = q(A⁽⁰⁾, x), S⁽ˡ⁾ = q(A⁽ˡ⁾, S⁽ˡ⁻¹⁾). It returns every layer's S and
 // does not change the model.
 func (m *Model) Transform(x *tensor.Dense) ([]*tensor.Dense, error) {
-	if x == nil || x.Rows != m.A[0].Rows {
-		r := 0
-		if x != nil {
-			r = x.Rows
-		}
-		return nil, fmt.Errorf("neuralnmf: Transform: %w: x has %d rows, the model was trained on %d", tensor.ErrShape, r, m.A[0].Rows)
+	rows := 0
+	if x != nil {
+		rows = x.Rows
 	}
+	return m.transform("Transform", rows, func(opt *nnls.Options) (*nnls.Result, error) {
+		return nnls.Solve(m.A[0], x, opt)
+	})
+}
+
+// transform checks that the input has the model's rows, solves the first
+// layer with first, and the other layers densely.
+func (m *Model) transform(name string, rows int, first func(*nnls.Options) (*nnls.Result, error)) ([]*tensor.Dense, error) {
+	if rows != m.A[0].Rows {
+		return nil, fmt.Errorf("neuralnmf: %s: %w: x has %d rows, the model was trained on %d", name, tensor.ErrShape, rows, m.A[0].Rows)
+	}
+	opt := &nnls.Options{Workers: m.cfg.Workers}
+	res, err := first(opt)
 	var out []*tensor.Dense
-	in := x
-	for l, a := range m.A {
-		res, err := nnls.Solve(a, in, &nnls.Options{Workers: m.cfg.Workers})
+	for l := range m.A {
+		if l > 0 {
+			res, err = nnls.Solve(m.A[l], out[l-1], opt)
+		}
 		if err != nil {
-			return nil, fmt.Errorf("neuralnmf: Transform: layer %d: %w", l, err)
+			return nil, fmt.Errorf("neuralnmf: %s: layer %d: %w", name, l, err)
 		}
 		out = append(out, res.S)
-		in = res.S
 	}
 	return out, nil
 }
