@@ -12,18 +12,14 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/neuralnmf/neuralnmf/internal/randmat"
 	"github.com/neuralnmf/neuralnmf/matio"
 	"github.com/neuralnmf/neuralnmf/tensor"
 )
 
 func TestMatrixMarketRoundTrip(t *testing.T) {
 	rng := tensor.NewRand(1)
-	d := tensor.Uniform(7, 5, 0, 1, rng)
-	for i := range d.Data {
-		if rng.Float64() < 0.6 {
-			d.Data[i] = 0
-		}
-	}
+	d := randmat.Sparse(7, 5, 0.6, rng)
 	for _, m := range []*matio.Matrix{{Sparse: tensor.SparseFromDense(d)}, {Dense: d}} {
 		var buf bytes.Buffer
 		require.NoError(t, matio.WriteMatrixMarket(&buf, m))

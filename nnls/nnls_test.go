@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/neuralnmf/neuralnmf/internal/randmat"
 	"github.com/neuralnmf/neuralnmf/nnls"
 	"github.com/neuralnmf/neuralnmf/tensor"
 )
@@ -108,12 +109,7 @@ func uniform(seed uint64, n, k, m int) (*tensor.Dense, *tensor.Dense) {
 func sparseSolution(seed uint64, n, k, m int) (*tensor.Dense, *tensor.Dense) {
 	rng := tensor.NewRand(seed)
 	a := tensor.Uniform(n, k, 0, 1, rng)
-	s := tensor.Uniform(k, m, 0, 1, rng)
-	for i := range s.Data {
-		if rng.Float64() < 0.8 {
-			s.Data[i] = 0
-		}
-	}
+	s := randmat.Sparse(k, m, 0.8, rng)
 	x := tensor.New(n, m)
 	x.Mat().Mul(a.Mat(), s.Mat())
 	noise := tensor.Uniform(n, m, 0, 0.01, rng)

@@ -5,6 +5,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/neuralnmf/neuralnmf/internal/randmat"
 	"github.com/neuralnmf/neuralnmf/nnls"
 	"github.com/neuralnmf/neuralnmf/tensor"
 )
@@ -13,12 +14,7 @@ import (
 func TestSparseMatchesDense(t *testing.T) {
 	rng := tensor.NewRand(31)
 	a := tensor.Uniform(200, 8, 0, 1, rng)
-	x := tensor.Uniform(200, 150, 0, 1, rng)
-	for i := range x.Data {
-		if rng.Float64() < 0.95 {
-			x.Data[i] = 0
-		}
-	}
+	x := randmat.Sparse(200, 150, 0.95, rng)
 	for r := 0; r < x.Rows; r++ { // and an all-zero column
 		x.Set(r, 7, 0)
 	}

@@ -6,17 +6,13 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/neuralnmf/neuralnmf/internal/randmat"
 	"github.com/neuralnmf/neuralnmf/tensor"
 )
 
 func TestSparseRoundTripAndProducts(t *testing.T) {
 	rng := tensor.NewRand(1)
-	d := tensor.Uniform(9, 7, 0, 1, rng)
-	for i := range d.Data {
-		if rng.Float64() < 0.6 {
-			d.Data[i] = 0
-		}
-	}
+	d := randmat.Sparse(9, 7, 0.6, rng)
 	s := tensor.SparseFromDense(d)
 	require.NoError(t, tensor.CheckSparseData("X", s))
 	require.Equal(t, d.Data, s.Dense().Data)

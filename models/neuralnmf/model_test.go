@@ -9,6 +9,7 @@ import (
 	"github.com/neuralnmf/neuralnmf/autograd"
 	"github.com/neuralnmf/neuralnmf/datasets/synthetic"
 	"github.com/neuralnmf/neuralnmf/gradcheck"
+	"github.com/neuralnmf/neuralnmf/internal/randmat"
 	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
 	"github.com/neuralnmf/neuralnmf/ops"
 	"github.com/neuralnmf/neuralnmf/tensor"
@@ -188,12 +189,7 @@ func TestTrainErrors(t *testing.T) {
 // 1e-10 on a small problem), with and without supervision and both losses.
 func TestSparseAndDenseTrainTheSameModel(t *testing.T) {
 	rng := tensor.NewRand(12)
-	x := tensor.Uniform(40, 30, 0, 1, rng)
-	for i := range x.Data {
-		if rng.Float64() < 0.8 {
-			x.Data[i] = 0
-		}
-	}
+	x := randmat.Sparse(40, 30, 0.8, rng)
 	xs := tensor.SparseFromDense(x)
 	labels := make([]int, 30)
 	for i := range labels {

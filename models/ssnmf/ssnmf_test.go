@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/neuralnmf/neuralnmf/datasets/synthetic"
+	"github.com/neuralnmf/neuralnmf/internal/randmat"
 	"github.com/neuralnmf/neuralnmf/models/ssnmf"
 	"github.com/neuralnmf/neuralnmf/tensor"
 )
@@ -145,12 +146,7 @@ func TestErrors(t *testing.T) {
 // iteration counts, so the stopping rules cannot differ at the margin).
 func TestSparseMatchesDense(t *testing.T) {
 	rng := tensor.NewRand(9)
-	x := tensor.Uniform(60, 40, 0, 1, rng)
-	for i := range x.Data {
-		if rng.Float64() < 0.85 {
-			x.Data[i] = 0
-		}
-	}
+	x := randmat.Sparse(60, 40, 0.85, rng)
 	xs := tensor.SparseFromDense(x)
 	opt := &ssnmf.Options{MaxIter: 200, Tol: -1, Seed: 4, Restarts: 3, RestartIters: 20}
 	hd, err := ssnmf.HNMF(x, []int{6, 3}, nil, opt)
