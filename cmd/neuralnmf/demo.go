@@ -200,28 +200,13 @@ func runJob(x *tensor.Dense, j job, o demoOptions) (outcome, error) {
 		out.acc = neuralnmf.ReadoutAccuracy(sTop, labels, classes)
 	} else {
 		pred := neuralnmf.Predict(b, sTop)
-		out.acc = share(pred, labels, nil)
+		out.acc = neuralnmf.Accuracy(pred, labels)
 		if j.sup == 1 {
-			out.heldOut = share(pred, labels, known)
+			_, heldOut := neuralnmf.SplitLabels(labels, known)
+			out.heldOut = neuralnmf.Accuracy(pred, heldOut)
 		}
 	}
 	return out, nil
-}
-
-// share is the fraction of columns predicted right; with exclude, only the
-// columns where exclude is false count.
-func share(pred, labels []int, exclude []bool) float64 {
-	right, n := 0, 0
-	for i, l := range labels {
-		if exclude != nil && exclude[i] {
-			continue
-		}
-		n++
-		if pred[i] == l {
-			right++
-		}
-	}
-	return float64(right) / float64(n)
 }
 
 func mean(res map[job]outcome, trials, s, l, m int, f func(outcome) float64) float64 {

@@ -2,6 +2,7 @@ package news20
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/neuralnmf/neuralnmf/autograd"
 	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
@@ -29,27 +30,12 @@ type Result struct {
 // (Y∘L)·s† from the labelled documents (known), prediction argmax(B·s), and
 // the share of the unlabelled documents predicted right.
 func LayerAccuracy(s *tensor.Dense, labels []int, known []bool) float64 {
-	masked := make([]int, len(labels))
-	for i, l := range labels {
-		masked[i] = -1
-		if known[i] {
-			masked[i] = l
-		}
+	seen, heldOut := neuralnmf.SplitLabels(labels, known)
+	pred, err := neuralnmf.Readout(s, seen, Classes)
+	if err != nil {
+		return math.NaN()
 	}
-	y, _ := tensor.OneHot(masked, Classes)
-	tape := autograd.NewTape()
-	b := ops.MatMul(tape.Const(y), ops.Pinv(tape.Const(s))).Value()
-	pred := neuralnmf.Predict(b, s)
-	right, n := 0, 0
-	for i, l := range labels {
-		if !known[i] {
-			n++
-			if pred[i] == l {
-				right++
-			}
-		}
-	}
-	return float64(right) / float64(n)
+	return neuralnmf.Accuracy(pred, heldOut)
 }
 
 // HNMF runs the paper's HNMF baseline exactly as its notebook did (the

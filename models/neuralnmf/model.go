@@ -222,15 +222,9 @@ func (t *trainer) init() error {
 				known[i] = true
 			}
 		}
-		masked := make([]int, len(s.Labels))
-		for m, l := range s.Labels {
-			masked[m] = -1
-			if known[m] {
-				masked[m] = l
-			}
-		}
+		seen, _ := SplitLabels(s.Labels, known)
 		var err error
-		if t.y, err = tensor.OneHot(masked, s.Classes); err != nil {
+		if t.y, err = tensor.OneHot(seen, s.Classes); err != nil {
 			return fmt.Errorf("neuralnmf: %w", err)
 		}
 		t.z = tensor.ColumnMask(s.Classes, known)
@@ -501,8 +495,11 @@ func Predict(b, s *tensor.Dense) []int {
 }
 
 // accuracy is the share of columns with a label ≥ 0 that argmax(B·S) predicts.
-func accuracy(b, s *tensor.Dense, labels []int) float64 {
-	pred := Predict(b, s)
+func accuracy(b, s *tensor.Dense, labels []int) float64 { return Accuracy(Predict(b, s), labels) }
+
+// Accuracy returns the share of the columns with a label ≥ 0 for which pred
+// is the label, or NaN if no column has one.
+func Accuracy(pred, labels []int) float64 {
 	right, n := 0, 0
 	for m, l := range labels {
 		if l < 0 {
@@ -517,6 +514,21 @@ func accuracy(b, s *tensor.Dense, labels []int) float64 {
 		return math.NaN()
 	}
 	return float64(right) / float64(n)
+}
+
+// SplitLabels returns labels with the columns not known set to −1 (the
+// labels training may see), and labels with the known columns set to −1
+// (the held-out ones to score). known nil means all known.
+func SplitLabels(labels []int, known []bool) (seen, heldOut []int) {
+	seen, heldOut = make([]int, len(labels)), make([]int, len(labels))
+	for m, l := range labels {
+		if known == nil || known[m] {
+			seen[m], heldOut[m] = l, -1
+		} else {
+			seen[m], heldOut[m] = -1, l
+		}
+	}
+	return seen, heldOut
 }
 
 // Predict returns the predicted class of each training column,
@@ -589,17 +601,31 @@ func (m *Model) Reconstruction() *tensor.Dense {
 // which argmax(B·s) is the label. It is the accuracy the authors' code
 // reports for every method and supervision level, and the one the demo
 // reports for unsupervised runs, which have no classifier of their own.
+// It returns NaN for labels outside 0..classes−1 or no labelled column.
 func ReadoutAccuracy(s *tensor.Dense, labels []int, classes int) float64 {
-	y, err := tensor.OneHot(labels, classes)
+	pred, err := Readout(s, labels, classes)
 	if err != nil {
 		return math.NaN()
 	}
+	return Accuracy(pred, labels)
+}
+
+// Readout fits B = Y·s† by least squares on the columns of s (k×M) with a
+// label ≥ 0 (Y one-hot, classes rows; the other columns of Y are zero) and
+// returns argmax(B·s) for every column. With the labels of SplitLabels it
+// is the paper's accuracy protocol: fit on the known labels, then score the
+// held-out columns with Accuracy.
+func Readout(s *tensor.Dense, labels []int, classes int) ([]int, error) {
+	y, err := tensor.OneHot(labels, classes)
+	if err != nil {
+		return nil, fmt.Errorf("neuralnmf: Readout: %w", err)
+	}
 	tape := autograd.NewTape()
 	b := ops.MatMul(tape.Const(y), ops.Pinv(tape.Const(s)))
-	if tape.Err() != nil {
-		return math.NaN()
+	if err := tape.Err(); err != nil {
+		return nil, fmt.Errorf("neuralnmf: Readout: %w", err)
 	}
-	return accuracy(b.Value(), s, labels)
+	return Predict(b.Value(), s), nil
 }
 
 // TopWords returns, for each column of a (features × topics), the names of

@@ -251,3 +251,27 @@ func TestDataMask(t *testing.T) {
 	_, err = neuralnmf.Train(x, neuralnmf.Config{Ranks: []int{3}, DataMask: tensor.New(2, 2)})
 	require.ErrorContains(t, err, "DataMask: shape mismatch")
 }
+
+func TestAccuracyAndSplitLabels(t *testing.T) {
+	cases := []struct {
+		pred, labels []int
+		want         float64
+	}{
+		{[]int{0, 1, 2}, []int{0, 1, 2}, 1},
+		{[]int{0, 1, 2}, []int{0, 2, -1}, 0.5},
+		{[]int{0, 1}, []int{-1, -1}, math.NaN()},
+	}
+	for _, c := range cases {
+		got := neuralnmf.Accuracy(c.pred, c.labels)
+		if math.IsNaN(c.want) {
+			require.True(t, math.IsNaN(got), "%v", c)
+		} else {
+			require.Equal(t, c.want, got, "%v", c)
+		}
+	}
+	seen, held := neuralnmf.SplitLabels([]int{3, 4, 5}, nil)
+	require.Equal(t, []int{3, 4, 5}, seen)
+	require.Equal(t, []int{-1, -1, -1}, held)
+	_, err := neuralnmf.Readout(tensor.New(2, 3), []int{0, 7, 1}, 2)
+	require.ErrorContains(t, err, "neuralnmf: Readout")
+}
