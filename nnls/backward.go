@@ -6,6 +6,7 @@ import (
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/lapack/lapack64"
 
 	"github.com/neuralnmf/neuralnmf/internal/parallel"
 	"github.com/neuralnmf/neuralnmf/tensor"
@@ -24,19 +25,17 @@ import (
 //
 // which is the paper's Theorem (derivs_of_q) contracted with gs and summed
 // over columns; it never forms the N×M residual or a pseudoinverse. The small
-// solves reuse the forward pass's factorisation of AᵀA in the same exact forms
-// (direct or Schur with refinement). workers ≤ 0 means GOMAXPROCS.
+// solves reuse the forward pass's factorisation of A (see solveUChunk). workers ≤ 0 means GOMAXPROCS.
 //
 // It returns an error if a shape does not match, or if a column's A_TᵀA_T is
 // numerically singular, where q is not differentiable.
 func (r *Result) Backward(a, x, gs, ga, gx *tensor.Dense, workers int) error {
-	return r.backward(a, denseData{x}, x, gs, ga, gx, workers)
+	return r.backward(a, denseData{x: x}, x, gs, ga, gx, workers)
 }
 
 // backward is Backward for X given as data; xd is the dense X when there is
 // one (needed for ∂L/∂A as X·Uᵀ).
 func (r *Result) backward(a *tensor.Dense, x data, xd *tensor.Dense, gs, ga, gx *tensor.Dense, workers int) error {
-	gm := r.Gram
 	k, m := r.S.Rows, r.S.Cols
 	n, xm := x.dims()
 	if err := tensor.CheckShape("∂L/∂S", gs, k, m); err != nil {
@@ -79,7 +78,7 @@ func (r *Result) backward(a *tensor.Dense, x data, xd *tensor.Dense, gs, ga, gx 
 	cs := chunkFor(m, workers)
 	bufs := make([]*buf, parallel.Workers(m, cs, workers))
 	for i := range bufs {
-		bufs[i] = &buf{w: newWorker(gm, DefaultTol, 1), g: make([]float64, k), u: make([]float64, k)}
+		bufs[i] = &buf{w: newWorker(r.Factor, 0, 1), g: make([]float64, r.Factor.kk), u: make([]float64, r.Factor.kk)}
 		if ga != nil {
 			bufs[i].p = make([]float64, k*k)
 			if isSparse {
@@ -152,54 +151,115 @@ func (r *Result) backward(a *tensor.Dense, x data, xd *tensor.Dense, gs, ga, gx 
 	return nil
 }
 
-// rcondRefineBackward is the reciprocal condition of AᵀA below which the
-// backward pass refines its Schur-form solves. Above it the Schur form is
-// accurate to about cond(AᵀA)·ε ≤ 1e-10 relative, ample for a gradient.
-const rcondRefineBackward = 1e-6
-
 // solveUChunk writes columns j0:j1 of U: column j is (A_TᵀA_T)⁻¹·gs_{T,j} on
-// the support T of column j and zero elsewhere. g and u are k-length scratch.
+// the support T of column j and zero elsewhere. With D = diag(1/‖a_i‖) and
+// the scaled Ã = A·D = Q·R, (A_TᵀA_T)⁻¹ = D_T·(R_TᵀR_T)⁻¹·D_T; the middle
+// solve uses the Gram factorisation when cond(R) ≤ 10⁶ (one correction step
+// follows) and a QR factorisation of R_T otherwise, so it never forms a
+// worse-conditioned matrix than the problem itself. g and u are k-length
+// scratch.
 func (r *Result) solveUChunk(w *worker, gs, ut *tensor.Dense, g, u []float64, j0, j1 int) error {
-	gm := r.Gram
-	k := gm.k
+	f := r.Factor
+	k := f.kk
 	for j := j0; j < j1; j++ {
 		nF := 0
-		for i := range w.inF {
-			w.inF[i] = r.Support.Has(i, j)
-			g[i] = 0
-			if w.inF[i] {
+		for c, i := range f.cols {
+			w.inF[c] = r.Support.Has(i, j)
+			g[c] = 0
+			if w.inF[c] {
 				nF++
-				g[i] = gs.Data[i*gs.Stride+j] // only g_T enters
+				g[c] = gs.Data[i*gs.Stride+j] / f.norm[c] // only g_T enters
 			}
 		}
 		if nF == 0 {
 			continue
 		}
-		var uj []float64
-		if gm.trustH {
-			for i := range u { // u = H·g̃
-				row := gm.h[i*k:]
-				var s float64
-				for p, gp := range g {
-					if gp != 0 {
-						s += row[p] * gp
+		ok := false
+		if f.fast {
+			var uj []float64
+			if f.trust {
+				for i := range u { // u = H·g̃
+					row := f.h[i*k:]
+					var s float64
+					for p, gp := range g {
+						if gp != 0 {
+							s += row[p] * gp
+						}
+					}
+					u[i] = s
+				}
+				uj = u
+			}
+			if ok = w.subproblem(g, uj, uj != nil); ok {
+				// One correction with the residual g̃_F − G_FF·x_F.
+				res := w.y
+				for i, in := range w.inF {
+					res[i] = 0
+					if in {
+						row := f.g[i*k:]
+						s := g[i]
+						for p, xp := range w.x {
+							if xp != 0 {
+								s -= row[p] * xp
+							}
+						}
+						res[i] = s
 					}
 				}
-				u[i] = s
+				w.correct(res)
 			}
-			uj = u
 		}
-		if !w.subproblem(g, uj, uj != nil) {
-			return fmt.Errorf("nnls.Backward: column %d: A_TᵀA_T is numerically singular on its support of size %d; q is not differentiable here", j, nF)
+		if !ok && !w.normalQR(g) {
+			return fmt.Errorf("nnls.Backward: column %d: A_TᵀA_T is singular on its support of size %d; q is not differentiable here", j, nF)
 		}
-		if uj != nil && gm.rcond < rcondRefineBackward {
-			w.refine(g, false)
-		}
-		for i, in := range w.inF {
+		for c, in := range w.inF {
 			if in {
-				ut.Data[i*ut.Stride+j] = w.x[i]
+				i := f.cols[c]
+				ut.Data[i*ut.Stride+j] = w.x[c] / f.norm[c]
 			}
 		}
 	}
 	return nil
+}
+
+// normalQR solves (R_FᵀR_F)·x_F = g_F into w.x through the QR factorisation
+// R_F = Q̂·R̂ (two triangular solves with R̂), for F in w.inF. It returns false
+// if R̂ is singular.
+func (w *worker) normalQR(g []float64) bool {
+	w.ensureLH()
+	k, p, r, s := w.f.kk, w.f.p, w.f.r, w.lh
+	s.order = s.order[:0]
+	for i, in := range w.inF {
+		if in {
+			s.order = append(s.order, i)
+		}
+	}
+	np := len(s.order)
+	if np > p {
+		return false
+	}
+	m := s.m[:p*np]
+	for row := 0; row < p; row++ {
+		rr := r[row*k : (row+1)*k]
+		for c, i := range s.order {
+			m[row*np+c] = rr[i]
+		}
+	}
+	lapack64.Geqrf(blas64.General{Rows: p, Cols: np, Stride: np, Data: m}, s.tau[:min(p, np)], s.work, len(s.work))
+	z := s.z[:np]
+	for c, i := range s.order {
+		if m[c*np+c] == 0 {
+			return false
+		}
+		z[c] = g[i]
+	}
+	t := blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: np, Stride: np, Data: m}
+	v := blas64.Vector{N: np, Inc: 1, Data: z}
+	blas64.Trsv(blas.Trans, t, v)
+	blas64.Trsv(blas.NoTrans, t, v)
+	clear(w.x)
+	for c, i := range s.order {
+		w.x[i] = z[c]
+	}
+	return true
 }

@@ -13,7 +13,12 @@ import (
 // Park 2011 use 3).
 const pbar = 3
 
-// status of one column's solve.
+// maxRefine bounds the refinement steps after a Gram-path solve. With
+// cond(R) ≤ 10⁶ each step shrinks the error by ~cond(R)²ε ≤ 10⁻⁴, so four
+// steps take a Cholesky solution to the accuracy of a QR solve.
+const maxRefine = 4
+
+// status of one column's pivoting.
 type status int
 
 const (
@@ -22,59 +27,52 @@ const (
 	noConverge        // MaxIter reached
 )
 
-// worker holds one goroutine's scratch space: everything is sized by k, so a
-// worker allocates nothing per column.
+// worker holds one goroutine's scratch space: everything is sized by k (and
+// p), so a worker allocates nothing per column. All of its work is on the
+// reduced problem min ‖d − R·s‖, s ≥ 0, in the scaled columns.
 type worker struct {
-	gm      *Gram
-	tol     float64
-	kktTol  float64
+	f       *Factor
+	tau     float64 // certificate tolerance (relative to rounding bounds)
 	maxIter int
 
 	inF     []bool    // passive set F of the current column
-	x, y    []float64 // primal and dual of the current subproblem
+	x, y    []float64 // solution and multipliers y = Rᵀ(d − R·x) (or Gram estimates inside pivoting)
+	bnd     []float64 // rounding bound of each y_i off the support (sharp)
+	bndF    []float64 // backward-error bound of each y_i on the support
+	rho, ab []float64 // residual d − R·x and its rounding scale |d| + |R||x| (length p)
 	idx     []int     // F (direct form) or B (Schur form) as a list
-	sub     []float64 // |idx|×|idx| system
+	sub     []float64 // |idx|×|idx| system and its factor
 	rhs     []float64
-	bad     []int // infeasible variables
-	xTol    []float64
-	yTol    []float64
+	corr    []float64 // 2k: refinement correction
+	bad     []int     // infeasible variables
+	xTol    float64   // x_i ≤ xTol is infeasible inside pivoting
+	yTol    float64   // y_i > yTol is infeasible inside pivoting
 	lh      *lhScratch
 	nSchur  int // |B| of the last Schur-form solve; −1 if the last solve was direct
-	refined []float64
 	iterSum int
 	iterMax int
 }
 
-func newWorker(gm *Gram, tol float64, maxIter int) *worker {
-	k := gm.k
+func newWorker(f *Factor, tau float64, maxIter int) *worker {
+	k, p := f.kk, f.p
 	return &worker{
-		gm: gm, tol: tol, kktTol: math.Max(1e3*tol, 1e-8), maxIter: maxIter,
-		inF: make([]bool, k), x: make([]float64, k), y: make([]float64, k),
+		f: f, tau: tau, maxIter: maxIter,
+		inF: make([]bool, k), x: make([]float64, k), y: make([]float64, k), bnd: make([]float64, k), bndF: make([]float64, k),
+		rho: make([]float64, p), ab: make([]float64, p),
 		idx: make([]int, 0, k), sub: make([]float64, k*k), rhs: make([]float64, k),
-		bad: make([]int, 0, k), xTol: make([]float64, k), yTol: make([]float64, k),
-		refined: make([]float64, 2*k),
+		corr: make([]float64, 2*k), bad: make([]int, 0, k),
 	}
 }
 
-// setScale sets the per-variable thresholds for a column with ‖x_m‖ = xn:
-// x_i is zero when x_i·‖a_i‖ ≤ tol·‖x_m‖, and the dual y_i = a_iᵀ(As − x) is
-// feasible when y_i ≥ −tol·‖a_i‖·‖x_m‖. Both are invariant under scaling of A
-// or X.
-func (w *worker) setScale(xn float64) {
-	for i, an := range w.gm.anorm {
-		w.xTol[i] = w.tol * xn / an
-		w.yTol[i] = w.tol * xn * an
-	}
-}
-
-// subproblem solves min ‖x − As‖ with s_B = 0 (B = complement of F), filling
-// w.x (zero on B) and w.y (the dual Gs − c on B; zero on F). c is Aᵀx_m and u
-// is H·c (nil when H is not used). It picks the cheaper of two exact forms:
-// the direct form factorises G_FF; the Schur form factorises H_BB and uses
-// s = u + H_{:,B}·y_B with y_B = −H_BB⁻¹·u_B. It returns false if the
-// factorisation fails.
+// subproblem solves min ‖d − R·s‖ with s_B = 0 (B = complement of F) on the
+// Gram path, filling w.x (zero on B) and w.y (the multiplier c − G·s on B;
+// zero on F). c is Rᵀd and u is R⁻¹d (nil when H is not used). It picks the
+// cheaper of two exact forms: the direct form factorises G_FF; the Schur
+// form factorises H_BB and uses s = u + H_{:,B}·z_B with z_B = −H_BB⁻¹·u_B.
+// It returns false if the factorisation fails. The factor is kept for
+// correct.
 func (w *worker) subproblem(c, u []float64, useH bool) bool {
-	k := w.gm.k
+	k := w.f.kk
 	nF := 0
 	for _, f := range w.inF {
 		if f {
@@ -85,16 +83,12 @@ func (w *worker) subproblem(c, u []float64, useH bool) bool {
 	switch {
 	case nF == 0:
 		for i := range w.x {
-			w.x[i], w.y[i] = 0, -c[i]
+			w.x[i], w.y[i] = 0, c[i]
 		}
-		return true
-	case nB == 0 && useH:
-		copy(w.x, u)
-		clear(w.y)
-		w.nSchur = 0
+		w.nSchur = -1
 		return true
 	case useH && nB < nF:
-		return w.schur(c, u, nB)
+		return w.schur(u, nB)
 	default:
 		w.nSchur = -1
 		return w.direct(c, nF)
@@ -102,13 +96,14 @@ func (w *worker) subproblem(c, u []float64, useH bool) bool {
 }
 
 func (w *worker) direct(c []float64, nF int) bool {
-	k, g := w.gm.k, w.gm.g
+	k, g := w.f.kk, w.f.g
 	f := w.idx[:0]
 	for i, in := range w.inF {
 		if in {
 			f = append(f, i)
 		}
 	}
+	w.idx = f
 	sub := w.sub[:nF*nF]
 	for a, fa := range f {
 		row := g[fa*k:]
@@ -130,22 +125,29 @@ func (w *worker) direct(c []float64, nF int) bool {
 			continue
 		}
 		row := g[i*k:]
-		s := -c[i]
+		s := c[i]
 		for a, fa := range f {
-			s += row[fa] * w.rhs[a]
+			s -= row[fa] * w.rhs[a]
 		}
 		w.y[i] = s
 	}
 	return true
 }
 
-func (w *worker) schur(c, u []float64, nB int) bool {
-	k, h := w.gm.k, w.gm.h
+func (w *worker) schur(u []float64, nB int) bool {
+	k, h := w.f.kk, w.f.h
 	b := w.idx[:0]
 	for i, in := range w.inF {
 		if !in {
 			b = append(b, i)
 		}
+	}
+	w.idx = b
+	w.nSchur = nB
+	if nB == 0 {
+		copy(w.x, u)
+		clear(w.y)
+		return true
 	}
 	sub := w.sub[:nB*nB]
 	for p, bp := range b {
@@ -155,11 +157,10 @@ func (w *worker) schur(c, u []float64, nB int) bool {
 		}
 		w.rhs[p] = -u[bp]
 	}
-	w.nSchur = nB
 	if !cholSolve(sub, nB, w.rhs[:nB]) {
 		return false
 	}
-	yB := w.rhs[:nB]
+	zB := w.rhs[:nB]
 	for i, in := range w.inF {
 		if !in {
 			w.x[i] = 0
@@ -168,106 +169,119 @@ func (w *worker) schur(c, u []float64, nB int) bool {
 		row := h[i*k:]
 		s := u[i]
 		for p, bp := range b {
-			s += row[bp] * yB[p]
+			s += row[bp] * zB[p]
 		}
 		w.x[i] = s
 		w.y[i] = 0
 	}
+	// The multiplier of the Schur form is −z_B = (c − G·s)_B.
 	for p, bp := range b {
-		w.y[bp] = yB[p]
+		w.y[bp] = -zB[p]
 	}
 	return true
 }
 
-// refine improves a Schur-form solution by one step of iterative
-// refinement: the residual r_F = c_F − G_FF·x_F is computed from G directly
-// and the correction G_FF⁻¹·r_F is solved in the same Schur form, reusing the
-// factor of H_BB left in w.sub. This recovers the digits the explicit inverse
-// H loses when AᵀA is moderately ill-conditioned. It returns false if the
-// corrected solution leaves the positive orthant and nonneg is set (the
-// caller then re-solves the column directly). It does nothing after a
-// direct-form solve.
-func (w *worker) refine(c []float64, nonneg bool) bool {
-	nB := w.nSchur
-	if nB < 0 {
-		return true
-	}
-	k, g, h := w.gm.k, w.gm.g, w.gm.h
-	r, v := w.refined[:k], w.refined[k:]
-	for i, in := range w.inF {
-		r[i] = 0
-		if !in {
-			continue
+// correct adds G_FF⁻¹·r_F to x_F, with the factor the last subproblem left in
+// w.sub (direct form: G_FF; Schur form: H_BB, using G_FF⁻¹ = H_FF −
+// H_FB·H_BB⁻¹·H_BF). It returns max|Δx_i|.
+func (w *worker) correct(r []float64) float64 {
+	k := w.f.kk
+	d := w.corr[:k]
+	clear(d)
+	if w.nSchur < 0 { // direct: idx = F
+		f := w.idx
+		z := w.rhs[:len(f)]
+		for a, fa := range f {
+			z[a] = r[fa]
 		}
-		row := g[i*k:]
-		s := c[i]
-		for j, xj := range w.x {
-			if xj != 0 {
-				s -= row[j] * xj
+		cholSolveFactored(w.sub, len(f), z)
+		for a, fa := range f {
+			d[fa] = z[a]
+		}
+	} else { // Schur: idx = B
+		h, b, nB := w.f.h, w.idx, w.nSchur
+		v, rt := w.corr[k:], d // d is zero here: use it for r̃ = r on F, 0 on B
+		for j, in := range w.inF {
+			if in {
+				rt[j] = r[j]
 			}
 		}
-		r[i] = s
-	}
-	for i := range v { // v = H·r̃ (r̃ = r on F, 0 on B)
-		row := h[i*k:]
-		var s float64
-		for j, rj := range r {
-			if rj != 0 {
-				s += row[j] * rj
+		for i := range v { // v = H·r̃
+			var s float64
+			for j, hv := range h[i*k : (i+1)*k] {
+				s += hv * rt[j]
 			}
+			v[i] = s
 		}
-		v[i] = s
-	}
-	b := w.idx[:0]
-	for i, in := range w.inF {
-		if !in {
-			b = append(b, i)
-		}
-	}
-	z := w.rhs[:nB]
-	for p, bp := range b {
-		z[p] = -v[bp]
-	}
-	if nB > 0 {
-		t := blas64.Triangular{N: nB, Stride: nB, Data: w.sub[:nB*nB], Uplo: blas.Upper, Diag: blas.NonUnit}
-		lapack64.Potrs(t, blas64.General{Rows: nB, Cols: 1, Stride: 1, Data: z})
-	}
-	for i, in := range w.inF {
-		if !in {
-			continue
-		}
-		row := h[i*k:]
-		d := v[i]
+		clear(rt)
+		z := w.rhs[:nB]
 		for p, bp := range b {
-			d += row[bp] * z[p]
+			z[p] = -v[bp]
 		}
-		w.x[i] += d
-	}
-	if nonneg {
+		cholSolveFactored(w.sub, nB, z)
 		for i, in := range w.inF {
-			if in && w.x[i] <= w.xTol[i] {
-				return false
+			if !in {
+				continue
+			}
+			row := h[i*k:]
+			s := v[i]
+			for p, bp := range b {
+				s += row[bp] * z[p]
+			}
+			d[i] = s
+		}
+	}
+	var m float64
+	for i, in := range w.inF {
+		if in {
+			w.x[i] += d[i]
+			if a := math.Abs(d[i]); a > m {
+				m = a
 			}
 		}
 	}
-	return true
+	return m
 }
 
 // cholSolve solves sub·z = rhs in place for the symmetric positive definite
-// n×n matrix whose upper triangle is in sub (row-major, stride n).
+// n×n matrix whose upper triangle is in sub (row-major, stride n), leaving
+// the Cholesky factor in sub.
 func cholSolve(sub []float64, n int, rhs []float64) bool {
 	t, ok := lapack64.Potrf(blas64.Symmetric{N: n, Stride: n, Data: sub, Uplo: blas.Upper})
 	if !ok {
 		return false
 	}
-	lapack64.Potrs(t, blas64.General{Rows: n, Cols: 1, Stride: 1, Data: rhs})
+	_ = t
+	cholSolveFactored(sub, n, rhs)
 	return true
 }
 
-// bpp runs block principal pivoting from the passive set in w.inF and leaves
-// the solution in w.x.
+// cholSolveFactored solves UᵀU·z = rhs in place for the upper Cholesky
+// factor U (n×n, row-major, stride n) that cholSolve left in sub: two
+// triangular solves, written out because the systems are tiny and LAPACK's
+// per-call overhead would dominate.
+func cholSolveFactored(u []float64, n int, z []float64) {
+	for i := 0; i < n; i++ { // Uᵀ·v = z
+		s := z[i]
+		for j := 0; j < i; j++ {
+			s -= u[j*n+i] * z[j]
+		}
+		z[i] = s / u[i*n+i]
+	}
+	for i := n - 1; i >= 0; i-- { // U·z = v
+		s := z[i]
+		row := u[i*n : (i+1)*n]
+		for j := i + 1; j < n; j++ {
+			s -= row[j] * z[j]
+		}
+		z[i] = s / row[i]
+	}
+}
+
+// bpp runs block principal pivoting on the Gram path from the passive set in
+// w.inF and leaves the solution in w.x.
 func (w *worker) bpp(c, u []float64, useH bool) status {
-	k := w.gm.k
+	k := w.f.kk
 	ninf, p := k+1, pbar
 	for it := 1; it <= w.maxIter; it++ {
 		if !w.subproblem(c, u, useH) {
@@ -276,7 +290,7 @@ func (w *worker) bpp(c, u []float64, useH bool) status {
 		}
 		bad := w.bad[:0]
 		for i, in := range w.inF {
-			if in && w.x[i] <= w.xTol[i] || !in && w.y[i] < -w.yTol[i] {
+			if in && w.x[i] <= w.xTol || !in && w.y[i] > w.yTol {
 				bad = append(bad, i)
 			}
 		}
@@ -314,53 +328,172 @@ func (w *worker) count(it int) {
 	w.iterMax = max(w.iterMax, it)
 }
 
-// refineTol is the relative residual |(Gs − c)_i|/(‖a_i‖‖x‖) on the support
-// above which a Schur-form solution is refined: well above roundoff for a
-// well-conditioned A, so refinement runs only where H lost digits.
-const refineTol = 1e-13
-
-// verify accepts the current solution if it satisfies the KKT conditions,
-// after one step of refinement when the residual on the support shows that the
-// Schur form lost digits. It returns false if the column must be re-solved.
-func (w *worker) verify(c []float64, xn float64) bool {
-	resid, ok := w.kkt(c, xn)
-	if resid <= refineTol {
-		return ok
-	}
-	if !w.refine(c, true) {
-		return false
-	}
-	_, ok = w.kkt(c, xn)
-	return ok
-}
-
-// kkt computes the multipliers y = Gs − c of the current solution directly
-// from G and checks the KKT conditions: s ≥ 0, |y_i| ≈ 0 on the support and
-// y_i ≥ 0 off it, within kktTol·‖a_i‖·‖x‖. It also returns the largest
-// relative residual |y_i|/(‖a_i‖‖x‖) on the support, which tells whether a
-// Schur-form solution needs refinement.
-func (w *worker) kkt(c []float64, xn float64) (resid float64, ok bool) {
-	k, g := w.gm.k, w.gm.g
-	ok = true
-	for i := 0; i < k; i++ {
-		row := g[i*k:]
-		y := -c[i]
-		for j, xj := range w.x {
-			if xj != 0 {
-				y += row[j] * xj
+// refine polishes a Gram-path solution: the multipliers y = Rᵀ(d − R·x) are
+// formed once from R (not from G), and x_F is corrected by G_FF⁻¹·y_F until
+// the correction is below the accuracy cond(R)·ε that a QR solve would
+// reach. Later multipliers are updated as y ← y − G_{:,F}·Δx_F, which is as
+// accurate as a fresh residual because Δx is small (its error ε·|G|·|Δx| is
+// within the bounds, which are formed at the first x and change by no more
+// than Δx does). It returns false if the corrections do not converge or push an entry of x_F to
+// zero or below; the column is then solved by Lawson–Hanson.
+func (w *worker) refine(d []float64) bool {
+	k, g := w.f.kk, w.f.g
+	w.residual(d, true)
+	floor := math.Max(2, 1/w.f.rcond) * eps
+	// Each step shrinks the error by about rate = cond(G_FF)·ε ≤ k·cond(R)²·ε
+	// (1/rcond over-estimates cond(R) by at most k in the 1-norm), so after a
+	// correction of size dm the error left is about rate·dm.
+	rate := float64(k) * eps / (w.f.rcond * w.f.rcond)
+	prev := math.Inf(1)
+	for step := 0; step < maxRefine; step++ {
+		dm := w.correct(w.y)
+		if !(dm <= prev/2) { // not contracting: G_FF is too ill-conditioned
+			return false
+		}
+		prev = dm
+		var xm float64
+		for i, in := range w.inF {
+			if in {
+				if w.x[i] <= 0 {
+					return false
+				}
+				if w.x[i] > xm {
+					xm = w.x[i]
+				}
 			}
 		}
-		sc := xn * w.gm.anorm[i]
-		switch xi := w.x[i]; {
-		case xi > 0:
-			r := math.Abs(y) / sc
-			resid = math.Max(resid, r)
-			ok = ok && r <= w.kktTol
-		case xi == 0:
-			ok = ok && y >= -w.kktTol*sc
-		default:
-			ok = false
+		dx := w.corr[:k] // zero off F
+		for i := 0; i < k; i++ {
+			var s float64
+			for j, v := range g[i*k : (i+1)*k] {
+				s += v * dx[j]
+			}
+			w.y[i] -= s
+		}
+		if dm*math.Min(rate, 1) <= floor*xm {
+			return true
 		}
 	}
-	return resid, ok
+	return false
+}
+
+const eps = 0x1p-52
+
+// residual forms ρ = d − R·x and y = Rᵀρ from R and, if bound is set, two
+// bounds for the certificate (each y_i is then compared with τ times one of
+// them, τ ≈ (p + k)·ε):
+//
+//   - w.bndF = |R|ᵀ·a with a = |d| + |R|·|x|: the size of y_i that the
+//     backward error of a least-squares solve on the support leaves, and so
+//     the tolerance of stationarity on the support;
+//   - w.bnd, the rounding error of forming y_i itself, the tolerance of the
+//     sign test off the support.
+//
+// Formed plainly, ρ_j carries an error of up to k·ε·a_j, which is far above
+// |ρ_j| when x is large against d (ill-conditioning: R·x ≈ d by
+// cancellation), and a sign test at that tolerance would accept supports
+// that are plainly wrong. So when a exceeds |d| by more than 8× ρ is formed
+// again with compensated products and sums (FMA), which makes its error
+// ε·|ρ_j| + O(k²ε²)·a_j, and w.bnd = |R|ᵀ·(|ρ| + ε·a): sharp to the size of
+// the residual itself. Otherwise w.bnd = w.bndF.
+func (w *worker) residual(d []float64, bound bool) {
+	k, p, r, ra := w.f.kk, w.f.p, w.f.r, w.f.rabs
+	var amax, dmax float64
+	for j := 0; j < p; j++ {
+		row, arow := r[j*k:(j+1)*k], ra[j*k:(j+1)*k]
+		s, a := d[j], math.Abs(d[j])
+		for i := j; i < k; i++ {
+			if xi := w.x[i]; xi != 0 { // x ≥ 0 here
+				s -= row[i] * xi
+				a += arow[i] * xi
+			}
+		}
+		w.rho[j], w.ab[j] = s, a
+		if a > amax {
+			amax = a
+		}
+		if ad := math.Abs(d[j]); ad > dmax {
+			dmax = ad
+		}
+	}
+	compensated := bound && amax > 8*dmax
+	if compensated {
+		for j := 0; j < p; j++ {
+			row := r[j*k : (j+1)*k]
+			s, c := d[j], 0.0
+			for i := j; i < k; i++ {
+				if xi := w.x[i]; xi != 0 {
+					t := row[i] * xi
+					te := math.FMA(row[i], xi, -t) // t + te = row[i]·xi exactly
+					u := s - t
+					bv := u - s // TwoSum(s, −t): u + e = s − t exactly
+					e := (s - (u - bv)) + (-t - bv)
+					s = u
+					c += e - te
+				}
+			}
+			w.rho[j] = s + c
+		}
+	}
+	y := w.y[:k]
+	clear(y)
+	if !bound {
+		for j := 0; j < p; j++ {
+			rj := w.rho[j]
+			for i, v := range r[j*k+j : (j+1)*k] {
+				y[j+i] += v * rj
+			}
+		}
+		return
+	}
+	bf := w.bndF[:k]
+	clear(bf)
+	for j := 0; j < p; j++ {
+		rj, aj := w.rho[j], w.ab[j]
+		arow := ra[j*k+j : (j+1)*k]
+		for i, v := range r[j*k+j : (j+1)*k] {
+			y[j+i] += v * rj
+			bf[j+i] += arow[i] * aj
+		}
+	}
+	if !compensated {
+		copy(w.bnd, w.bndF)
+		return
+	}
+	for j := range w.ab {
+		w.ab[j] = math.Abs(w.rho[j]) + eps*w.ab[j]
+	}
+	absBound(w.bnd, ra, w.ab, p, k)
+}
+
+// absBound sets dst = |R|ᵀ·v for |R| (p×k, upper trapezoidal) in ra.
+func absBound(dst, ra, v []float64, p, k int) {
+	clear(dst)
+	for j := 0; j < p; j++ {
+		vj := v[j]
+		for i, a := range ra[j*k+j : (j+1)*k] {
+			dst[j+i] += a * vj
+		}
+	}
+}
+
+// certify checks the KKT conditions of the current solution against the
+// multipliers and bounds that residual left: on the support, x_i > 0 and
+// |y_i| ≤ τ·bndF_i (a least-squares solution's backward error); off it,
+// x_i = 0 and y_i ≤ τ·bnd_i, the rounding error of forming y_i. τ is a small
+// multiple of the unit roundoff, so a support passes only if no variable
+// outside it has a multiplier of the wrong sign beyond rounding: a wrong
+// support that is wrong by more than working precision can resolve fails.
+func (w *worker) certify() bool {
+	for i, in := range w.inF {
+		y := w.y[i]
+		if in {
+			if !(w.x[i] > 0) || !(math.Abs(y) <= w.tau*w.bndF[i]) {
+				return false
+			}
+		} else if w.x[i] != 0 || !(y <= w.tau*w.bnd[i]) {
+			return false
+		}
+	}
+	return true
 }

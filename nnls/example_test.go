@@ -32,12 +32,37 @@ func ExampleSolve() {
 	// support of sample 1: false true
 }
 
-func ExampleSolve_errors() {
-	// Column 1 is twice column 0. QR with column pivoting takes the larger
-	// column 1 first, so column 0 is the one reported as dependent.
-	a := tensor.MustFromRows([][]float64{{1, 2}, {2, 4}, {0, 0}})
-	x := tensor.MustFromRows([][]float64{{1}, {1}, {1}})
-	_, err := nnls.Solve(a, x, nil)
-	fmt.Println(err)
-	// Output: nnls: A: numerically rank deficient (reciprocal condition of AᵀA ≈ 0): column(s) [0] are, to working precision, combinations of the others
+func ExampleSolve_rankDeficient() {
+	// Column 2 is the sum of columns 0 and 1, so x = a0 + a1 = a2 has many
+	// minimisers. Solve returns one whose support columns are independent,
+	// as Lawson–Hanson does, so the backward pass stays defined on it.
+	a := tensor.MustFromRows([][]float64{
+		{1, 0, 1},
+		{0, 1, 1},
+		{0, 0, 0},
+	})
+	x := tensor.MustFromRows([][]float64{{1}, {1}, {0}})
+	res, err := nnls.Solve(a, x, nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("S = %.4g, support size %d, Lawson–Hanson columns %d\n", res.S.Data, res.Support.Count(0), res.Stats.Fallbacks)
+	// Output: S = [0 0 1], support size 1, Lawson–Hanson columns 1
+}
+
+func ExampleSolve_signed() {
+	// Signed data: the best fit of x with nonnegative weights on a0 = (1, 0)
+	// and a1 = (−1, 1) is x itself when x = 2·a0 + 1·a1 = (1, 1); for
+	// x = (−1, 0) the unconstrained fit is −1·a0, so the constraint binds
+	// and the solution is 0.5·a1, the point of the cone nearest to x.
+	a := tensor.MustFromRows([][]float64{{1, -1}, {0, 1}})
+	x := tensor.MustFromRows([][]float64{{1, -1}, {1, 0}})
+	res, err := nnls.Solve(a, x, nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("S = %.4g\n", res.S.Data)
+	// Output: S = [2 0 1 0.5]
 }

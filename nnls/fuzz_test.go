@@ -45,9 +45,9 @@ func FuzzSolveKKT(f *testing.F) {
 			return // rejected input (zero or dependent column): fine
 		}
 		// Normal-equation roundoff grows with cond(AᵀA); allow for it.
-		tol := 1e-7 + 100*0x1p-52/res.Gram.RCond()
+		tol := 1e-7 + 100*0x1p-52/res.Factor.RCond()
 		if v := kktViolation(a, x, res.S); !(v <= tol) {
-			t.Fatalf("KKT violation %.3g > %.3g (rcond %.3g, stats %+v)\nA=%v\nX=%v\nS=%v", v, tol, res.Gram.RCond(), res.Stats, a, x, res.S)
+			t.Fatalf("KKT violation %.3g > %.3g (rcond %.3g, stats %+v)\nA=%v\nX=%v\nS=%v", v, tol, res.Factor.RCond(), res.Stats, a, x, res.S)
 		}
 		for j := 0; j < m; j++ {
 			for i := 0; i < k; i++ {

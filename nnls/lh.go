@@ -6,123 +6,192 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/lapack/lapack64"
-
-	"github.com/neuralnmf/neuralnmf/tensor"
 )
 
 // lhScratch is the Lawson–Hanson workspace, allocated the first time a worker
-// needs the fallback.
+// needs it.
 type lhScratch struct {
-	ap, b, r, z, work []float64
+	order    []int     // the passive set in the order variables joined it
+	rejected []bool    // variables refused since the passive set last grew
+	m        []float64 // p×(|P|+1): [R_P | d], factorised in place
+	tau, z   []float64
+	work     []float64
 }
 
-// lawsonHanson solves min ‖b − As‖ with s ≥ 0 for one column by the active-set
-// method of Lawson & Hanson (1974, ch. 23), solving each least-squares
-// subproblem by QR of A_P itself rather than by normal equations, so it
-// survives a Gram block that is numerically singular. It leaves the solution
-// in w.x and the passive set in w.inF.
-func (w *worker) lawsonHanson(a *tensor.Dense, b []float64) {
-	n, k := a.Rows, a.Cols
-	if w.lh == nil {
-		lwork := max(1, n*k+n+64*k) // generous: the blocked QR of an n×k matrix
-		w.lh = &lhScratch{ap: make([]float64, n*k), b: make([]float64, n), r: make([]float64, n),
-			z: make([]float64, k), work: make([]float64, lwork)}
-	}
+// depTol is the distance, relative to its unit norm, below which a column of
+// R joining the passive set counts as a combination of the columns already
+// there (scipy's nnls uses the same 100·ε).
+const depTol = 100 * eps
+
+// lawsonHanson solves min ‖d − R·s‖, s ≥ 0 by the active-set method of
+// Lawson & Hanson (1974, ch. 23), solving each least-squares subproblem by
+// QR of R_P itself, so its accuracy follows cond(R_P) and not its square.
+// As in scipy's nnls, any variable with a positive multiplier may join, the
+// largest first; it is refused (until the passive set next grows) if its
+// column is dependent on the passive ones (distance below depTol) or if the
+// subproblem gives it a coefficient ≤ 0, which is how rounding noise in the
+// multipliers is filtered out. So the support it returns always has
+// independent columns. It
+// leaves the solution in w.x, the passive set in w.inF and the multipliers and
+// bounds of the result in w.y and w.bnd.
+func (w *worker) lawsonHanson(d []float64) {
+	k := w.f.kk
+	w.ensureLH()
 	s := w.lh
 	clear(w.x)
+	clear(s.rejected)
 	for i := range w.inF {
 		w.inF[i] = false
 	}
-	grad := w.y // w = Aᵀ(b − As)
-	residual := func() {
-		copy(s.r, b)
-		blas64.Gemv(blas.NoTrans, -1, a.RawMatrix(), blas64.Vector{N: k, Inc: 1, Data: w.x}, 1, blas64.Vector{N: n, Inc: 1, Data: s.r})
-		blas64.Gemv(blas.Trans, 1, a.RawMatrix(), blas64.Vector{N: n, Inc: 1, Data: s.r}, 0, blas64.Vector{N: k, Inc: 1, Data: grad})
-	}
-	residual()
+	s.order = s.order[:0]
+	w.residual(d, true)
 	for outer := 0; outer < 3*k; outer++ {
 		t, best := -1, 0.0
 		for i, in := range w.inF {
-			if !in && grad[i] > w.yTol[i] && grad[i] > best {
-				t, best = i, grad[i]
+			if !in && !s.rejected[i] && w.y[i] > best {
+				t, best = i, w.y[i]
 			}
 		}
 		if t < 0 {
 			break
 		}
 		w.inF[t] = true
+		s.order = append(s.order, t)
+		if !w.lhSubproblem(d, true) || s.z[t] <= 0 {
+			// t depends on P, or rounding makes it useless: leave it out
+			// until P changes.
+			w.inF[t] = false
+			s.order = s.order[:len(s.order)-1]
+			s.rejected[t] = true
+			continue
+		}
+		clear(s.rejected)
 		for inner := 0; inner <= k; inner++ {
-			p := w.passiveList()
-			if !w.lhSubproblem(a, b, p) {
-				w.inF[t] = false // t is dependent on P: leave it out
-				break
-			}
-			alpha, clipped := 1.0, false
-			for _, i := range p {
-				if s.z[i] <= w.xTol[i] {
-					clipped = true
-					if d := w.x[i] - s.z[i]; d > 0 {
-						alpha = math.Min(alpha, w.x[i]/d)
-					} else {
-						alpha = 0
+			alpha, drop := 2.0, -1
+			for _, i := range s.order {
+				if s.z[i] <= 0 {
+					if a := w.x[i] / (w.x[i] - s.z[i]); a < alpha {
+						alpha, drop = a, i
 					}
 				}
 			}
-			if !clipped {
-				for _, i := range p {
+			if drop < 0 {
+				for _, i := range s.order {
 					w.x[i] = s.z[i]
 				}
 				break
 			}
-			for _, i := range p {
+			// Move towards z until the first passive variable reaches zero,
+			// and drop it (and any other that rounding took to zero).
+			kept := s.order[:0]
+			for _, i := range s.order {
 				w.x[i] += alpha * (s.z[i] - w.x[i])
-				if w.x[i] <= w.xTol[i] {
-					w.x[i] = 0
-					w.inF[i] = false
+				if i == drop || w.x[i] <= 0 {
+					w.x[i], w.inF[i] = 0, false
+					continue
 				}
+				kept = append(kept, i)
 			}
+			s.order = kept
+			w.lhSubproblem(d, false)
 		}
-		residual()
+		w.residual(d, true)
 	}
-	for i, in := range w.inF {
-		if !in || w.x[i] <= 0 {
-			w.x[i], w.inF[i] = 0, false
-		}
-	}
+	w.prune(d)
 }
 
-func (w *worker) passiveList() []int {
-	p := w.idx[:0]
-	for i, in := range w.inF {
-		if in {
-			p = append(p, i)
+// prune drops passive variables at the level of rounding (x_i ≤ xTol, far
+// below anything the data can resolve) that the loop above let in, and
+// solves again on the rest; the smaller support is kept only if its
+// solution stays positive. This keeps a noise-level coefficient from putting
+// a column into the support, where the backward pass would differentiate
+// through it.
+func (w *worker) prune(d []float64) {
+	s := w.lh
+	kept := s.order[:0]
+	var dropped []int
+	for _, i := range s.order {
+		if w.x[i] <= w.xTol {
+			dropped = append(dropped, i)
+			continue
+		}
+		kept = append(kept, i)
+	}
+	if len(dropped) == 0 {
+		return
+	}
+	s.order = kept
+	if w.lhSubproblem(d, false) {
+		ok := true
+		for _, i := range kept {
+			ok = ok && s.z[i] > 0
+		}
+		if ok {
+			for _, i := range dropped {
+				w.x[i], w.inF[i] = 0, false
+			}
+			for _, i := range kept {
+				w.x[i] = s.z[i]
+			}
+			w.residual(d, true)
+			return
 		}
 	}
-	w.idx = p
-	return p
+	s.order = append(s.order, dropped...) // keep the unpruned solution
 }
 
-// lhSubproblem solves min ‖b − A_P z_P‖ by QR into w.lh.z (zero off P).
-// It returns false if A_P is singular.
-func (w *worker) lhSubproblem(a *tensor.Dense, b []float64, p []int) bool {
-	n, s := a.Rows, w.lh
-	np := len(p)
-	ap := s.ap[:n*np]
-	for r := 0; r < n; r++ {
-		row := a.Row(r)
-		for j, i := range p {
-			ap[r*np+j] = row[i]
-		}
+// ensureLH allocates the Lawson–Hanson workspace on first use.
+func (w *worker) ensureLH() {
+	if w.lh != nil {
+		return
 	}
-	copy(s.r, b)
-	ok := lapack64.Gels(blas.NoTrans, blas64.General{Rows: n, Cols: np, Stride: np, Data: ap},
-		blas64.General{Rows: n, Cols: 1, Stride: 1, Data: s.r}, s.work, len(s.work))
+	k, p := w.f.kk, w.f.p
+	s := &lhScratch{order: make([]int, 0, k), rejected: make([]bool, k), m: make([]float64, p*(k+1)),
+		tau: make([]float64, min(p, k+1)), z: make([]float64, k)}
+	work := []float64{0}
+	lapack64.Geqrf(blas64.General{Rows: p, Cols: k + 1, Stride: k + 1, Data: s.m}, s.tau, work, -1)
+	s.work = make([]float64, max(1, int(work[0]), p*(k+1)))
+	w.lh = s
+}
+
+// lhSubproblem solves min ‖d − R_P·z_P‖ for the passive set in w.lh.order by
+// Householder QR of [R_P | d] into w.lh.z (zero off P). With check set it
+// returns false if the last variable of the order is numerically dependent
+// on the others.
+func (w *worker) lhSubproblem(d []float64, check bool) bool {
+	k, p, r, s := w.f.kk, w.f.p, w.f.r, w.lh
+	np := len(s.order)
 	clear(s.z)
-	if !ok {
+	if np == 0 {
+		return true
+	}
+	if np > p {
+		return false // more passive columns than rows: dependent
+	}
+	cols := np + 1
+	m := s.m[:p*cols]
+	for row := 0; row < p; row++ {
+		rr := r[row*k : (row+1)*k]
+		for c, i := range s.order {
+			m[row*cols+c] = rr[i]
+		}
+		m[row*cols+np] = d[row]
+	}
+	mg := blas64.General{Rows: p, Cols: cols, Stride: cols, Data: m}
+	lapack64.Geqrf(mg, s.tau[:min(p, cols)], s.work, len(s.work))
+	if check && !(math.Abs(m[(np-1)*cols+np-1]) > depTol) {
 		return false
 	}
-	for j, i := range p {
-		s.z[i] = s.r[j]
+	z := s.work[:np]
+	for c := 0; c < np; c++ {
+		z[c] = m[c*cols+np]
+		if m[c*cols+c] == 0 {
+			return false
+		}
+	}
+	blas64.Trsv(blas.NoTrans, blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: np, Stride: cols, Data: m}, blas64.Vector{N: np, Inc: 1, Data: z})
+	for c, i := range s.order {
+		s.z[i] = z[c]
 	}
 	return true
 }

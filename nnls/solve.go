@@ -12,12 +12,9 @@ import (
 	"github.com/neuralnmf/neuralnmf/tensor"
 )
 
-// DefaultTol is the default relative tolerance; see Options.Tol.
-const DefaultTol = 1e-10
-
 // chunkFor returns the number of columns a worker takes at a time: all of
 // them (up to 256) for a single worker, else about four chunks per worker,
-// between 32 and 256. Longer chunks make the chunk's AᵀX product run along
+// between 32 and 256. Longer chunks make the chunk's QᵀX product run along
 // longer vectors; more chunks balance the load.
 func chunkFor(m, workers int) int {
 	if workers <= 1 {
@@ -28,13 +25,16 @@ func chunkFor(m, workers int) int {
 
 // Options configures Solve. The zero value (or nil) gives the defaults.
 type Options struct {
-	// Tol is the relative tolerance. In column m, S_im is zero when
-	// S_im·‖a_i‖ ≤ Tol·‖x_m‖, and the multiplier a_iᵀ(As_m − x_m) counts as
-	// nonnegative when it is ≥ −Tol·‖a_i‖·‖x_m‖. Both tests are invariant
-	// under scaling A or X. Default DefaultTol.
+	// Tol is the tolerance of the optimality certificate, relative to the
+	// rounding-error bound of each multiplier (see the package doc). The
+	// default, 0, is 4·(p+k+2)·ε (p = min(N, k)): a few times the rounding
+	// error of forming the multipliers, so only a solution that is optimal
+	// to working precision is certified. A larger Tol certifies less exact
+	// solutions; it must be below 1/ε.
 	Tol float64
-	// MaxIter bounds the pivoting iterations per column; a column that needs
-	// more is solved by Lawson–Hanson instead. Default 5k + 50.
+	// MaxIter bounds the pivoting iterations per column on the fast path; a
+	// column that needs more is solved by Lawson–Hanson instead. Default
+	// 5k + 50.
 	MaxIter int
 	// Workers is the number of goroutines; default runtime.GOMAXPROCS(0).
 	Workers int
@@ -47,15 +47,24 @@ type Options struct {
 
 // Stats describes how a Solve went.
 type Stats struct {
-	// Iterations is the number of pivoting subproblems solved, summed over
-	// columns; MaxIterations the most any one column needed.
+	// Iterations is the number of pivoting subproblems solved on the fast
+	// path, summed over columns; MaxIterations the most any one column
+	// needed.
 	Iterations, MaxIterations int
-	// Rechecked counts columns whose fast (Schur-form) solution failed the
-	// final KKT check and were solved again in the direct form.
+	// Rechecked counts columns whose Schur-form solution failed the
+	// certificate and were solved again in the direct form.
 	Rechecked int
-	// Fallbacks counts columns solved by Lawson–Hanson because pivoting
-	// failed or met a numerically singular block.
+	// Fallbacks counts columns solved by Lawson–Hanson: every column when A
+	// is rank deficient, ill-conditioned (cond > 10⁶ after column scaling)
+	// or wider than tall, else the columns whose fast solution was not
+	// certified.
 	Fallbacks int
+	// Uncertified counts columns whose Lawson–Hanson solution still failed
+	// the certificate: a multiplier of a column that Lawson–Hanson refused
+	// as dependent on the support exceeded its rounding bound. Such a column
+	// is optimal only to the accuracy of that dependence test. It is zero on
+	// every problem in the tests.
+	Uncertified int
 }
 
 // Result is the output of Solve. S and Support are owned by the caller.
@@ -66,110 +75,125 @@ type Result struct {
 	Support *Support
 	// Stats describes the solve.
 	Stats Stats
-	// Gram is the factorisation of AᵀA the solve used; Backward reuses it.
-	Gram *Gram
+	// Factor is the factorisation of A the solve used; Backward reuses it.
+	Factor *Factor
 }
 
-// Solve returns S = argmin_{S ≥ 0} ‖X − AS‖_F, column by column, for A of
-// shape N×k and X of shape N×M, both nonnegative. The result is the exact
-// active-set solution: in each column, S_T = (A_TᵀA_T)⁻¹A_Tᵀx on its support T
-// and zero elsewhere, with the KKT conditions verified to the tolerance.
+// Solve returns S = argmin_{S ≥ 0} ‖X − A·S‖_F, column by column, for A of
+// shape N×k and X of shape N×M, of any sign, shape and rank. Each column of
+// the result is certified optimal to working precision (see the package
+// doc); its support columns are linearly independent, so where the
+// minimiser is not unique (dependent columns in A) Solve returns the one
+// Lawson–Hanson would, and S_T = (A_TᵀA_T)⁻¹·A_Tᵀ·x on its support T.
 //
-// It returns an error, and no result, if A or X is empty, has a negative or
-// non-finite entry, if their row counts differ, if k > N, or if A has a zero
-// column or is numerically rank deficient (see NewGram). A zero column of X
-// gives a zero column of S.
+// It returns an error, and no result, if A or X is empty or has a non-finite
+// entry, if their row counts differ, if Options are invalid, or if an entry
+// of S overflows float64 (a column of A too small for its X). A zero column
+// of X, or of A, gives a zero column, or row, of S.
 func Solve(a, x *tensor.Dense, opt *Options) (*Result, error) {
-	if err := tensor.CheckData("X", x); err != nil {
+	if err := tensor.CheckNotEmpty("X", x); err != nil {
 		return nil, fmt.Errorf("nnls: %w", err)
 	}
-	return solveData(a, denseData{x}, opt)
+	extreme := false
+	for r := 0; r < x.Rows; r++ {
+		for _, v := range x.Row(r) {
+			if v < 0 {
+				v = -v
+			}
+			if !(v <= xScaleLimit) || v < 1/xScaleLimit && v != 0 {
+				if !(v <= math.MaxFloat64) {
+					return nil, fmt.Errorf("nnls: %w", tensor.CheckFinite("X", x))
+				}
+				extreme = true
+			}
+		}
+	}
+	return solveData(a, denseData{x: x, extreme: extreme}, opt)
 }
 
-// solveData checks that A and the validated X agree, factorises AᵀA and
+// solveData checks that A and the validated X agree, factorises A and
 // solves.
 func solveData(a *tensor.Dense, x data, opt *Options) (*Result, error) {
 	n, m := x.dims()
 	if a != nil && a.Rows != n {
 		return nil, fmt.Errorf("nnls: %w: A is %d×%d and X is %d×%d: row counts differ", tensor.ErrShape, a.Rows, a.Cols, n, m)
 	}
-	gm, err := NewGram(a)
+	f, err := NewFactor(a)
 	if err != nil {
 		return nil, err
 	}
-	return gm.solve(a, x, opt)
+	return f.solve(x, opt)
 }
 
 // data is the right-hand side X as the solver reads it: a chunk of columns at
 // a time. It lets a sparse X use the same solver.
 type data interface {
 	dims() (n, m int)
-	// atA writes Aᵀ·X[:, j0:j1] into dst (k×(j1−j0), row-major, with the
-	// given stride) and ‖x_j‖ into norms[j−j0], on the calling goroutine.
-	atA(a *tensor.Dense, j0, j1 int, dst []float64, stride int, norms []float64)
-	// column writes x_j densely into dst (length n).
-	column(j int, dst []float64)
+	// qtx writes Qᵀ·X[:, j0:j1] into dst (q.Cols×(j1−j0), row-major, with
+	// the given stride), on the calling goroutine.
+	qtx(q *tensor.Dense, j0, j1 int, dst []float64, stride int)
+	// hasExtreme reports whether some entry's magnitude is above
+	// xScaleLimit or below its reciprocal (and not zero).
+	hasExtreme() bool
+	// colMax writes max_i |X_ij| of columns j0:j1 into dst[j−j0].
+	colMax(j0, j1 int, dst []float64)
+	// qtxScaled is qtx of X[:, j0:j1]·diag(f), using buf as scratch
+	// (grown as needed; the grown slice is returned).
+	qtxScaled(q *tensor.Dense, j0, j1 int, f []float64, dst []float64, stride int, buf []float64) []float64
 }
 
-type denseData struct{ x *tensor.Dense }
+type denseData struct {
+	x       *tensor.Dense
+	extreme bool // set by Solve's validation pass
+}
+
+func (d denseData) hasExtreme() bool { return d.extreme }
 
 func (d denseData) dims() (int, int) { return d.x.Rows, d.x.Cols }
 
-func (d denseData) atA(a *tensor.Dense, j0, j1 int, dst []float64, stride int, norms []float64) {
-	x, k := d.x, a.Cols
+func (d denseData) qtx(q *tensor.Dense, j0, j1 int, dst []float64, stride int) {
+	x := d.x
 	xs := blas64.General{Rows: x.Rows, Cols: j1 - j0, Stride: x.Stride, Data: x.Data[j0:]}
-	gemmSerial(blas.Trans, blas.NoTrans, 1, a.RawMatrix(), xs, 0, blas64.General{Rows: k, Cols: j1 - j0, Stride: stride, Data: dst})
-	// Column norms in one pass. Sums of squares overflow only for entries
-	// above ~1e154 and underflow only below ~1e-154; a chunk where that may
-	// have happened is recomputed with scaling.
-	ssq := norms[:j1-j0]
-	clear(ssq)
-	for r := 0; r < x.Rows; r++ {
-		for j, v := range x.Data[r*x.Stride+j0 : r*x.Stride+j1] {
-			ssq[j] += v * v
-		}
-	}
-	for j, q := range ssq {
-		if q > 1e300 || q < 1e-290 && q != 0 || q == 0 && !zeroColumn(x, j0+j) {
-			scaledNorms(x, j0, j1, norms)
-			return
-		}
-		ssq[j] = math.Sqrt(q)
-	}
+	gemmSerial(blas.Trans, blas.NoTrans, 1, q.RawMatrix(), xs, 0, blas64.General{Rows: q.Cols, Cols: j1 - j0, Stride: stride, Data: dst})
 }
 
-func zeroColumn(x *tensor.Dense, j int) bool {
-	for r := 0; r < x.Rows; r++ {
-		if x.Data[r*x.Stride+j] != 0 {
-			return false
-		}
-	}
-	return true
-}
-
-// scaledNorms computes ‖x_j‖ for j0 ≤ j < j1 scaled by each column's maximum,
-// so squares neither overflow nor underflow.
-func scaledNorms(x *tensor.Dense, j0, j1 int, norms []float64) {
-	for j := j0; j < j1; j++ {
-		var mx float64
-		for r := 0; r < x.Rows; r++ {
-			mx = math.Max(mx, x.Data[r*x.Stride+j])
-		}
-		var q float64
-		if mx > 0 {
-			for r := 0; r < x.Rows; r++ {
-				v := x.Data[r*x.Stride+j] / mx
-				q += v * v
+func (d denseData) colMax(j0, j1 int, dst []float64) {
+	dst = dst[:j1-j0]
+	clear(dst)
+	for r := 0; r < d.x.Rows; r++ {
+		for j, v := range d.x.Data[r*d.x.Stride+j0 : r*d.x.Stride+j1] {
+			if v < 0 {
+				v = -v
+			}
+			if v > dst[j] {
+				dst[j] = v
 			}
 		}
-		norms[j-j0] = mx * math.Sqrt(q)
 	}
 }
 
-func (d denseData) column(j int, dst []float64) {
-	for r := 0; r < d.x.Rows; r++ {
-		dst[r] = d.x.Data[r*d.x.Stride+j]
+func (d denseData) qtxScaled(q *tensor.Dense, j0, j1 int, f []float64, dst []float64, stride int, buf []float64) []float64 {
+	n, nc := d.x.Rows, j1-j0
+	if cap(buf) < n*nc {
+		buf = make([]float64, n*nc)
 	}
+	buf = buf[:n*nc]
+	for r := 0; r < n; r++ {
+		row := buf[r*nc : (r+1)*nc]
+		for j, v := range d.x.Data[r*d.x.Stride+j0 : r*d.x.Stride+j1] {
+			row[j] = v * f[j]
+		}
+	}
+	denseData{x: &tensor.Dense{Rows: n, Cols: nc, Stride: nc, Data: buf}}.qtx(q, 0, nc, dst, stride)
+	return buf
+}
+
+// tolFor returns the certificate tolerance for p rows and k columns.
+func tolFor(user float64, p, k int) float64 {
+	if user > 0 {
+		return user
+	}
+	return 4 * float64(p+k+2) * eps
 }
 
 func (o *Options) resolve(k, m int) (Options, error) {
@@ -177,11 +201,8 @@ func (o *Options) resolve(k, m int) (Options, error) {
 	if o != nil {
 		r = *o
 	}
-	if r.Tol == 0 {
-		r.Tol = DefaultTol
-	}
-	if !(r.Tol > 0 && r.Tol < 1) {
-		return r, fmt.Errorf("nnls: Options.Tol is %v, want a value in (0, 1)", r.Tol)
+	if !(r.Tol >= 0 && r.Tol < 1/eps) {
+		return r, fmt.Errorf("nnls: Options.Tol is %v, want 0 (the default) or a positive value below 1/ε", r.Tol)
 	}
 	if r.MaxIter <= 0 {
 		r.MaxIter = 5*k + 50
@@ -199,109 +220,175 @@ func (o *Options) resolve(k, m int) (Options, error) {
 
 // chunkBuf is one worker's per-chunk workspace for the solve.
 type chunkBuf struct {
-	w     *worker
-	ct, u []float64 // k×chunk: Aᵀx_j and H·Aᵀx_j for the chunk's columns
-	c, uj []float64 // one column of each, contiguous
-	cs    int       // chunk size: the row stride of ct and u
-	norms []float64
-	xcol  []float64 // dense column for the Lawson–Hanson fallback
-	st    Stats
+	w        *worker
+	dt, c, u []float64 // Qᵀx_j, Rᵀ(Qᵀx_j) and R⁻¹(Qᵀx_j) for the chunk's columns (rows × chunk)
+	dj       []float64 // one column of dt, contiguous
+	cj, uj   []float64
+	cs       int // chunk size: the row stride of dt, c and u
+	st       Stats
+	overflow bool
+	// Column scaling of X, for a chunk with extreme columns: cmax holds
+	// max|x_j| and then the power of two applied, unscale its inverse;
+	// xbuf is the scaled copy of the chunk.
+	cmax, unscale, xbuf []float64
+	scaled              bool
 }
 
+// xScaleLimit bounds max|x_j| of a column before X is rescaled column by
+// column by powers of two (exactly): beyond it, or below its reciprocal, the
+// products in QᵀX may overflow or lose digits to underflow.
+const xScaleLimit = 0x1p500
+
 // solve runs the column solves for X given as data.
-func (gm *Gram) solve(a *tensor.Dense, x data, opt *Options) (*Result, error) {
-	k := gm.k
-	_, m := x.dims()
+func (f *Factor) solve(x data, opt *Options) (*Result, error) {
+	k, kk, p := f.k, f.kk, f.p
+	n, m := x.dims()
 	o, err := opt.resolve(k, m)
 	if err != nil {
 		return nil, err
 	}
 	s := tensor.New(k, m)
 	sup := NewSupport(k, m)
-	res := &Result{S: s, Support: sup, Gram: gm}
-	n, _ := x.dims()
+	res := &Result{S: s, Support: sup, Factor: f}
+	if kk == 0 {
+		return res, nil // S = 0 is the solution
+	}
 	workers := effectiveWorkers(o.Workers, n, k, m)
 	cs := chunkFor(m, workers)
+	tau := tolFor(o.Tol, p, kk)
 	bufs := make([]*chunkBuf, parallel.Workers(m, cs, workers))
 	for i := range bufs {
-		bufs[i] = &chunkBuf{w: newWorker(gm, o.Tol, o.MaxIter), ct: make([]float64, cs*k), u: make([]float64, cs*k),
-			c: make([]float64, k), uj: make([]float64, k), norms: make([]float64, cs), cs: cs}
+		cb := &chunkBuf{w: newWorker(f, tau, o.MaxIter), dt: make([]float64, cs*p), dj: make([]float64, p), cs: cs,
+			cmax: make([]float64, cs), unscale: make([]float64, cs)}
+		if f.fast {
+			cb.c, cb.u = make([]float64, cs*kk), make([]float64, cs*kk)
+			cb.cj, cb.uj = make([]float64, kk), make([]float64, kk)
+		}
+		bufs[i] = cb
 	}
 	parallel.ForChunks(m, cs, len(bufs), func(wi, j0, j1 int) {
-		gm.solveChunk(bufs[wi], a, x, s, sup, o.Warm, j0, j1)
+		f.solveChunk(bufs[wi], x, s, sup, o.Warm, j0, j1)
 	})
 	for _, cb := range bufs {
 		res.Stats.Iterations += cb.w.iterSum
 		res.Stats.MaxIterations = max(res.Stats.MaxIterations, cb.w.iterMax)
 		res.Stats.Rechecked += cb.st.Rechecked
 		res.Stats.Fallbacks += cb.st.Fallbacks
+		res.Stats.Uncertified += cb.st.Uncertified
+		if cb.overflow {
+			return nil, fmt.Errorf("nnls: S overflows float64: a column of A is too small for the scale of X; rescale A or X")
+		}
 	}
 	return res, nil
 }
 
 // solveChunk solves columns j0:j1 into s and sup.
-func (gm *Gram) solveChunk(cb *chunkBuf, a *tensor.Dense, x data, s *tensor.Dense, sup *Support, warm *Support, j0, j1 int) {
-	k, w := gm.k, cb.w
+func (f *Factor) solveChunk(cb *chunkBuf, x data, s *tensor.Dense, sup *Support, warm *Support, j0, j1 int) {
+	kk, w := f.kk, cb.w
 	nc := j1 - j0
-	x.atA(a, j0, j1, cb.ct, cb.cs, cb.norms)
-	if gm.trustH { // U = H·C: the unconstrained solutions of the chunk
-		gemmSerial(blas.NoTrans, blas.NoTrans, 1, gm.hMatrix(), blas64.General{Rows: k, Cols: nc, Stride: cb.cs, Data: cb.ct},
-			0, blas64.General{Rows: k, Cols: nc, Stride: cb.cs, Data: cb.u})
+	// Columns whose entries are extreme are scaled by powers of two (exactly)
+	// before QᵀX, where their products could overflow or underflow.
+	cb.scaled = false
+	if x.hasExtreme() {
+		x.colMax(j0, j1, cb.cmax)
+		for _, c := range cb.cmax[:nc] {
+			if c > xScaleLimit || c > 0 && c < 1/xScaleLimit {
+				cb.scaled = true
+				break
+			}
+		}
+	}
+	if cb.scaled {
+		for j, c := range cb.cmax[:nc] {
+			_, e := math.Frexp(c)
+			cb.cmax[j], cb.unscale[j] = math.Ldexp(1, -e), math.Ldexp(1, e)
+		}
+		cb.xbuf = x.qtxScaled(f.q, j0, j1, cb.cmax, cb.dt, cb.cs, cb.xbuf)
+	} else {
+		x.qtx(f.q, j0, j1, cb.dt, cb.cs)
+	}
+	if f.fast { // C = RᵀD and U = R⁻¹D: the Gram right-hand sides and unconstrained solutions
+		for i := 0; i < kk; i++ {
+			copy(cb.c[i*cb.cs:i*cb.cs+nc], cb.dt[i*cb.cs:i*cb.cs+nc])
+			copy(cb.u[i*cb.cs:i*cb.cs+nc], cb.dt[i*cb.cs:i*cb.cs+nc])
+		}
+		cm := blas64.General{Rows: kk, Cols: nc, Stride: cb.cs, Data: cb.c}
+		um := blas64.General{Rows: kk, Cols: nc, Stride: cb.cs, Data: cb.u}
+		blas64.Trmm(blas.Left, blas.Trans, 1, f.rTriangular(), cm)
+		blas64.Trsm(blas.Left, blas.NoTrans, 1, f.rTriangular(), um)
 	}
 	for jj := 0; jj < nc; jj++ {
-		j, xn := j0+jj, cb.norms[jj]
-		if xn == 0 {
-			continue // zero column: S column stays zero
+		j := j0 + jj
+		d := cb.dj
+		var dm float64
+		for i := range d {
+			d[i] = cb.dt[i*cb.cs+jj]
+			dm = math.Max(dm, math.Abs(d[i]))
 		}
-		c := cb.c
-		for i := range c {
-			c[i] = cb.ct[i*cb.cs+jj]
+		if dm == 0 {
+			continue // x_j is orthogonal to the range of A: S column stays zero
 		}
-		var u []float64
-		if gm.trustH {
-			u = cb.uj
-			for i := range u {
-				u[i] = cb.u[i*cb.cs+jj]
+		// Scale the column by a power of two so that max|d| is in [1, 2).
+		_, e := math.Frexp(dm)
+		sc := math.Ldexp(1, 1-e)
+		for i := range d {
+			d[i] *= sc
+		}
+		dn := 0.0
+		for _, v := range d {
+			dn += v * v
+		}
+		w.xTol = w.tau * math.Sqrt(dn)
+		w.yTol = w.xTol
+		ok := false
+		if f.fast {
+			c, u := cb.cj, cb.uj
+			for i := range c {
+				c[i] = cb.c[i*cb.cs+jj] * sc
+				u[i] = cb.u[i*cb.cs+jj] * sc
 			}
-		}
-		w.setScale(xn)
-		for i := range w.inF {
-			switch {
-			case warm != nil:
-				w.inF[i] = warm.Has(i, j)
-			case u != nil:
-				w.inF[i] = u[i] > w.xTol[i]
-			default:
-				w.inF[i] = c[i] > w.yTol[i]
+			seed := func() {
+				for i := range w.inF {
+					if warm != nil {
+						w.inF[i] = warm.Has(f.cols[i], j)
+					} else {
+						w.inF[i] = u[i] > w.xTol
+					}
+				}
 			}
-		}
-		ok := w.bpp(c, u, u != nil) == solved && w.verify(c, xn)
-		if !ok && u != nil {
-			ok = w.bpp(c, nil, false) == solved && w.verify(c, xn)
-			if ok {
-				cb.st.Rechecked++
+			seed()
+			ok = w.bpp(c, u, f.trust) == solved && w.refine(d) && w.certify()
+			if !ok && f.trust {
+				seed()
+				ok = w.bpp(c, nil, false) == solved && w.refine(d) && w.certify()
+				if ok {
+					cb.st.Rechecked++
+				}
 			}
 		}
 		if !ok {
-			n, _ := x.dims()
-			if cb.xcol == nil {
-				cb.xcol = make([]float64, n)
-			}
-			x.column(j, cb.xcol)
-			w.lawsonHanson(a, cb.xcol)
+			w.lawsonHanson(d)
 			cb.st.Fallbacks++
+			if !w.certify() {
+				cb.st.Uncertified++
+			}
 		}
-		for i, in := range w.inF {
+		back := 1 / sc
+		if cb.scaled {
+			back = cb.unscale[jj] / sc
+		}
+		for c, in := range w.inF {
 			if in {
-				s.Data[i*s.Stride+j] = w.x[i]
-				sup.Set(i, j, true)
+				i := f.cols[c]
+				v := w.x[c] * back / f.norm[c]
+				if math.IsInf(v, 0) {
+					cb.overflow = true
+				}
+				s.Data[i*s.Stride+j] = v
+				sup.Set(i, j, v > 0)
 			}
 		}
 	}
-}
-
-func (gm *Gram) hMatrix() blas64.General {
-	return blas64.General{Rows: gm.k, Cols: gm.k, Stride: gm.k, Data: gm.h}
 }
 
 func runtimeWorkers() int { return runtime.GOMAXPROCS(0) }

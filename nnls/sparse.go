@@ -7,11 +7,11 @@ import (
 	"github.com/neuralnmf/neuralnmf/tensor"
 )
 
-// SolveSparse is Solve for a sparse X (N×M in CSC form): the same exact
-// solution, computed without forming any dense N×M matrix; AᵀX costs k·nnz.
+// SolveSparse is Solve for a sparse X (N×M in CSC form): the same solution,
+// computed without forming any dense N×M matrix; QᵀX costs min(N, k)·nnz.
 // Errors are those of Solve.
 func SolveSparse(a *tensor.Dense, x *tensor.Sparse, opt *Options) (*Result, error) {
-	if err := tensor.CheckSparseData("X", x); err != nil {
+	if err := tensor.CheckSparseFinite("X", x); err != nil {
 		return nil, fmt.Errorf("nnls: %w", err)
 	}
 	return solveData(a, sparseData{x}, opt)
@@ -29,33 +29,46 @@ func (r *Result) BackwardSparse(a *tensor.Dense, x *tensor.Sparse, gs, ga *tenso
 
 type sparseData struct{ x *tensor.Sparse }
 
+func (d sparseData) hasExtreme() bool {
+	for _, v := range d.x.Val {
+		if v = math.Abs(v); v > xScaleLimit || v < 1/xScaleLimit && v != 0 {
+			return true
+		}
+	}
+	return false
+}
+
 func (d sparseData) dims() (int, int) { return d.x.Rows, d.x.Cols }
 
-func (d sparseData) atA(a *tensor.Dense, j0, j1 int, dst []float64, stride int, norms []float64) {
-	d.x.MulTA(a, j0, j1, dst, stride)
+func (d sparseData) qtx(q *tensor.Dense, j0, j1 int, dst []float64, stride int) {
+	d.x.MulTA(q, j0, j1, dst, stride)
+}
+
+func (d sparseData) colMax(j0, j1 int, dst []float64) {
 	for j := j0; j < j1; j++ {
 		_, vals := d.x.Column(j)
-		var q, mx float64
+		var mx float64
 		for _, v := range vals {
-			q += v * v
-			mx = math.Max(mx, v)
+			mx = math.Max(mx, math.Abs(v))
 		}
-		if q > 1e300 || (q < 1e-290 && mx > 0) { // rescale on over/underflow
-			q = 0
-			for _, v := range vals {
-				q += (v / mx) * (v / mx)
-			}
-			norms[j-j0] = mx * math.Sqrt(q)
-			continue
-		}
-		norms[j-j0] = math.Sqrt(q)
+		dst[j-j0] = mx
 	}
 }
 
-func (d sparseData) column(j int, dst []float64) {
-	clear(dst)
-	rows, vals := d.x.Column(j)
-	for p, i := range rows {
-		dst[i] = vals[p]
+func (d sparseData) qtxScaled(q *tensor.Dense, j0, j1 int, f []float64, dst []float64, stride int, buf []float64) []float64 {
+	lo, hi := d.x.ColPtr[j0], d.x.ColPtr[j1]
+	if cap(buf) < hi-lo {
+		buf = make([]float64, hi-lo)
 	}
+	buf = buf[:hi-lo]
+	ptr := make([]int, j1-j0+1)
+	for j := j0; j < j1; j++ {
+		ptr[j-j0+1] = d.x.ColPtr[j+1] - lo
+		for p := d.x.ColPtr[j]; p < d.x.ColPtr[j+1]; p++ {
+			buf[p-lo] = d.x.Val[p] * f[j-j0]
+		}
+	}
+	c := &tensor.Sparse{Rows: d.x.Rows, Cols: j1 - j0, ColPtr: ptr, RowIdx: d.x.RowIdx[lo:hi], Val: buf}
+	c.MulTA(q, 0, j1-j0, dst, stride)
+	return buf
 }

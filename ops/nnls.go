@@ -10,8 +10,10 @@ import (
 
 // NNLS returns S = q(A, X) = argmin_{S ≥ 0} ‖X − AS‖_F for a of shape N×k and
 // x of shape N×M; S is k×M. This is the layer of Neural NMF:
-// S⁽ˡ⁾ = q(A⁽ˡ⁾, S⁽ˡ⁻¹⁾). The forward pass is nnls.Solve (exact active-set
-// solution; opt as there, nil for defaults). The backward pass is the paper's
+// S⁽ˡ⁾ = q(A⁽ˡ⁾, S⁽ˡ⁻¹⁾). The forward pass is nnls.Solve (a certified
+// active-set solution for A and X of any sign, shape and rank; opt as there,
+// nil for defaults). Where A has dependent columns the solution's support
+// columns are independent, so the theorem below applies on it. The backward pass is the paper's
 // theorem in the vectorised form of nnls.Result.Backward: with U_{T,m} =
 // (A_TᵀA_T)⁻¹·G_{T,m} on each column's support T,
 //
@@ -23,8 +25,9 @@ import (
 //
 // The second result gives the supports (to warm-start the next call with
 // Options.Warm) and the solver's statistics; it is nil if the op failed. Bad
-// input (negative or non-finite entries, shape mismatch, k > N, a zero or
-// numerically dependent column of A) records an error on the tape.
+// input (an empty matrix, a non-finite entry, mismatched row counts) records
+// an error on the tape; so does a support whose A_TᵀA_T is exactly singular
+// in the backward pass, where q is not differentiable.
 func NNLS(a, x *autograd.Var, opt *nnls.Options) (*autograd.Var, *nnls.Result) {
 	const op = "ops.NNLS"
 	t := autograd.TapeOf(op, a, x)

@@ -9,7 +9,8 @@ import (
 )
 
 // NNLSSparse is NNLS for a sparse, constant X (N×M): S = q(A, X), k×M. It
-// never forms a dense N×M matrix: AᵀX and the backward X·Uᵀ cost k·nnz(X).
+// never forms a dense N×M matrix: QᵀX and the backward X·Uᵀ cost about
+// k·nnz(X).
 // X receives no gradient (it is data). Errors are recorded on the tape as
 // for NNLS.
 func NNLSSparse(a *autograd.Var, x *tensor.Sparse, opt *nnls.Options) (*autograd.Var, *nnls.Result) {

@@ -113,6 +113,16 @@ func (s *Sparse) Column(j int) ([]int, []float64) {
 // is empty (a zero dimension), has a negative or non-finite entry, or breaks
 // the CSC invariants.
 func CheckSparseData(name string, s *Sparse) error {
+	return checkSparse(name, s, true)
+}
+
+// CheckSparseFinite is CheckSparseData without the sign check: it accepts
+// negative entries.
+func CheckSparseFinite(name string, s *Sparse) error {
+	return checkSparse(name, s, false)
+}
+
+func checkSparse(name string, s *Sparse, nonneg bool) error {
 	if s == nil || s.Rows == 0 || s.Cols == 0 {
 		r, c := 0, 0
 		if s != nil {
@@ -131,11 +141,11 @@ func CheckSparseData(name string, s *Sparse) error {
 				return fmt.Errorf("%s: %w: row index %d in column %d is out of order or range", name, ErrShape, i, j)
 			}
 			prev = i
-			if !(v >= 0 && v <= math.MaxFloat64) {
-				if v < 0 && !math.IsInf(v, -1) {
-					return fmt.Errorf("%s: %w: entry (%d, %d) is %g", name, ErrNegative, i, j, v)
-				}
+			if math.IsNaN(v) || math.IsInf(v, 0) {
 				return fmt.Errorf("%s: %w: entry (%d, %d) is %v", name, ErrNotFinite, i, j, v)
+			}
+			if nonneg && v < 0 {
+				return fmt.Errorf("%s: %w: entry (%d, %d) is %g", name, ErrNegative, i, j, v)
 			}
 		}
 	}

@@ -39,10 +39,14 @@
 //   - Adam's step size is relative: each A⁽ˡ⁾'s learning rate is LR times the
 //     mean entry of its initial value, so LR does not depend on the scale of
 //     X or of the initialisation.
-//   - Dead topics. The projection can zero a whole column of an A, which
-//     makes A rank deficient, so q is undefined (the paper assumes full
-//     column rank). Such a column is re-initialised to small random values;
-//     History.Resets counts it.
+//   - Dead and collinear topics. The paper assumes every A has full column
+//     rank, so that q is unique. The projection can zero a whole column of
+//     an A (a dead topic): nnls gives it a zero row of S, but it is wasted,
+//     so it is re-initialised to small random values; History.Resets counts
+//     it. A step can also make topics (nearly) collinear, where the
+//     minimiser is not unique: nnls.Solve then returns the solution
+//     Lawson–Hanson would, whose support columns are independent, and
+//     training differentiates on that support; it does not stop.
 //   - Initialisation. Random (uniform on [0, 1)) or from HNMF. HNMFInit with
 //     InitRestarts > 1 picks, per layer, the best of several HNMF starts by
 //     the error through the hierarchy; on the paper's synthetic data a

@@ -425,7 +425,7 @@ func (t *trainer) train(upTo int) error {
 }
 
 // resetDeadTopics re-initialises every all-zero column of an A (a topic the
-// projection killed, which NNLS cannot use: A must have full column rank) to
+// projection killed: NNLS gives it a zero row of S, so it is wasted) to
 // small random values, and returns how many it reset.
 func (t *trainer) resetDeadTopics() int {
 	n := 0
@@ -548,6 +548,9 @@ func (m *Model) TransformSparse(x *tensor.Sparse) ([]*tensor.Dense, error) {
 		rows = x.Rows
 	}
 	return m.transform("TransformSparse", rows, func(opt *nnls.Options) (*nnls.Result, error) {
+		if err := tensor.CheckSparseData("x", x); err != nil {
+			return nil, err
+		}
 		return nnls.SolveSparse(m.A[0], x, opt)
 	})
 }
@@ -561,6 +564,9 @@ func (m *Model) Transform(x *tensor.Dense) ([]*tensor.Dense, error) {
 		rows = x.Rows
 	}
 	return m.transform("Transform", rows, func(opt *nnls.Options) (*nnls.Result, error) {
+		if err := tensor.CheckData("x", x); err != nil {
+			return nil, err
+		}
 		return nnls.Solve(m.A[0], x, opt)
 	})
 }

@@ -183,6 +183,30 @@ func TestTrainErrors(t *testing.T) {
 	require.NotSame(t, a0, g.A[0])
 	_, err = m.Transform(tensor.New(9, 4))
 	require.ErrorContains(t, err, "rows")
+	// The model needs nonnegative data, although the NNLS solver does not.
+	_, err = m.Transform(neg)
+	require.ErrorContains(t, err, "x: negative entry: entry (2, 3)")
+	_, err = m.TransformSparse(tensor.SparseFromDense(neg))
+	require.ErrorContains(t, err, "x: negative entry: entry (2, 3)")
+}
+
+// Collinear topics (here two identical columns in the start) make the NNLS
+// minimiser non-unique. Training must go on with the solver's
+// independent-support solution instead of stopping, for GD and Adam.
+func TestCollinearTopicsDoNotStopTraining(t *testing.T) {
+	rng := tensor.NewRand(4)
+	x := tensor.Uniform(12, 20, 0, 1, rng)
+	a0 := tensor.Uniform(12, 4, 0, 1, rng)
+	for r := 0; r < a0.Rows; r++ {
+		a0.Set(r, 3, a0.At(r, 1))
+	}
+	for _, opt := range []neuralnmf.Optimizer{neuralnmf.GD, neuralnmf.Adam} {
+		m, err := neuralnmf.Train(x, neuralnmf.Config{Ranks: []int{4}, Init: neuralnmf.GivenInit, InitA: []*tensor.Dense{a0}, Optimizer: opt, Epochs: 20})
+		require.NoError(t, err, "optimizer %v", opt)
+		h := m.History.Loss
+		require.Len(t, h, 20, "optimizer %v: training stopped early (%s)", opt, m.History.Stopped)
+		require.Less(t, h[len(h)-1], h[0], "optimizer %v", opt)
+	}
 }
 
 // A sparse X and its dense copy train the same model (the issue asks for

@@ -1,0 +1,194 @@
+package nnls
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/lapack"
+	"gonum.org/v1/gonum/lapack/lapack64"
+
+	"github.com/neuralnmf/neuralnmf/tensor"
+)
+
+// rcondFast is the reciprocal condition estimate of R at or above which a
+// column is first tried on the Gram path (block principal pivoting on
+// G = RᵀR, then iterative refinement with residuals formed from R): with
+// cond(R) ≤ 10⁶ every passive block G_FF has condition ≤ 10¹², its Cholesky
+// factor exists, and each refinement step shrinks the error by about
+// cond(R)²·ε ≤ 10⁻⁴. Below it every column is solved by Lawson–Hanson on R.
+const rcondFast = 1e-6
+
+// rcondSchur is the reciprocal condition estimate of R at or above which the
+// Gram path may use H = G⁻¹ (the Schur-complement form of a subproblem):
+// cond(G) ≤ 10⁸, so H carries at least 8 digits and the refinement that
+// follows every solve restores the rest.
+const rcondSchur = 1e-4
+
+// Factor is what every column's solve needs from A, computed once by
+// NewFactor: the norms of A's columns, the QR factorisation of A with its
+// nonzero columns scaled to unit norm, and the Gram matrix of the scaled
+// columns. It is read-only once built and may be shared by concurrent solves.
+type Factor struct {
+	n, k  int
+	cols  []int         // the nonzero columns of A, in order; kk = len(cols)
+	pos   []int         // pos[i] is i's place in cols, or −1 for a zero column
+	kk, p int           // p = min(n, kk) is the number of rows of R
+	norm  []float64     // ‖a_cols[c]‖
+	q     *tensor.Dense // n×p: the first p columns of Q
+	r     []float64     // p×kk, row-major, upper trapezoidal: Ã = Q·R
+	rabs  []float64     // |R|, for rounding bounds
+	g, h  []float64     // kk×kk, both triangles: G = RᵀR; H = G⁻¹ (only if trustH)
+	rcond float64       // reciprocal 1-norm condition estimate of R; 0 if rank deficient
+	fast  bool          // rcond ≥ rcondFast
+	trust bool          // rcond ≥ rcondSchur: H is formed
+}
+
+// K returns the number of columns of A.
+func (f *Factor) K() int { return f.k }
+
+// RCond returns the estimated reciprocal condition number (1-norm) of A
+// after its nonzero columns are scaled to unit norm; zero columns are left
+// out. It is 0 when those columns are numerically dependent or outnumber the
+// rows. Scaling makes it the condition number that matters for NNLS: scaling a
+// column of A rescales a row of S and changes nothing else.
+func (f *Factor) RCond() float64 { return f.rcond }
+
+// ZeroColumns returns the indices of A's zero columns, whose rows of S are
+// always zero.
+func (f *Factor) ZeroColumns() []int {
+	var z []int
+	for i, p := range f.pos {
+		if p < 0 {
+			z = append(z, i)
+		}
+	}
+	return z
+}
+
+// NewFactor validates A (N×k) and factorises it for Solve. A may have any
+// shape and any sign, zero or dependent columns, and any conditioning. It
+// returns an error naming A if A is empty or has a non-finite entry, or if a
+// column's norm overflows float64 (an entry near the largest float64).
+func NewFactor(a *tensor.Dense) (*Factor, error) {
+	if err := tensor.CheckNotEmpty("A", a); err != nil {
+		return nil, fmt.Errorf("nnls: %w", err)
+	}
+	if err := tensor.CheckFinite("A", a); err != nil {
+		return nil, fmt.Errorf("nnls: %w", err)
+	}
+	n, k := a.Rows, a.Cols
+	f := &Factor{n: n, k: k, pos: make([]int, k)}
+	for i := 0; i < k; i++ {
+		nrm := columnNorm(a, i)
+		if math.IsInf(nrm, 0) {
+			return nil, fmt.Errorf("nnls: A: column %d is too large: its norm overflows float64; rescale A", i)
+		}
+		f.pos[i] = -1
+		if nrm > 0 {
+			f.pos[i] = len(f.cols)
+			f.cols = append(f.cols, i)
+			f.norm = append(f.norm, nrm)
+		}
+	}
+	kk := len(f.cols)
+	f.kk, f.p = kk, min(n, kk)
+	if kk == 0 {
+		return f, nil
+	}
+	p := f.p
+	// Ã: the nonzero columns at unit norm.
+	at := tensor.New(n, kk)
+	for r := 0; r < n; r++ {
+		src, dst := a.Row(r), at.Row(r)
+		for c, i := range f.cols {
+			dst[c] = src[i] / f.norm[c]
+		}
+	}
+	tau := make([]float64, p)
+	work := make([]float64, 1)
+	lapack64.Geqrf(at.RawMatrix(), tau, work, -1)
+	lwork := int(work[0])
+	lapack64.Orgqr(blas64.General{Rows: n, Cols: p, Stride: at.Stride, Data: at.Data}, tau, work, -1)
+	lwork = max(lwork, int(work[0]), 1)
+	work = make([]float64, lwork)
+	lapack64.Geqrf(at.RawMatrix(), tau, work, lwork)
+	f.r = make([]float64, p*kk)
+	for i := 0; i < p; i++ {
+		copy(f.r[i*kk+i:(i+1)*kk], at.Row(i)[i:])
+	}
+	f.rabs = make([]float64, len(f.r))
+	for i, v := range f.r {
+		f.rabs[i] = math.Abs(v)
+	}
+	if p == kk { // Q overwrites the reflectors in place
+		f.q = at
+	} else {
+		f.q = tensor.New(n, p)
+		for r := 0; r < n; r++ {
+			copy(f.q.Row(r), at.Row(r)[:p])
+		}
+	}
+	lapack64.Orgqr(f.q.RawMatrix(), tau, work, lwork)
+
+	f.g = make([]float64, kk*kk)
+	rm := blas64.General{Rows: p, Cols: kk, Stride: kk, Data: f.r}
+	blas64.Gemm(blas.Trans, blas.NoTrans, 1, rm, rm, 0, blas64.General{Rows: kk, Cols: kk, Stride: kk, Data: f.g})
+	for i := 0; i < kk; i++ { // symmetrise exactly
+		for j := i + 1; j < kk; j++ {
+			v := 0.5 * (f.g[i*kk+j] + f.g[j*kk+i])
+			f.g[i*kk+j], f.g[j*kk+i] = v, v
+		}
+	}
+	if p == kk {
+		f.rcond = lapack64.Trcon(lapack.MaxColumnSum, f.rTriangular(), make([]float64, 3*kk), make([]int, kk))
+		if math.IsNaN(f.rcond) {
+			f.rcond = 0
+		}
+	}
+	f.fast = f.rcond >= rcondFast
+	f.trust = f.rcond >= rcondSchur
+	if f.trust { // H = R⁻¹R⁻ᵀ
+		rinv := append([]float64(nil), f.r...)
+		if ok := lapack64.Trtri(blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: kk, Stride: kk, Data: rinv}); !ok {
+			f.trust, f.fast = false, false
+		} else {
+			f.h = make([]float64, kk*kk)
+			ri := blas64.General{Rows: kk, Cols: kk, Stride: kk, Data: rinv}
+			blas64.Gemm(blas.NoTrans, blas.Trans, 1, ri, ri, 0, blas64.General{Rows: kk, Cols: kk, Stride: kk, Data: f.h})
+			for i := 0; i < kk; i++ {
+				for j := i + 1; j < kk; j++ {
+					v := 0.5 * (f.h[i*kk+j] + f.h[j*kk+i])
+					f.h[i*kk+j], f.h[j*kk+i] = v, v
+				}
+			}
+		}
+	}
+	return f, nil
+}
+
+// rTriangular returns R as a triangular matrix; it requires p = kk.
+func (f *Factor) rTriangular() blas64.Triangular {
+	return blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: f.kk, Stride: f.kk, Data: f.r}
+}
+
+// columnNorm returns ‖a_i‖, scaled so that squares neither overflow nor
+// underflow.
+func columnNorm(a *tensor.Dense, i int) float64 {
+	var mx float64
+	for r := 0; r < a.Rows; r++ {
+		if v := math.Abs(a.Data[r*a.Stride+i]); v > mx {
+			mx = v
+		}
+	}
+	if mx == 0 {
+		return 0
+	}
+	var q float64
+	for r := 0; r < a.Rows; r++ {
+		v := a.Data[r*a.Stride+i] / mx
+		q += v * v
+	}
+	return mx * math.Sqrt(q)
+}
