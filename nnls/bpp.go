@@ -383,11 +383,16 @@ const eps = 0x1p-52
 // bounds for the certificate (each y_i is then compared with τ times one of
 // them, τ ≈ (p + k)·ε):
 //
-//   - w.bndF = |R|ᵀ·a with a = |d| + |R|·|x|: the size of y_i that the
-//     backward error of a least-squares solve on the support leaves, and so
-//     the tolerance of stationarity on the support;
-//   - w.bnd, the rounding error of forming y_i itself, the tolerance of the
-//     sign test off the support.
+//   - w.bndF = |R|ᵀ·a + ‖d‖ with a = |d| + |R|·|x|: the size of y_i that
+//     the backward error of a least-squares solve on the support leaves,
+//     and so the tolerance of stationarity on the support;
+//   - w.bnd, the rounding error of forming y_i itself plus ‖d‖, the
+//     tolerance of the sign test off the support.
+//
+// The ‖d‖ term (‖r_i‖·‖d‖, and every column of R has unit norm) is the error
+// that R and d bring from the QR reduction and the product QᵀX, which are
+// accurate to a few ε relative to ‖Ã‖ = 1 and ‖x‖ ≥ ‖d‖: even an exact fit
+// (ρ = 0) leaves multipliers of that size.
 //
 // Formed plainly, ρ_j carries an error of up to k·ε·a_j, which is far above
 // |ρ_j| when x is large against d (ill-conditioning: R·x ≈ d by
@@ -446,8 +451,15 @@ func (w *worker) residual(d []float64, bound bool) {
 		}
 		return
 	}
+	var dn float64
+	for _, v := range d[:p] {
+		dn += v * v
+	}
+	dn = math.Sqrt(dn) // d is scaled to max|d_j| ∈ [1, 2): no overflow
 	bf := w.bndF[:k]
-	clear(bf)
+	for i := range bf {
+		bf[i] = dn
+	}
 	for j := 0; j < p; j++ {
 		rj, aj := w.rho[j], w.ab[j]
 		arow := ra[j*k+j : (j+1)*k]
@@ -464,6 +476,9 @@ func (w *worker) residual(d []float64, bound bool) {
 		w.ab[j] = math.Abs(w.rho[j]) + eps*w.ab[j]
 	}
 	absBound(w.bnd, ra, w.ab, p, k)
+	for i := range w.bnd {
+		w.bnd[i] += dn
+	}
 }
 
 // absBound sets dst = |R|ᵀ·v for |R| (p×k, upper trapezoidal) in ra.

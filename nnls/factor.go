@@ -41,12 +41,19 @@ type Factor struct {
 	rabs  []float64     // |R|, for rounding bounds
 	g, h  []float64     // kk×kk, both triangles: G = RᵀR; H = G⁻¹ (only if trustH)
 	rcond float64       // reciprocal 1-norm condition estimate of R; 0 if rank deficient
+	rank  int           // numerical rank of Ã (kk on the fast path)
 	fast  bool          // rcond ≥ rcondFast
 	trust bool          // rcond ≥ rcondSchur: H is formed
 }
 
 // K returns the number of columns of A.
 func (f *Factor) K() int { return f.k }
+
+// Rank returns the numerical rank of A after its nonzero columns are scaled
+// to unit norm: the number of singular values above max(N, k)·ε·σ_max. It
+// is the largest support any column of a solution can have. (When RCond ≥
+// 10⁻⁶, A has full column rank and Rank is the number of nonzero columns.)
+func (f *Factor) Rank() int { return f.rank }
 
 // RCond returns the estimated reciprocal condition number (1-norm) of A
 // after its nonzero columns are scaled to unit norm; zero columns are left
@@ -149,6 +156,10 @@ func NewFactor(a *tensor.Dense) (*Factor, error) {
 	}
 	f.fast = f.rcond >= rcondFast
 	f.trust = f.rcond >= rcondSchur
+	f.rank = kk
+	if !f.fast {
+		f.rank = numericalRank(f.r, p, kk, max(n, kk))
+	}
 	if f.trust { // H = R⁻¹R⁻ᵀ
 		rinv := append([]float64(nil), f.r...)
 		if ok := lapack64.Trtri(blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: kk, Stride: kk, Data: rinv}); !ok {
@@ -166,6 +177,29 @@ func NewFactor(a *tensor.Dense) (*Factor, error) {
 		}
 	}
 	return f, nil
+}
+
+// numericalRank returns the number of singular values of the p×k matrix in
+// r above m·ε·σ_max, LAPACK's and MATLAB's usual rank tolerance. Below it a
+// singular value is indistinguishable from the rounding of the QR
+// factorisation, so no support can have more independent columns.
+func numericalRank(r []float64, p, k, m int) int {
+	a := blas64.General{Rows: p, Cols: k, Stride: k, Data: append([]float64(nil), r...)}
+	sv := make([]float64, min(p, k))
+	none := blas64.General{Stride: 1}
+	work := []float64{0}
+	lapack64.Gesvd(lapack.SVDNone, lapack.SVDNone, a, none, none, sv, work, -1)
+	work = make([]float64, int(work[0]))
+	if !lapack64.Gesvd(lapack.SVDNone, lapack.SVDNone, a, none, none, sv, work, len(work)) || sv[0] == 0 {
+		return min(p, k)
+	}
+	n := 0
+	for _, s := range sv {
+		if s > float64(m)*eps*sv[0] {
+			n++
+		}
+	}
+	return n
 }
 
 // rTriangular returns R as a triangular matrix; it requires p = kk.

@@ -12,6 +12,7 @@ import (
 // needs it.
 type lhScratch struct {
 	order    []int     // the passive set in the order variables joined it
+	dropped  []int     // scratch for prune
 	rejected []bool    // variables refused since the passive set last grew
 	m        []float64 // p×(|P|+1): [R_P | d], factorised in place
 	tau, z   []float64
@@ -27,7 +28,8 @@ const depTol = 100 * eps
 // Lawson & Hanson (1974, ch. 23), solving each least-squares subproblem by
 // QR of R_P itself, so its accuracy follows cond(R_P) and not its square.
 // As in scipy's nnls, any variable with a positive multiplier may join, the
-// largest first; it is refused (until the passive set next grows) if its
+// largest first, until the passive set has as many columns as A's numerical
+// rank (then every further column is dependent to working precision); it is refused (until the passive set next grows) if its
 // column is dependent on the passive ones (distance below depTol) or if the
 // subproblem gives it a coefficient ≤ 0, which is how rounding noise in the
 // multipliers is filtered out. So the support it returns always has
@@ -45,7 +47,7 @@ func (w *worker) lawsonHanson(d []float64) {
 	}
 	s.order = s.order[:0]
 	w.residual(d, true)
-	for outer := 0; outer < 3*k; outer++ {
+	for outer := 0; outer < 3*k && len(s.order) < w.f.rank; outer++ {
 		t, best := -1, 0.0
 		for i, in := range w.inF {
 			if !in && !s.rejected[i] && w.y[i] > best {
@@ -100,16 +102,16 @@ func (w *worker) lawsonHanson(d []float64) {
 	w.prune(d)
 }
 
-// prune drops passive variables at the level of rounding (x_i ≤ xTol, far
-// below anything the data can resolve) that the loop above let in, and
-// solves again on the rest; the smaller support is kept only if its
-// solution stays positive. This keeps a noise-level coefficient from putting
-// a column into the support, where the backward pass would differentiate
-// through it.
+// prune drops passive variables at the level of rounding (x_i ≤ xTol: the
+// column has unit norm, so dropping it moves the fit by no more than the
+// rounding of d) that the loop above let in, and solves again on the rest;
+// the smaller support is kept only if its solution stays positive. This
+// keeps a noise-level coefficient from putting a column into the support,
+// where the backward pass would differentiate through it.
 func (w *worker) prune(d []float64) {
 	s := w.lh
 	kept := s.order[:0]
-	var dropped []int
+	dropped := s.dropped[:0]
 	for _, i := range s.order {
 		if w.x[i] <= w.xTol {
 			dropped = append(dropped, i)
@@ -117,6 +119,7 @@ func (w *worker) prune(d []float64) {
 		}
 		kept = append(kept, i)
 	}
+	s.dropped = dropped
 	if len(dropped) == 0 {
 		return
 	}
@@ -146,7 +149,7 @@ func (w *worker) ensureLH() {
 		return
 	}
 	k, p := w.f.kk, w.f.p
-	s := &lhScratch{order: make([]int, 0, k), rejected: make([]bool, k), m: make([]float64, p*(k+1)),
+	s := &lhScratch{order: make([]int, 0, k), dropped: make([]int, 0, k), rejected: make([]bool, k), m: make([]float64, p*(k+1)),
 		tau: make([]float64, min(p, k+1)), z: make([]float64, k)}
 	work := []float64{0}
 	lapack64.Geqrf(blas64.General{Rows: p, Cols: k + 1, Stride: k + 1, Data: s.m}, s.tau, work, -1)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -27,10 +28,10 @@ func chunkFor(m, workers int) int {
 type Options struct {
 	// Tol is the tolerance of the optimality certificate, relative to the
 	// rounding-error bound of each multiplier (see the package doc). The
-	// default, 0, is 4·(p+k+2)·ε (p = min(N, k)): a few times the rounding
-	// error of forming the multipliers, so only a solution that is optimal
-	// to working precision is certified. A larger Tol certifies less exact
-	// solutions; it must be below 1/ε.
+	// default, 0, is 2·√(p+k+2)·ε (p = min(N, k)), the probabilistic bound
+	// on accumulated rounding (Higham & Mary 2019), so only a solution that
+	// is optimal to working precision is certified. A larger Tol certifies
+	// less exact solutions; it must be below 1/ε.
 	Tol float64
 	// MaxIter bounds the pivoting iterations per column on the fast path; a
 	// column that needs more is solved by Lawson–Hanson instead. Default
@@ -60,10 +61,13 @@ type Stats struct {
 	// certified.
 	Fallbacks int
 	// Uncertified counts columns whose Lawson–Hanson solution still failed
-	// the certificate: a multiplier of a column that Lawson–Hanson refused
-	// as dependent on the support exceeded its rounding bound. Such a column
-	// is optimal only to the accuracy of that dependence test. It is zero on
-	// every problem in the tests.
+	// the certificate; Result.Uncertified lists them. This happens on
+	// degenerate problems (an optimum where a zero coefficient also has a
+	// zero multiplier, such as an exact fit by fewer columns than the rank),
+	// where the rounding of the QR reduction moves multipliers of order
+	// 10–100·ε·‖x‖. Such a column is still Lawson–Hanson's solution of the
+	// rounded problem, with an objective equal to the optimum to rounding; it
+	// is zero on every non-degenerate test problem.
 	Uncertified int
 }
 
@@ -77,6 +81,9 @@ type Result struct {
 	Stats Stats
 	// Factor is the factorisation of A the solve used; Backward reuses it.
 	Factor *Factor
+	// Uncertified lists, in increasing order, the columns counted by
+	// Stats.Uncertified; nil when every column is certified.
+	Uncertified []int
 }
 
 // Solve returns S = argmin_{S ≥ 0} ‖X − A·S‖_F, column by column, for A of
@@ -193,7 +200,7 @@ func tolFor(user float64, p, k int) float64 {
 	if user > 0 {
 		return user
 	}
-	return 4 * float64(p+k+2) * eps
+	return 2 * math.Sqrt(float64(p+k+2)) * eps
 }
 
 func (o *Options) resolve(k, m int) (Options, error) {
@@ -220,13 +227,14 @@ func (o *Options) resolve(k, m int) (Options, error) {
 
 // chunkBuf is one worker's per-chunk workspace for the solve.
 type chunkBuf struct {
-	w        *worker
-	dt, c, u []float64 // Qᵀx_j, Rᵀ(Qᵀx_j) and R⁻¹(Qᵀx_j) for the chunk's columns (rows × chunk)
-	dj       []float64 // one column of dt, contiguous
-	cj, uj   []float64
-	cs       int // chunk size: the row stride of dt, c and u
-	st       Stats
-	overflow bool
+	w           *worker
+	dt, c, u    []float64 // Qᵀx_j, Rᵀ(Qᵀx_j) and R⁻¹(Qᵀx_j) for the chunk's columns (rows × chunk)
+	dj          []float64 // one column of dt, contiguous
+	cj, uj      []float64
+	cs          int // chunk size: the row stride of dt, c and u
+	st          Stats
+	uncertified []int
+	overflow    bool
 	// Column scaling of X, for a chunk with extreme columns: cmax holds
 	// max|x_j| and then the power of two applied, unscale its inverse;
 	// xbuf is the scaled copy of the chunk.
@@ -275,10 +283,12 @@ func (f *Factor) solve(x data, opt *Options) (*Result, error) {
 		res.Stats.Rechecked += cb.st.Rechecked
 		res.Stats.Fallbacks += cb.st.Fallbacks
 		res.Stats.Uncertified += cb.st.Uncertified
+		res.Uncertified = append(res.Uncertified, cb.uncertified...)
 		if cb.overflow {
 			return nil, fmt.Errorf("nnls: S overflows float64: a column of A is too small for the scale of X; rescale A or X")
 		}
 	}
+	slices.Sort(res.Uncertified)
 	return res, nil
 }
 
@@ -371,6 +381,7 @@ func (f *Factor) solveChunk(cb *chunkBuf, x data, s *tensor.Dense, sup *Support,
 			cb.st.Fallbacks++
 			if !w.certify() {
 				cb.st.Uncertified++
+				cb.uncertified = append(cb.uncertified, j)
 			}
 		}
 		back := 1 / sc
