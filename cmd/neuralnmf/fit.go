@@ -148,7 +148,13 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	n := len(h.Loss)
 	fmt.Fprintf(stdout, "trained %d epochs (%s): loss %.6g, relative error %.4f", n, h.Stopped, h.Loss[n-1], h.RelError[n-1])
 	if !math.IsNaN(h.Accuracy[n-1]) {
-		fmt.Fprintf(stdout, ", accuracy %.3f", h.Accuracy[n-1])
+		fmt.Fprintf(stdout, ", train accuracy %.3f (on the labels used)", h.Accuracy[n-1])
+	}
+	if !math.IsNaN(h.HeldOutAccuracy[n-1]) {
+		fmt.Fprintf(stdout, ", held-out accuracy %.3f (labelled columns not marked known)", h.HeldOutAccuracy[n-1])
+	}
+	if h.Resets+h.Collinear > 0 {
+		fmt.Fprintf(stdout, "\nre-initialised %d dead and %d collinear topics during training", h.Resets, h.Collinear)
 	}
 	fmt.Fprintf(stdout, "\nwrote %s\n", *out)
 	return nil

@@ -81,10 +81,10 @@ const (
 type Epoch struct {
 	Epoch, Epochs int
 	// Loss is the training loss; RelError is ‖X − A⁽⁰⁾⋯A⁽ᴸ⁾S⁽ᴸ⁾‖/‖X‖;
-	// Accuracy is the share of labelled columns predicted correctly by
-	// argmax(B·S⁽ᴸ⁾) (NaN without supervision).
-	Loss, RelError, Accuracy float64
-	Elapsed                  time.Duration
+	// Accuracy and HeldOutAccuracy are the training and held-out accuracies
+	// of History (NaN without supervision, or without held-out labels).
+	Loss, RelError, Accuracy, HeldOutAccuracy float64
+	Elapsed                                   time.Duration
 }
 
 // Forward is what a custom loss receives: the variables of one forward pass.

@@ -53,6 +53,18 @@
 //     single start lands in a worse local minimum (two classes merged,
 //     2-layer error 0.324 instead of 0.282) about half the time, and
 //     backpropagation does not leave it.
+//   - Safeguarded steps. Algorithm 1 takes a fixed (decaying) step. Here
+//     every step, GD or Adam, is tried: if the next forward pass fails or
+//     its loss is not finite or is above the largest of the last 10 accepted
+//     losses (minus an Armijo decrease along the projected path, for GD),
+//     the step is undone and retried with the learning rate halved (÷10 on
+//     a blow-up). No learning rate makes the loss grow; History.Backtracks
+//     and History.LRScale report what the safeguard did.
 //   - Stopping. Training stops when the loss changes by less than Tol
-//     (relative) over 10 epochs, or after Epochs epochs.
+//     (relative) over 10 epochs, or after Epochs epochs. A run whose loss
+//     never moved from its start is reported as "no progress", not
+//     "converged".
+//   - Training metrics. History.Accuracy counts only the columns whose
+//     labels training used (Supervision.Known); HeldOutAccuracy scores the
+//     labelled columns that were not known.
 package neuralnmf

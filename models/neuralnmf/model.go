@@ -17,9 +17,25 @@ import (
 
 // History records training, one entry per epoch.
 type History struct {
-	Loss, RelError, Accuracy []float64
+	Loss, RelError []float64
+	// Accuracy is the training accuracy: the share of the labelled columns
+	// used for training (Supervision.Known) that argmax(B·S⁽ᴸ⁾) predicts
+	// correctly. HeldOutAccuracy is the same on the columns that have a
+	// label ≥ 0 but are not Known (NaN when there are none). Both are NaN
+	// without supervision.
+	Accuracy, HeldOutAccuracy []float64
 	// Resets counts dead topics (all-zero columns of an A) re-initialised.
 	Resets int
+	// Backtracks counts steps the safeguard rejected and retried with a
+	// smaller learning rate; LRScale is the factor by which the learning
+	// rate ends below the configured one (1 if no step was rejected).
+	Backtracks int
+	LRScale    float64
+	// Collinear counts topics re-initialised because a step made them
+	// collinear with another topic of the same layer (|cos| ≥ 1 − 10⁻⁹ between
+	// the columns), where the NNLS minimiser stops being unique and one of
+	// the two topics is wasted.
+	Collinear int
 	// Stopped says why training ended: "converged" or "max epochs".
 	Stopped string
 }
@@ -128,7 +144,7 @@ func train(x data, cfg Config) (*Model, error) {
 }
 
 func newTrainer(x data, c Config, seed uint64) (*trainer, error) {
-	t := &trainer{x: x, cfg: c, seed: seed, rng: tensor.NewRand(seed ^ 0x6e6e6d66), tape: autograd.NewTape(), hist: History{Stopped: "max epochs"}}
+	t := &trainer{x: x, cfg: c, seed: seed, rng: tensor.NewRand(seed ^ 0x6e6e6d66), tape: autograd.NewTape(), hist: History{Stopped: "max epochs"}, lrScale: 1}
 	if err := t.init(); err != nil {
 		return nil, err
 	}
@@ -178,10 +194,18 @@ type trainer struct {
 	a      []*tensor.Dense
 	b      *tensor.Dense // CrossEntropy classifier
 	y, z   *tensor.Dense
-	labels []int
+	labels []int // the training labels (−1 where not Known)
+	held   []int // the held-out labels (−1 where Known or unlabelled)
 	xNorm  float64
 	warm   []*nnls.Support
 	steps  []func(p, g *tensor.Dense) error
+	gds    []*optim.ProjectedGD
+	adams  []*optim.Adam
+	// Safeguard state: the parameters and gradients before the last step,
+	// whether a step is awaiting its trial, and the learning-rate factor.
+	prevP, prevG []*tensor.Dense
+	stepped      bool
+	lrScale      float64
 }
 
 func (t *trainer) init() error {
@@ -214,7 +238,6 @@ func (t *trainer) init() error {
 		}
 	}
 	if s := c.Supervision; s != nil {
-		t.labels = s.Labels
 		known := s.Known
 		if known == nil {
 			known = make([]bool, m)
@@ -222,7 +245,8 @@ func (t *trainer) init() error {
 				known[i] = true
 			}
 		}
-		seen, _ := SplitLabels(s.Labels, known)
+		seen, held := SplitLabels(s.Labels, known)
+		t.labels, t.held = seen, held
 		var err error
 		if t.y, err = tensor.OneHot(seen, s.Classes); err != nil {
 			return fmt.Errorf("neuralnmf: %w", err)
@@ -232,6 +256,7 @@ func (t *trainer) init() error {
 			t.b = tensor.Uniform(s.Classes, c.Ranks[len(c.Ranks)-1], 0, 0.01, t.rng)
 		}
 	}
+	t.hist.Collinear += t.resetCollinearTopics()
 	// One optimiser per parameter, so Adam's step can be relative to the
 	// parameter's initial scale.
 	params := t.params()
@@ -243,11 +268,13 @@ func (t *trainer) init() error {
 			if p == t.b {
 				o = &optim.Adam{LR: c.LR, Decay: c.Decay, Unconstrained: true}
 			}
+			t.adams = append(t.adams, o)
 			t.steps = append(t.steps, func(p, g *tensor.Dense) error {
 				return o.Step([]*tensor.Dense{p}, []*tensor.Dense{g})
 			})
 		default:
 			o := &optim.ProjectedGD{LR: c.LR, Decay: c.Decay, Unconstrained: p == t.b}
+			t.gds = append(t.gds, o)
 			t.steps = append(t.steps, func(p, g *tensor.Dense) error {
 				return o.Step([]*tensor.Dense{p}, []*tensor.Dense{g})
 			})
@@ -352,15 +379,40 @@ func fitX(f *Forward, w, h *autograd.Var) *autograd.Var {
 	return ops.FrobeniusLoss(f.X, ops.MatMul(w, h))
 }
 
+// Safeguard constants: a trial step is accepted when its loss is at most the
+// largest of the last nonmonotoneWindow accepted losses, minus (for GD)
+// armijoSigma times the decrease the step's first-order model predicts; a
+// rejected step is retried from the same point with the learning rate times
+// shrinkStep (shrinkBlowUp when the loss is not finite or grew tenfold),
+// at most maxBacktracks times in a row.
+const (
+	nonmonotoneWindow = 10
+	armijoSigma       = 1e-4
+	shrinkStep        = 0.5
+	shrinkBlowUp      = 0.1
+	maxBacktracks     = 60
+)
+
 // train continues training until the history has upTo epochs or the
 // stopping rule fires.
+//
+// Every step is safeguarded: the next forward pass is its trial. If the
+// forward or backward pass fails (for example a non-finite A) or the loss is
+// not finite or above the largest of the last 10 accepted losses (minus the
+// Armijo decrease σ·⟨∇L, A_prev − A⟩ along the projected path, for GD), the
+// parameters are restored, the learning rate is shrunk, and the step is
+// taken again with the same gradient; History.Backtracks counts these. So no
+// learning rate makes the loss grow without bound: every recorded loss is at
+// most the first. The nonmonotone window lets large-step regimes (such as
+// the authors' semi-supervised notebook) oscillate without diverging.
 func (t *trainer) train(upTo int) error {
 	c := t.cfg
 	if t.start.IsZero() {
 		t.start = time.Now()
 	}
 	h := &t.hist
-	for epoch := len(h.Loss) + 1; epoch <= upTo && !t.done; epoch++ {
+	backtracks := 0
+	for epoch := len(h.Loss) + 1; epoch <= upTo && !t.done; {
 		t.tape.Reset()
 		f, res := t.forward(t.tape)
 		var loss *autograd.Var
@@ -373,12 +425,28 @@ func (t *trainer) train(upTo int) error {
 			return fmt.Errorf("neuralnmf: epoch %d: CustomLoss returned nil", epoch)
 		}
 		g, err := t.tape.Backward(loss)
+		lv := math.NaN()
+		if err == nil {
+			lv = loss.Value().Data[0]
+		}
+		if t.stepped && !t.accept(err, lv) {
+			if backtracks++; backtracks > maxBacktracks {
+				t.restore()
+				h.Stopped = "no step decreases the loss"
+				t.done = true
+				break
+			}
+			t.backtrack(lv)
+			h.Backtracks++
+			continue
+		}
+		backtracks = 0
+		t.stepped = false
 		if err != nil {
 			return fmt.Errorf("neuralnmf: epoch %d: %w", epoch, err)
 		}
-		lv := loss.Value().Data[0]
 		if math.IsNaN(lv) || math.IsInf(lv, 0) {
-			return fmt.Errorf("neuralnmf: epoch %d: loss is %v; lower the learning rate", epoch, lv)
+			return fmt.Errorf("neuralnmf: epoch %d: loss is %v at the starting point", epoch, lv)
 		}
 		var rel float64
 		if c.Loss == Reconstruction && c.Supervision == nil && c.CustomLoss == nil && c.DataMask == nil {
@@ -386,15 +454,17 @@ func (t *trainer) train(upTo int) error {
 		} else {
 			rel = relError(t.x, t.xNorm, f)
 		}
-		acc := math.NaN()
+		acc, held := math.NaN(), math.NaN()
 		if f.B != nil {
-			acc = accuracy(f.B.Value(), f.S[len(f.S)-1].Value(), t.labels)
+			pred := Predict(f.B.Value(), f.S[len(f.S)-1].Value())
+			acc, held = Accuracy(pred, t.labels), Accuracy(pred, t.held)
 		}
 		h.Loss = append(h.Loss, lv)
 		h.RelError = append(h.RelError, rel)
 		h.Accuracy = append(h.Accuracy, acc)
+		h.HeldOutAccuracy = append(h.HeldOutAccuracy, held)
 		if c.Progress != nil {
-			c.Progress(Epoch{Epoch: epoch, Epochs: c.Epochs, Loss: lv, RelError: rel, Accuracy: acc, Elapsed: time.Since(t.start)})
+			c.Progress(Epoch{Epoch: epoch, Epochs: c.Epochs, Loss: lv, RelError: rel, Accuracy: acc, HeldOutAccuracy: held, Elapsed: time.Since(t.start)})
 		}
 		t.warm = t.warm[:0]
 		for _, r := range res {
@@ -402,26 +472,147 @@ func (t *trainer) train(upTo int) error {
 		}
 		if n := len(h.Loss); c.Tol > 0 && n > 10 && math.Abs(h.Loss[n-11]-lv) <= c.Tol*math.Abs(h.Loss[n-11]) {
 			h.Stopped = "converged"
+			if math.Abs(h.Loss[0]-lv) <= c.Tol*math.Abs(h.Loss[0]) {
+				h.Stopped = "no progress: the loss has not changed since the start (is the learning rate too small?)"
+			}
 			t.done = true
 			break
 		}
 		if epoch == c.Epochs {
 			break // keep A consistent with the recorded S
 		}
-		for i, p := range t.params() {
-			var gp *tensor.Dense
+		grads := make([]*tensor.Dense, 0, len(f.A)+1)
+		for i := range t.params() {
 			if i < len(f.A) {
-				gp = g.Of(f.A[i])
+				grads = append(grads, g.Of(f.A[i]))
 			} else {
-				gp = g.Of(f.B)
-			}
-			if err := t.steps[i](p, gp); err != nil {
-				return fmt.Errorf("neuralnmf: epoch %d: %w", epoch, err)
+				grads = append(grads, g.Of(f.B))
 			}
 		}
-		h.Resets += t.resetDeadTopics()
+		t.save(grads)
+		if err := t.step(); err != nil {
+			return fmt.Errorf("neuralnmf: epoch %d: %w", epoch, err)
+		}
+		epoch++
 	}
 	return nil
+}
+
+// save keeps the parameters and their gradients, so a step can be undone and
+// retried.
+func (t *trainer) save(grads []*tensor.Dense) {
+	ps := t.params()
+	if len(t.prevP) != len(ps) {
+		t.prevP, t.prevG = make([]*tensor.Dense, len(ps)), make([]*tensor.Dense, len(ps))
+		for i, p := range ps {
+			t.prevP[i], t.prevG[i] = tensor.New(p.Rows, p.Cols), tensor.New(p.Rows, p.Cols)
+		}
+	}
+	for i, p := range ps {
+		t.prevP[i].Copy(p)
+		t.prevG[i].Copy(grads[i])
+	}
+}
+
+// step takes one optimiser step from the saved gradients and re-initialises
+// dead and collinear topics.
+func (t *trainer) step() error {
+	for i, p := range t.params() {
+		if err := t.steps[i](p, t.prevG[i]); err != nil {
+			return err
+		}
+	}
+	t.stepped = true
+	t.hist.Resets += t.resetDeadTopics()
+	t.hist.Collinear += t.resetCollinearTopics()
+	return nil
+}
+
+// restore puts back the parameters saved before the last step.
+func (t *trainer) restore() {
+	for i, p := range t.params() {
+		p.Copy(t.prevP[i])
+	}
+	t.stepped = false
+}
+
+// accept reports whether the step just taken passes the safeguard, given the
+// result of the forward and backward pass at the new point.
+func (t *trainer) accept(err error, lv float64) bool {
+	if err != nil || math.IsNaN(lv) || math.IsInf(lv, 0) {
+		return false
+	}
+	h := t.hist.Loss
+	ref := math.Inf(-1)
+	for _, v := range h[max(0, len(h)-nonmonotoneWindow):] {
+		ref = math.Max(ref, v)
+	}
+	var decrease float64 // σ·⟨∇L(prev), prev − new⟩ ≥ 0 for a projected step
+	if t.cfg.Optimizer == GD {
+		for i, p := range t.params() {
+			for r := 0; r < p.Rows; r++ {
+				pr, qr, gr := p.Row(r), t.prevP[i].Row(r), t.prevG[i].Row(r)
+				for j := range pr {
+					decrease += gr[j] * (qr[j] - pr[j])
+				}
+			}
+		}
+		decrease *= armijoSigma
+	}
+	return lv <= ref-decrease
+}
+
+// backtrack undoes the last step, shrinks every learning rate and takes the
+// step again with the saved gradients.
+func (t *trainer) backtrack(lv float64) {
+	t.restore()
+	f := shrinkStep
+	if ref := t.hist.Loss[len(t.hist.Loss)-1]; math.IsNaN(lv) || math.IsInf(lv, 0) || lv > 10*math.Abs(ref) {
+		f = shrinkBlowUp
+	}
+	t.lrScale *= f
+	for _, o := range t.gds {
+		o.LR *= f
+	}
+	for _, o := range t.adams {
+		o.LR *= f
+	}
+	// The step cannot fail here: the same gradients passed checkStep before.
+	_ = t.step()
+}
+
+// collinearCos is the |cosine| between two topics of a layer at or above
+// which the later one is re-initialised: the two columns then differ by an
+// angle below 4.5·10⁻⁵ rad.
+const collinearCos = 1 - 1e-9
+
+// resetCollinearTopics re-initialises every column of an A that is collinear
+// with an earlier one (|cos| ≥ collinearCos) to uniform values on
+// [0, mean entry of A), and returns how many it reset. It runs on the
+// starting A and after every step.
+func (t *trainer) resetCollinearTopics() int {
+	n := 0
+	for _, a := range t.a {
+		g := tensor.MatMul(true, false, a, a)
+		scale := tensor.Sum(a) / float64(a.Len())
+		for j := 1; j < a.Cols; j++ {
+			for i := 0; i < j; i++ {
+				gij, gii, gjj := g.At(i, j), g.At(i, i), g.At(j, j)
+				if gii == 0 || gjj == 0 || math.Abs(gij) < collinearCos*math.Sqrt(gii)*math.Sqrt(gjj) {
+					continue
+				}
+				for r := 0; r < a.Rows; r++ {
+					a.Set(r, j, scale*t.rng.Float64())
+				}
+				n++
+				break
+			}
+		}
+	}
+	if n > 0 {
+		t.warm = nil
+	}
+	return n
 }
 
 // resetDeadTopics re-initialises every all-zero column of an A (a topic the
@@ -454,6 +645,7 @@ func (t *trainer) resetDeadTopics() int {
 // packages the result.
 func (t *trainer) model() (*Model, error) {
 	h := t.hist
+	h.LRScale = t.lrScale
 	tape := autograd.NewTape()
 	f, res := t.forward(tape)
 	if err := tape.Err(); err != nil {
@@ -493,9 +685,6 @@ func Predict(b, s *tensor.Dense) []int {
 	}
 	return pred
 }
-
-// accuracy is the share of columns with a label ≥ 0 that argmax(B·S) predicts.
-func accuracy(b, s *tensor.Dense, labels []int) float64 { return Accuracy(Predict(b, s), labels) }
 
 // Accuracy returns the share of the columns with a label ≥ 0 for which pred
 // is the label, or NaN if no column has one.

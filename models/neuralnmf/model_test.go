@@ -146,7 +146,39 @@ func TestSemiSupervised(t *testing.T) {
 		}
 	}
 	require.Equal(t, 90, right)
-	require.False(t, math.IsNaN(m.History.Accuracy[0]))
+	// Training accuracy counts only the Known columns, held-out accuracy
+	// only the others; both are recomputed here from the final model.
+	seen, held := neuralnmf.SplitLabels(labels, known)
+	n := len(m.History.Accuracy)
+	require.Equal(t, neuralnmf.Accuracy(pred, seen), m.History.Accuracy[n-1])
+	require.Equal(t, neuralnmf.Accuracy(pred, held), m.History.HeldOutAccuracy[n-1])
+	require.Len(t, m.History.HeldOutAccuracy, n)
+}
+
+// Training accuracy must not count columns whose labels training did not
+// see: with half the labels hidden and the hidden half deliberately wrong,
+// History.Accuracy must still be the accuracy on the known half.
+func TestTrainAccuracyIgnoresUnknownColumns(t *testing.T) {
+	x := synthetic.X()
+	labels, _ := synthetic.Labels(9)
+	known := make([]bool, len(labels))
+	scrambled := append([]int(nil), labels...)
+	for i := range known {
+		known[i] = i%2 == 0
+		if !known[i] {
+			scrambled[i] = (labels[i] + 1) % 9 // wrong on purpose
+		}
+	}
+	m, err := neuralnmf.Train(x, neuralnmf.Config{Ranks: []int{9}, Init: neuralnmf.HNMFInit, InitRestarts: 5, Optimizer: neuralnmf.Adam, Seed: 2, Epochs: 30,
+		Supervision: &neuralnmf.Supervision{Labels: scrambled, Classes: 9, Known: known}})
+	require.NoError(t, err)
+	pred := m.Predict()
+	seen, held := neuralnmf.SplitLabels(scrambled, known)
+	n := len(m.History.Accuracy)
+	require.Equal(t, neuralnmf.Accuracy(pred, seen), m.History.Accuracy[n-1])
+	require.Equal(t, neuralnmf.Accuracy(pred, held), m.History.HeldOutAccuracy[n-1])
+	require.Greater(t, m.History.Accuracy[n-1], 0.9, "the known half is learnt")
+	require.Less(t, m.History.HeldOutAccuracy[n-1], 0.1, "the scrambled half disagrees with the classes")
 }
 
 func TestTrainErrors(t *testing.T) {
@@ -191,8 +223,8 @@ func TestTrainErrors(t *testing.T) {
 }
 
 // Collinear topics (here two identical columns in the start) make the NNLS
-// minimiser non-unique. Training must go on with the solver's
-// independent-support solution instead of stopping, for GD and Adam.
+// minimiser non-unique. Training must go on instead of stopping, for GD and
+// Adam, and the duplicate must be re-initialised and counted.
 func TestCollinearTopicsDoNotStopTraining(t *testing.T) {
 	rng := tensor.NewRand(4)
 	x := tensor.Uniform(12, 20, 0, 1, rng)
@@ -206,6 +238,10 @@ func TestCollinearTopicsDoNotStopTraining(t *testing.T) {
 		h := m.History.Loss
 		require.Len(t, h, 20, "optimizer %v: training stopped early (%s)", opt, m.History.Stopped)
 		require.Less(t, h[len(h)-1], h[0], "optimizer %v", opt)
+		require.Equal(t, 1, m.History.Collinear, "the duplicated topic is re-initialised once")
+		g := tensor.MatMul(true, false, m.A[0], m.A[0])
+		cos := g.At(1, 3) / math.Sqrt(g.At(1, 1)*g.At(3, 3))
+		require.Less(t, cos, 0.9999, "topics 1 and 3 are no longer collinear")
 	}
 }
 
@@ -298,4 +334,36 @@ func TestAccuracyAndSplitLabels(t *testing.T) {
 	require.Equal(t, []int{-1, -1, -1}, held)
 	_, err := neuralnmf.Readout(tensor.New(2, 3), []int{0, 7, 1}, 2)
 	require.ErrorContains(t, err, "neuralnmf: Readout")
+}
+
+// No learning rate may make training diverge or abort: with rates from
+// 1e-12 to 1e12, for projected GD and Adam, training finishes without error,
+// no recorded loss exceeds the first (the safeguard's guarantee), a rate of
+// 1 or more ends below the starting loss (after backtracking where it is too
+// large), and a rate too small to move the loss is not reported as
+// converged.
+func TestAbsurdLearningRates(t *testing.T) {
+	x := synthetic.X()
+	for _, opt := range []neuralnmf.Optimizer{neuralnmf.GD, neuralnmf.Adam} {
+		for _, lr := range []float64{1e-12, 1e-6, 1, 1e6, 1e12} {
+			m, err := neuralnmf.Train(x, neuralnmf.Config{Ranks: []int{9, 4, 2}, Optimizer: opt, LR: lr, Epochs: 40, Seed: 3})
+			require.NoError(t, err, "optimizer %v, LR %g", opt, lr)
+			h := m.History
+			for e, l := range h.Loss {
+				require.LessOrEqual(t, l, h.Loss[0], "optimizer %v, LR %g: epoch %d loss above the first", opt, lr, e+1)
+			}
+			last := h.Loss[len(h.Loss)-1]
+			if lr >= 1 {
+				require.Less(t, last, 0.99*h.Loss[0], "optimizer %v, LR %g: no progress (%s, %d backtracks)", opt, lr, h.Stopped, h.Backtracks)
+			}
+			if lr >= 1e6 {
+				require.Greater(t, h.Backtracks, 0, "optimizer %v, LR %g", opt, lr)
+				require.Less(t, h.LRScale, 1.0)
+			}
+			if lr == 1e-12 {
+				require.NotEqual(t, "converged", h.Stopped, "optimizer %v: a model that did not move is not converged", opt)
+			}
+			t.Logf("%v LR %g: loss %.4g → %.4g, %d backtracks, LR×%.3g, %s", opt, lr, h.Loss[0], last, h.Backtracks, h.LRScale, h.Stopped)
+		}
+	}
 }
