@@ -35,8 +35,8 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	decayEvery := fs.Int("decay-every", 0, "multiply the learning rate by -decay every this many epochs (0: never)")
 	decay := fs.Float64("decay", 0.5, "learning-rate decay factor")
 	initFlag := fs.String("init", "hnmf", "initialisation: hnmf or random")
-	initRestarts := fs.Int("init-restarts", 1, "HNMF starts per layer for -init hnmf")
-	restarts := fs.Int("restarts", 1, "initialisations trained 50 epochs each; the lowest loss is kept")
+	initRestarts := fs.Int("init-restarts", 0, "HNMF starts per layer for -init hnmf (0: the library default, 10)")
+	restarts := fs.Int("restarts", 0, "initialisations trained 50 epochs each; the lowest loss is kept (0: the library default, 2)")
 	seed := fs.Uint64("seed", 1, "random seed")
 	quiet := fs.Bool("quiet", false, "no progress output")
 	fs.Usage = func() {
@@ -71,8 +71,8 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if *epochs < 1 || *initRestarts < 1 || *restarts < 1 {
-		return usageError{errors.New("-epochs, -init-restarts and -restarts must be at least 1")}
+	if *epochs < 1 || *initRestarts < 0 || *restarts < 0 {
+		return usageError{errors.New("-epochs must be at least 1, -init-restarts and -restarts at least 0")}
 	}
 	x, err := matio.ReadMatrix(*xPath)
 	if err != nil {

@@ -58,8 +58,11 @@ type Supervision struct {
 type Optimizer int
 
 const (
+	// DefaultOptimizer (the zero value) is Adam, the optimiser of the
+	// chosen defaults (see Config).
+	DefaultOptimizer Optimizer = iota
 	// GD is projected gradient descent, the paper's Algorithm 1.
-	GD Optimizer = iota
+	GD
 	// Adam is Adam followed by the same projection onto A ≥ 0.
 	Adam
 )
@@ -68,8 +71,11 @@ const (
 type Init int
 
 const (
+	// DefaultInit (the zero value) is HNMFInit, the start of the chosen
+	// defaults (see Config).
+	DefaultInit Init = iota
 	// RandomInit draws every A⁽ˡ⁾ uniformly from [0, 1) with Config.Seed.
-	RandomInit Init = iota
+	RandomInit
 	// HNMFInit starts from the A matrices of HNMF (ssnmf.HNMF with
 	// Config.Seed), so training refines HNMF.
 	HNMFInit
@@ -105,6 +111,15 @@ type Forward struct {
 }
 
 // Config configures Train. Ranks is required; everything else has a default.
+//
+// The defaults (Init HNMFInit with InitRestarts 10, Optimizer Adam with LR
+// 0.01, Restarts 2, reconstruction loss) were chosen by the protocol in
+// package experiments/defaults: on generated hierarchies of 2–4 layers with
+// balanced and unbalanced groups and 5–30 % noise, they beat a converged
+// HNMF in every validation run (error ratio 0.53 ± 0.29 on average), where
+// the former defaults (random start, projected GD) did so in 4 of 12 runs
+// and were up to 16× worse. The runs and the test-seed report are rerun by
+// NEURALNMF_DEFAULTS=1 go test -v ./experiments/defaults/.
 type Config struct {
 	// Ranks are k⁽⁰⁾ > k⁽¹⁾ > … > k⁽ᴸ⁾, one per layer.
 	Ranks []int
@@ -120,8 +135,9 @@ type Config struct {
 	// 1×1 variable built from f with ops.
 	CustomLoss func(t *autograd.Tape, f *Forward) *autograd.Var
 	Optimizer  Optimizer
-	// LR is the learning rate. Default 1e-3 for GD on losses normalised as
-	// here, 0.01 for Adam. Decay multiplies it on a schedule.
+	// LR is the learning rate. Default 0.01 for Adam (relative to the mean
+	// entry of each A), 1e-3 for GD. Decay multiplies it on a schedule. No
+	// value makes training diverge: see the safeguard in the package doc.
 	LR    float64
 	Decay optim.StepDecay
 	Init  Init
@@ -129,11 +145,12 @@ type Config struct {
 	// k⁽ˡ⁻¹⁾×k⁽ˡ⁾, nonnegative).
 	InitA []*tensor.Dense
 	// InitRestarts is the number of random starts per layer of the HNMF
-	// initialisation (ssnmf.Options.Restarts). Default 1.
+	// initialisation (ssnmf.Options.Restarts). Default 10.
 	InitRestarts int
 	// Restarts is the number of initialisations (seeds Seed+1000r) trained
 	// for BurnIn epochs each; the one with the lowest loss is trained on, the
-	// others are dropped. Default 1.
+	// others are dropped. Default 2 (1 with GivenInit, where every restart
+	// would start from the same A).
 	Restarts int
 	// BurnIn is the number of epochs each restart gets. Default 50.
 	BurnIn int

@@ -158,7 +158,28 @@ func (t *trainer) lastLoss() float64 {
 	return t.hist.Loss[len(t.hist.Loss)-1]
 }
 
+// Default values of the configuration chosen in experiments/defaults.
+const (
+	defaultInitRestarts = 10
+	defaultRestarts     = 2
+)
+
 func (c Config) withDefaults() Config {
+	if c.Init == DefaultInit {
+		c.Init = HNMFInit
+	}
+	if c.Optimizer == DefaultOptimizer {
+		c.Optimizer = Adam
+	}
+	if c.InitRestarts <= 0 {
+		c.InitRestarts = defaultInitRestarts
+	}
+	if c.Restarts <= 0 {
+		c.Restarts = defaultRestarts
+		if c.Init == GivenInit {
+			c.Restarts = 1 // every restart would start from the same A
+		}
+	}
 	if c.Epochs <= 0 {
 		c.Epochs = 1000
 	}

@@ -20,7 +20,7 @@ import (
 func TestGDLossDecreasesMonotonically(t *testing.T) {
 	x := tensor.Uniform(30, 25, 0, 1, tensor.NewRand(1))
 	for _, loss := range []neuralnmf.Loss{neuralnmf.Reconstruction, neuralnmf.Energy} {
-		m, err := neuralnmf.Train(x, neuralnmf.Config{Ranks: []int{5, 3}, Loss: loss, Optimizer: neuralnmf.GD, LR: 1e-3, Epochs: 60, Tol: -1, Seed: 2})
+		m, err := neuralnmf.Train(x, neuralnmf.Config{Ranks: []int{5, 3}, Loss: loss, Init: neuralnmf.RandomInit, Optimizer: neuralnmf.GD, LR: 1e-3, Epochs: 60, Tol: -1, Seed: 2})
 		require.NoError(t, err)
 		h := m.History.Loss
 		require.Len(t, h, 60)
@@ -346,7 +346,7 @@ func TestAbsurdLearningRates(t *testing.T) {
 	x := synthetic.X()
 	for _, opt := range []neuralnmf.Optimizer{neuralnmf.GD, neuralnmf.Adam} {
 		for _, lr := range []float64{1e-12, 1e-6, 1, 1e6, 1e12} {
-			m, err := neuralnmf.Train(x, neuralnmf.Config{Ranks: []int{9, 4, 2}, Optimizer: opt, LR: lr, Epochs: 40, Seed: 3})
+			m, err := neuralnmf.Train(x, neuralnmf.Config{Ranks: []int{9, 4, 2}, Init: neuralnmf.RandomInit, Restarts: 1, Optimizer: opt, LR: lr, Epochs: 40, Seed: 3})
 			require.NoError(t, err, "optimizer %v, LR %g", opt, lr)
 			h := m.History
 			for e, l := range h.Loss {
