@@ -32,7 +32,8 @@ const (
 // reduced problem min ‖d − R·s‖, s ≥ 0, in the scaled columns.
 type worker struct {
 	f       *Factor
-	tau     float64 // certificate tolerance (relative to rounding bounds)
+	tau     float64 // certificate tolerance off the support (relative to rounding bounds)
+	tauF    float64 // tolerance of stationarity on the support
 	maxIter int
 
 	inF     []bool    // passive set F of the current column
@@ -56,7 +57,7 @@ type worker struct {
 func newWorker(f *Factor, tau float64, maxIter int) *worker {
 	k, p := f.kk, f.p
 	return &worker{
-		f: f, tau: tau, maxIter: maxIter,
+		f: f, tau: tau, tauF: math.Max(tau, 4*float64(f.p+f.kk+2)*eps), maxIter: maxIter,
 		inF: make([]bool, k), x: make([]float64, k), y: make([]float64, k), bnd: make([]float64, k), bndF: make([]float64, k),
 		rho: make([]float64, p), ab: make([]float64, p),
 		idx: make([]int, 0, k), sub: make([]float64, k*k), rhs: make([]float64, k),
@@ -494,7 +495,9 @@ func absBound(dst, ra, v []float64, p, k int) {
 
 // certify checks the KKT conditions of the current solution against the
 // multipliers and bounds that residual left: on the support, x_i > 0 and
-// |y_i| ≤ τ·bndF_i (a least-squares solution's backward error); off it,
+// |y_i| ≤ τ_F·bndF_i (a least-squares solution's backward error, with the
+// worst-case constant τ_F = 4(p+k+2)ε: it accumulates over the solve and is
+// not what tells a wrong support apart); off it,
 // x_i = 0 and y_i ≤ τ·bnd_i, the rounding error of forming y_i. τ is a small
 // multiple of the unit roundoff, so a support passes only if no variable
 // outside it has a multiplier of the wrong sign beyond rounding: a wrong
@@ -503,7 +506,7 @@ func (w *worker) certify() bool {
 	for i, in := range w.inF {
 		y := w.y[i]
 		if in {
-			if !(w.x[i] > 0) || !(math.Abs(y) <= w.tau*w.bndF[i]) {
+			if !(w.x[i] > 0) || !(math.Abs(y) <= w.tauF*w.bndF[i]) {
 				return false
 			}
 		} else if w.x[i] != 0 || !(y <= w.tau*w.bnd[i]) {

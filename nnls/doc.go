@@ -53,10 +53,12 @@
 // Every column's solution s, with support F, is accepted only if the
 // multipliers y = Rᵀ(d − R·s), formed from R, satisfy
 //
-//	on F:   s_i > 0 and |y_i| ≤ τ·((|R|ᵀ(|d| + |R|·s))_i + ‖d‖)
+//	on F:   s_i > 0 and |y_i| ≤ τ_F·((|R|ᵀ(|d| + |R|·s))_i + ‖d‖)
 //	off F:  s_i = 0 and y_i ≤ τ·(b_i + ‖d‖)
 //
-// The first bound is the backward error a least-squares solve on F leaves.
+// The first bound is the backward error a least-squares solve on F leaves,
+// with the worst-case constant τ_F = 4(p + k + 2)·ε (it accumulates over the
+// solve, and stationarity on F is not what tells a wrong support apart).
 // b_i bounds the rounding error of forming y_i: b = |R|ᵀ(|d| + |R|·s), or,
 // when d − R·s cancels (s large against d, i.e. ill-conditioning), the
 // residual is formed again with compensated products and sums (FMA) and

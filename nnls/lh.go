@@ -13,29 +13,34 @@ import (
 type lhScratch struct {
 	order    []int     // the passive set in the order variables joined it
 	dropped  []int     // scratch for prune
+	dep      []float64 // scratch for independent
 	rejected []bool    // variables refused since the passive set last grew
 	m        []float64 // p×(|P|+1): [R_P | d], factorised in place
 	tau, z   []float64
+	beta     float64 // after lhSubproblem: d's component along the last column's new direction
 	work     []float64
 }
 
-// depTol is the distance, relative to its unit norm, below which a column of
-// R joining the passive set counts as a combination of the columns already
-// there (scipy's nnls uses the same 100·ε).
+// depTol is the distance, relative to its unit norm and to 1 + the size of
+// its coefficients on the passive columns (see independent), below which a
+// column of R joining the passive set counts as a combination of the columns
+// already there (scipy's nnls uses 100·ε without the second factor).
 const depTol = 100 * eps
 
 // lawsonHanson solves min ‖d − R·s‖, s ≥ 0 by the active-set method of
 // Lawson & Hanson (1974, ch. 23), solving each least-squares subproblem by
 // QR of R_P itself, so its accuracy follows cond(R_P) and not its square.
-// As in scipy's nnls, any variable with a positive multiplier may join, the
-// largest first, until the passive set has as many columns as A's numerical
-// rank (then every further column is dependent to working precision); it is refused (until the passive set next grows) if its
-// column is dependent on the passive ones (distance below depTol) or if the
-// subproblem gives it a coefficient ≤ 0, which is how rounding noise in the
-// multipliers is filtered out. So the support it returns always has
-// independent columns. It
-// leaves the solution in w.x, the passive set in w.inF and the multipliers and
-// bounds of the result in w.y and w.bnd.
+// As in scipy's nnls, the variable with the largest positive multiplier is
+// tried first; it joins only if its column is independent of the passive
+// ones (distance above depTol), the subproblem gives it a positive
+// coefficient, and it reduces the residual by more than the rounding of d
+// (|β_t| > xTol, β_t the component of d along the new direction: a noise
+// multiplier on a well-separated column fails this, a small real one on a
+// nearly parallel column passes). A refused variable is skipped until the
+// passive set next grows, and the passive set never grows beyond A's
+// numerical rank. So the support it returns has independent columns. It
+// leaves the solution in w.x, the passive set in w.inF and the multipliers
+// and bounds of the result in w.y, w.bnd and w.bndF.
 func (w *worker) lawsonHanson(d []float64) {
 	k := w.f.kk
 	w.ensureLH()
@@ -59,7 +64,7 @@ func (w *worker) lawsonHanson(d []float64) {
 		}
 		w.inF[t] = true
 		s.order = append(s.order, t)
-		if !w.lhSubproblem(d, true) || s.z[t] <= 0 {
+		if !w.lhSubproblem(d, true) || s.z[t] <= 0 || !(math.Abs(s.beta) > w.xTol) {
 			// t depends on P, or rounding makes it useless: leave it out
 			// until P changes.
 			w.inF[t] = false
@@ -143,13 +148,38 @@ func (w *worker) prune(d []float64) {
 	s.order = append(s.order, dropped...) // keep the unpruned solution
 }
 
+// independent reports whether the last of the np passive columns, factorised
+// in m (stride cols) with the others, is independent of them to working
+// precision: its distance |R̂_tt| from their span must exceed
+// depTol·(1 + ‖c‖), where c = R̂_P⁻¹·(Q̂ᵀr_t)_P are the coefficients that
+// express its projection through them. The distance is exact with respect
+// to r_t, but a perturbation δ of R_P moves it by up to ‖δ‖·‖c‖; so when c is
+// large (r_t nearly a combination of an ill-conditioned set) a distance of
+// that order is rounding, not independence.
+func (w *worker) independent(m []float64, np, cols int) bool {
+	dist := math.Abs(m[(np-1)*cols+np-1])
+	if np == 1 {
+		return dist > depTol
+	}
+	c := w.lh.dep[:np-1]
+	for i := range c {
+		c[i] = m[i*cols+np-1]
+	}
+	blas64.Trsv(blas.NoTrans, blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: np - 1, Stride: cols, Data: m}, blas64.Vector{N: np - 1, Inc: 1, Data: c})
+	var cn float64
+	for _, v := range c {
+		cn = math.Hypot(cn, v)
+	}
+	return dist > depTol*(1+cn)
+}
+
 // ensureLH allocates the Lawson–Hanson workspace on first use.
 func (w *worker) ensureLH() {
 	if w.lh != nil {
 		return
 	}
 	k, p := w.f.kk, w.f.p
-	s := &lhScratch{order: make([]int, 0, k), dropped: make([]int, 0, k), rejected: make([]bool, k), m: make([]float64, p*(k+1)),
+	s := &lhScratch{order: make([]int, 0, k), dropped: make([]int, 0, k), dep: make([]float64, k), rejected: make([]bool, k), m: make([]float64, p*(k+1)),
 		tau: make([]float64, min(p, k+1)), z: make([]float64, k)}
 	work := []float64{0}
 	lapack64.Geqrf(blas64.General{Rows: p, Cols: k + 1, Stride: k + 1, Data: s.m}, s.tau, work, -1)
@@ -182,7 +212,8 @@ func (w *worker) lhSubproblem(d []float64, check bool) bool {
 	}
 	mg := blas64.General{Rows: p, Cols: cols, Stride: cols, Data: m}
 	lapack64.Geqrf(mg, s.tau[:min(p, cols)], s.work, len(s.work))
-	if check && !(math.Abs(m[(np-1)*cols+np-1]) > depTol) {
+	s.beta = m[(np-1)*cols+np]
+	if check && !w.independent(m, np, cols) {
 		return false
 	}
 	z := s.work[:np]
