@@ -25,6 +25,7 @@ func TestDemoOneTrial(t *testing.T) {
 	require.Empty(t, errOut.String(), "-quiet prints no progress")
 	cell := regexp.MustCompile(`(\d\.\d{4})/(\d\.\d{3}) \[(\d\.\d+)/(\d(?:\.\d+)?)\]`)
 	rows := 0
+	var unsup [3]float64 // Neural NMF's unsupervised error by depth
 	for _, line := range strings.Split(out.String(), "\n") {
 		for _, sup := range []string{"unsupervised ", "semi-supervised ", "supervised "} {
 			if !strings.HasPrefix(line, sup) || !strings.Contains(line, "[") {
@@ -39,10 +40,24 @@ func TestDemoOneTrial(t *testing.T) {
 					require.True(t, v >= 0 && v <= 1, "%s in %q", f, line)
 				}
 			}
-			// Neural NMF (the last cell) must beat HNMF (the first).
 			hnmf, _ := strconv.ParseFloat(cells[0][1], 64)
 			nnmf, _ := strconv.ParseFloat(cells[2][1], 64)
-			require.LessOrEqual(t, nnmf, hnmf, line)
+			acc, _ := strconv.ParseFloat(cells[2][2], 64)
+			depth := rows % 3
+			if sup == "unsupervised " {
+				// Unsupervised, Neural NMF (the last cell) must beat HNMF
+				// (the first).
+				require.LessOrEqual(t, nnmf, hnmf, line)
+				unsup[depth] = nnmf
+			} else {
+				// With labels, the paper's direction: accuracy stays at 1
+				// and the reconstruction error is no lower than without.
+				require.GreaterOrEqual(t, acc, 0.99, line)
+				require.GreaterOrEqual(t, nnmf, unsup[depth]-1e-4, line)
+				if sup == "semi-supervised " && depth == 1 {
+					require.Greater(t, nnmf, unsup[depth]+1e-3, "the labels must change the 2-layer model: %s", line)
+				}
+			}
 			rows++
 		}
 	}

@@ -27,7 +27,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	labelsPath := fs.String("labels", "", "file of one integer class per sample (negative: unknown); enables supervision")
 	maskPath := fs.String("label-mask", "", "file of one 0/1 per sample marking which labels to use (default: the non-negative ones)")
 	dataMask := fs.String("data-mask", "", "N×M 0/1 matrix of known entries of a dense X (.mtx or .csv)")
-	lambda := fs.Float64("lambda", 1, "weight λ of the supervision term")
+	lambda := fs.Float64("lambda", 0, "weight λ of the supervision term (0: balance it with the reconstruction term at the start)")
 	classifier := fs.String("classifier", "ls", "supervision: ls (paper's B = (Z∘Y)S†) or ce (cross-entropy, trained B)")
 	epochs := fs.Int("epochs", 1000, "maximum epochs")
 	optimizer := fs.String("optimizer", "adam", "adam or gd (projected gradient descent, the paper's Algorithm 1)")

@@ -49,7 +49,12 @@ type Supervision struct {
 	Classes int
 	// Known marks the labelled columns; nil means all (fully supervised).
 	Known []bool
-	// Lambda weights the supervision term. Default 1.
+	// Lambda weights the supervision term. The default (0) balances the two
+	// terms where training starts: λ = (unsupervised term)/(supervision
+	// term) at the initial A, so neither dominates whatever the scale of X
+	// or the number of labels (History.Lambda reports the value). A
+	// positive value is used as given (the paper's λ, on the unnormalised
+	// terms).
 	Lambda     float64
 	Classifier Classifier
 }

@@ -31,6 +31,10 @@ type History struct {
 	// rate ends below the configured one (1 if no step was rejected).
 	Backtracks int
 	LRScale    float64
+	// Lambda is the supervision weight λ used: Supervision.Lambda, or the
+	// default that balances the two terms at the start (0 without
+	// supervision).
+	Lambda float64
 	// Collinear counts topics re-initialised because a step made them
 	// collinear with another topic of the same layer (|cos| ≥ 1 − 10⁻⁹ between
 	// the columns), where the NNLS minimiser stops being unique and one of
@@ -195,12 +199,20 @@ func (c Config) withDefaults() Config {
 	if c.Restarts > 1 && c.BurnIn <= 0 {
 		c.BurnIn = 50
 	}
-	if s := c.Supervision; s != nil && s.Lambda == 0 {
-		sc := *s
-		sc.Lambda = 1
-		c.Supervision = &sc
-	}
 	return c
+}
+
+// defaultLambda is Supervision.Lambda's default for data x: ‖X‖² over the
+// number of known labels.
+func defaultLambda(x data, s *Supervision) float64 {
+	n := 0
+	for m := range s.Labels {
+		if s.Known == nil || s.Known[m] {
+			n++
+		}
+	}
+	xn := x.norm()
+	return xn * xn / float64(max(n, 1))
 }
 
 type trainer struct {
@@ -259,6 +271,8 @@ func (t *trainer) init() error {
 		}
 	}
 	if s := c.Supervision; s != nil {
+		sc := *s // this trainer's copy: λ may be resolved on the first pass
+		t.cfg.Supervision = &sc
 		known := s.Known
 		if known == nil {
 			known = make([]bool, m)
@@ -373,9 +387,28 @@ func (t *trainer) builtinLoss(f *Forward) *autograd.Var {
 		} else {
 			sup = ops.MaskedLoss(f.Z, f.Y, pred)
 		}
+		if s.Lambda == 0 {
+			s.Lambda = t.balancedLambda(loss, sup)
+			t.hist.Lambda = s.Lambda
+		}
 		loss = ops.Add(loss, ops.Scale(sup, s.Lambda))
 	}
 	return loss
+}
+
+// balancedLambda is Supervision.Lambda's default, resolved on the first
+// forward pass: the ratio of the unsupervised term to the supervision term
+// at the starting point, so both start with equal weight whatever the scale
+// of X or the number of labels. If either term is zero or not finite there,
+// it is ‖X‖² over the number of known labels.
+func (t *trainer) balancedLambda(rec, sup *autograd.Var) float64 {
+	if rec.Value() != nil && sup.Value() != nil {
+		r, s := rec.Value().Data[0], sup.Value().Data[0]
+		if l := r / s; r > 0 && s > 0 && !math.IsInf(l, 0) && !math.IsNaN(l) {
+			return l
+		}
+	}
+	return defaultLambda(t.x, t.cfg.Supervision)
 }
 
 // belowFirst returns A⁽¹⁾⋯A⁽ᴸ⁾S⁽ᴸ⁾ (S⁽⁰⁾ for one layer), multiplied from the
