@@ -11,10 +11,18 @@ import (
 )
 
 // ReadCSV parses a dense matrix from comma-separated values: one matrix row
-// per line, every line with the same number of fields. If any field of the
-// first line is not a number, that line is a header and is skipped. Blank
-// lines are skipped. name is used in error messages.
+// per line, every line with the same number of fields, every field a decimal
+// number (see the package doc). The first line is a header, and skipped, only
+// if none of its fields is a number (all are names); a first line that mixes
+// numbers and other text is an error naming the field, so a typo in the
+// first data row cannot silently drop it. A UTF-8 byte-order mark at the
+// start is removed. Blank lines are skipped. Errors name the file, the
+// 1-based line and the 1-based field. name is used in error messages.
 func ReadCSV(r io.Reader, name string) (*tensor.Dense, error) {
+	return readCSV(r, name, Limits{}.resolve())
+}
+
+func readCSV(r io.Reader, name string, lim Limits) (*tensor.Dense, error) {
 	ls := newLines(r, name)
 	var data []float64
 	cols, rows := -1, 0
@@ -23,6 +31,9 @@ func ReadCSV(r io.Reader, name string) (*tensor.Dense, error) {
 		line, ok := ls.next()
 		if !ok {
 			break
+		}
+		if ls.n == 1 {
+			line = strings.TrimPrefix(line, "\uFEFF")
 		}
 		t := strings.TrimSpace(strings.TrimSuffix(line, "\r"))
 		if t == "" {
@@ -40,8 +51,8 @@ func ReadCSV(r io.Reader, name string) (*tensor.Dense, error) {
 		} else if len(f) != cols {
 			return nil, formatErr(name, ls.n, "row has %d fields, earlier rows have %d", len(f), cols)
 		}
-		if len(data)+len(f) > MaxEntries {
-			return nil, formatErr(name, ls.n, "more than the %d entries this reader accepts", MaxEntries)
+		if len(data)+len(f) > lim.MaxEntries || len(f) > lim.MaxDim || rows >= lim.MaxDim {
+			return nil, formatErr(name, ls.n, "more than the %d entries or %d rows or columns this reader accepts (matio.Limits)", lim.MaxEntries, lim.MaxDim)
 		}
 		for c, s := range f {
 			v, err := parseFloat(strings.TrimSpace(s))
@@ -65,13 +76,15 @@ func ReadCSV(r io.Reader, name string) (*tensor.Dense, error) {
 	return d, nil
 }
 
+// isHeader reports whether a first line is a header: no field looks like a
+// number.
 func isHeader(fields []string) bool {
 	for _, f := range fields {
-		if _, err := strconv.ParseFloat(strings.TrimSpace(f), 64); err != nil {
-			return true
+		if decimalSyntax(strings.TrimSpace(f)) {
+			return false
 		}
 	}
-	return false
+	return true
 }
 
 // WriteCSV writes d as CSV, values in full precision, with no header.

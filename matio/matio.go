@@ -6,6 +6,11 @@
 // "docs.mtx:12: column index 0 out of range 1..1000". Sizes declared in a
 // header are checked against Limits and are never trusted for allocation, so
 // a corrupt header cannot exhaust memory.
+//
+// Numbers are decimal only: an optional sign, digits with an optional
+// decimal point, and an optional exponent (12, -0.5, .5, 3e-4, 1.5E+10).
+// Digit separators (309_1), hex floats (0x1p-2) and Inf/NaN spellings are
+// errors, as is a value beyond float64's range (1e400).
 package matio
 
 import (
@@ -43,8 +48,31 @@ func (m *Matrix) ToDense() *tensor.Dense {
 }
 
 // MaxEntries bounds rows×cols of a dense matrix and the number of entries
-// of a sparse one that the readers accept: 2²⁸ (2 GiB of float64).
-const MaxEntries = 1 << 28
+// of a sparse one that the readers accept by default: 2²⁸ (2 GiB of
+// float64). MaxDim bounds the rows and the columns: 2²⁴, so that a size line
+// alone (a sparse matrix's column pointers, the models' N×k factors) cannot
+// ask for more than about 128 MiB per unit of k.
+const (
+	MaxEntries = 1 << 28
+	MaxDim     = 1 << 24
+)
+
+// Limits bounds what a reader accepts, checked before anything is allocated.
+// Zero fields take MaxDim and MaxEntries; raise them to read larger files
+// (ReadMatrixLimits).
+type Limits struct {
+	MaxDim, MaxEntries int
+}
+
+func (l Limits) resolve() Limits {
+	if l.MaxDim <= 0 {
+		l.MaxDim = MaxDim
+	}
+	if l.MaxEntries <= 0 {
+		l.MaxEntries = MaxEntries
+	}
+	return l
+}
 
 // ErrFormat is wrapped by every parse error.
 var ErrFormat = errors.New("malformed input")
@@ -78,8 +106,12 @@ type readCloser struct {
 func (r readCloser) Close() error { return r.f.Close() }
 
 // ReadMatrix reads a matrix file, choosing the format by name: .mtx or
-// .mtx.gz is Matrix Market, .csv or .csv.gz is CSV.
-func ReadMatrix(path string) (*Matrix, error) {
+// .mtx.gz is Matrix Market, .csv or .csv.gz is CSV. It applies the default
+// Limits.
+func ReadMatrix(path string) (*Matrix, error) { return ReadMatrixLimits(path, Limits{}) }
+
+// ReadMatrixLimits is ReadMatrix with the given limits.
+func ReadMatrixLimits(path string, lim Limits) (*Matrix, error) {
 	rc, err := open(path)
 	if err != nil {
 		return nil, err
@@ -88,9 +120,9 @@ func ReadMatrix(path string) (*Matrix, error) {
 	base := strings.TrimSuffix(path, ".gz")
 	switch {
 	case strings.HasSuffix(base, ".mtx"):
-		return ReadMatrixMarket(rc, path)
+		return ReadMatrixMarketLimits(rc, path, lim)
 	case strings.HasSuffix(base, ".csv"):
-		d, err := ReadCSV(rc, path)
+		d, err := readCSV(rc, path, lim.resolve())
 		if err != nil {
 			return nil, err
 		}

@@ -58,18 +58,31 @@ func TestParseErrorsNameFileAndLine(t *testing.T) {
 		{"mm-complex", "%%MatrixMarket matrix coordinate complex general\n1 1 1\n", "x.mtx:1: malformed input: unsupported field \"complex\"", mm},
 		{"mm-range", "%%MatrixMarket matrix coordinate real general\n2 2 1\n3 1 1\n", "x.mtx:3: malformed input: row index 3 out of range 1..2", mm},
 		{"mm-short", "%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 1\n", "x.mtx:4: malformed input: file ends after 1 of 2 entries", mm},
-		{"mm-nan", "%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 NaN\n", "x.mtx:3: malformed input: value \"NaN\": not finite", mm},
+		{"mm-nan", "%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 NaN\n", "x.mtx:3: malformed input: value \"NaN\": not a decimal number", mm},
+		{"mm-separator", "%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 309_1\n", "x.mtx:3: malformed input: value \"309_1\": not a decimal number", mm},
+		{"mm-hex", "%%MatrixMarket matrix array real general\n1 1\n0x1p-2\n", "x.mtx:3: malformed input: value \"0x1p-2\": not a decimal number", mm},
+		{"mm-overflow", "%%MatrixMarket matrix array real general\n1 1\n1e400\n", "x.mtx:3: malformed input: value \"1e400\": out of float64's range", mm},
 		{"mm-extra", "%%MatrixMarket matrix array real general\n1 1\n1\n2\n", "x.mtx:4: malformed input: data after", mm},
 		{"mm-huge", "%%MatrixMarket matrix array real general\n100000 100000\n1\n", "larger than", mm},
+		// The 38-byte files: a size line alone may not ask for
+		// gigabytes (column pointers, the models' N×k factors).
+		{"mm-rows-1e12", "%%MatrixMarket matrix coordinate real general\n1000000000000 3 3\n", "x.mtx:2: malformed input: size 1000000000000×3: more than the 16777216 rows or columns", mm},
+		{"mm-cols-2^28", "%%MatrixMarket matrix coordinate real general\n3 268435456 3\n", "x.mtx:2: malformed input: size 3×268435456: more than the 16777216 rows or columns", mm},
 		{"csv-ragged", "1,2\n3\n", "x.csv:2: malformed input: row has 1 fields, earlier rows have 2", csvRead},
-		{"csv-value", "a,b\n1,x\n", "x.csv:2: malformed input: field 2 \"x\": not a number", csvRead},
+		{"csv-value", "a,b\n1,x\n", "x.csv:2: malformed input: field 2 \"x\": not a decimal number", csvRead},
+		// A first line mixing numbers and text is data with an error, not a
+		// header: otherwise a typo would silently drop the first row.
+		{"csv-typo-first-line", "1,2x,3\n4,5,6\n", "x.csv:1: malformed input: field 2 \"2x\": not a decimal number", csvRead},
+		{"csv-id-separator", "309_1,2\n4,5\n", "x.csv:1: malformed input: field 1 \"309_1\": not a decimal number", csvRead},
+		{"csv-overflow-first-line", "1e400,2\n4,5\n", "x.csv:1: malformed input: field 1 \"1e400\": out of float64's range", csvRead},
+		{"csv-inf", "1,Inf\n", "x.csv:1: malformed input: field 2 \"Inf\": not a decimal number", csvRead},
 		{"labels", "1\n2\nthree\n", "y.txt:3: malformed input: label \"three\" is not an integer", labels},
 	}
 	for _, tc := range cases {
 		err := tc.read(tc.in, tc.name)
 		require.Error(t, err, tc.name)
 		require.Contains(t, err.Error(), tc.msg, tc.name)
-		if !strings.Contains(tc.name, "huge") {
+		if !strings.Contains(tc.name, "huge") { // (all are ErrFormat)
 			require.True(t, errors.Is(err, matio.ErrFormat), tc.name)
 		}
 	}
@@ -88,6 +101,22 @@ func csvRead(in, _ string) error {
 func labels(in, _ string) error {
 	_, err := matio.ReadLabels(strings.NewReader(in), "y.txt")
 	return err
+}
+
+// A UTF-8 byte-order mark is removed, never taken for a header; a first line
+// of names is a header.
+func TestCSVHeaderRule(t *testing.T) {
+	d, err := matio.ReadCSV(strings.NewReader("\uFEFF1,2\n3,4\n"), "bom.csv")
+	require.NoError(t, err)
+	require.Equal(t, []float64{1, 2, 3, 4}, d.Data, "the BOM line is data")
+	d, err = matio.ReadCSV(strings.NewReader("\uFEFFid,value\n3,4\n"), "bom-header.csv")
+	require.NoError(t, err)
+	require.Equal(t, []float64{3, 4}, d.Data)
+	for _, s := range []string{"12", "-0.5", ".5", "5.", "+3e-4", "1.5E+10"} {
+		d, err := matio.ReadCSV(strings.NewReader(s+"\n"), "n.csv")
+		require.NoError(t, err, s)
+		require.Len(t, d.Data, 1, s)
+	}
 }
 
 func TestCSVAndLabels(t *testing.T) {
@@ -137,4 +166,17 @@ func TestRead20News(t *testing.T) {
 	require.Equal(t, 1000, c)
 	require.Equal(t, 62872, m.Sparse.NNZ())
 	require.InDelta(t, 31.224989991991997, math.Sqrt(m.Sparse.SqNorm()), 1e-9)
+}
+
+// Limits can be lowered (and raised) by the caller.
+func TestLimits(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "x.mtx")
+	require.NoError(t, os.WriteFile(path, []byte("%%MatrixMarket matrix coordinate real general\n3 3 1\n1 1 2\n"), 0o644))
+	_, err := matio.ReadMatrix(path)
+	require.NoError(t, err)
+	_, err = matio.ReadMatrixLimits(path, matio.Limits{MaxDim: 2})
+	require.ErrorContains(t, err, "more than the 2 rows or columns")
+	_, err = matio.ReadMatrixLimits(path, matio.Limits{MaxEntries: 0, MaxDim: 3})
+	require.NoError(t, err)
 }

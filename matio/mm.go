@@ -16,8 +16,14 @@ import (
 // field real, integer or pattern (coordinate only; entries are 1) and
 // symmetry general, symmetric or skew-symmetric (the mirrored entries are
 // added). Complex and hermitian matrices are rejected. name is used in error
-// messages.
+// messages. The default Limits apply.
 func ReadMatrixMarket(r io.Reader, name string) (*Matrix, error) {
+	return ReadMatrixMarketLimits(r, name, Limits{})
+}
+
+// ReadMatrixMarketLimits is ReadMatrixMarket with the given limits.
+func ReadMatrixMarketLimits(r io.Reader, name string, lim Limits) (*Matrix, error) {
+	lim = lim.resolve()
 	ls := newLines(r, name)
 	head, ok := ls.next()
 	if !ok {
@@ -79,17 +85,20 @@ func ReadMatrixMarket(r io.Reader, name string) (*Matrix, error) {
 		dims[i] = v
 	}
 	rows, cols := dims[0], dims[1]
+	if rows > lim.MaxDim || cols > lim.MaxDim {
+		return nil, formatErr(name, ls.n, "size %d×%d: more than the %d rows or columns this reader accepts (matio.Limits.MaxDim)", rows, cols, lim.MaxDim)
+	}
 	if sym != "general" && rows != cols {
 		return nil, formatErr(name, ls.n, "a %s matrix must be square, got %d×%d", sym, rows, cols)
 	}
 	if layout == "array" {
-		if rows > 0 && cols > MaxEntries/rows {
-			return nil, formatErr(name, ls.n, "%d×%d is larger than the %d entries this reader accepts", rows, cols, MaxEntries)
+		if rows > 0 && cols > lim.MaxEntries/rows {
+			return nil, formatErr(name, ls.n, "%d×%d is larger than the %d entries this reader accepts (matio.Limits.MaxEntries)", rows, cols, lim.MaxEntries)
 		}
 		return readArray(ls, name, rows, cols, sym)
 	}
-	if dims[2] > MaxEntries || cols > MaxEntries {
-		return nil, formatErr(name, ls.n, "%d entries or %d columns is more than this reader accepts (%d)", dims[2], cols, MaxEntries)
+	if dims[2] > lim.MaxEntries {
+		return nil, formatErr(name, ls.n, "%d entries is more than the %d this reader accepts (matio.Limits.MaxEntries)", dims[2], lim.MaxEntries)
 	}
 	return readCoordinate(ls, name, rows, cols, dims[2], field == "pattern", sym)
 }
@@ -228,16 +237,54 @@ func trailing(ls *lines, name string) error {
 	}
 }
 
-// parseFloat parses a finite float64.
+// parseFloat parses a finite float64 written in decimal: an optional sign,
+// digits with an optional decimal point (at least one digit), and an
+// optional exponent (e or E, optional sign, digits). Nothing else is a
+// number here: no digit separators (Go would read "309_1" as 3091), no hex
+// floats, no "Inf" or "NaN" spellings. A value beyond float64's range is an
+// error, not ±Inf.
 func parseFloat(s string) (float64, error) {
-	v, err := strconv.ParseFloat(s, 64)
-	if err != nil {
-		return 0, fmt.Errorf("not a number")
+	if !decimalSyntax(s) {
+		return 0, fmt.Errorf("not a decimal number (want forms like 12, -0.5, 3e-4)")
 	}
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return 0, fmt.Errorf("not finite")
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsInf(v, 0) || math.IsNaN(v) {
+		return 0, fmt.Errorf("out of float64's range")
 	}
 	return v, nil
+}
+
+// decimalSyntax reports whether s is [+-]? (d+ (. d*)? | . d+) ([eE][+-]?d+)?.
+func decimalSyntax(s string) bool {
+	i, n := 0, len(s)
+	if i < n && (s[i] == '+' || s[i] == '-') {
+		i++
+	}
+	digits := func() int {
+		j := i
+		for i < n && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+		return i - j
+	}
+	mant := digits()
+	if i < n && s[i] == '.' {
+		i++
+		mant += digits()
+	}
+	if mant == 0 {
+		return false
+	}
+	if i < n && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		if i < n && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		if digits() == 0 {
+			return false
+		}
+	}
+	return i == n
 }
 
 func trunc(s string) string {
