@@ -24,7 +24,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	ranksFlag := fs.String("ranks", "", "decreasing layer ranks, e.g. 10,6 (required)")
 	out := fs.String("o", "", "output model file (required)")
 	loss := fs.String("loss", "reconstruction", "reconstruction or energy")
-	labelsPath := fs.String("labels", "", "file of one integer class per sample (negative: unknown); enables supervision")
+	labelsPath := fs.String("labels", "", "file of one class per sample, 0..P-1, or -1 for unknown; enables supervision")
 	maskPath := fs.String("label-mask", "", "file of one 0/1 per sample marking which labels to use (default: the non-negative ones)")
 	dataMask := fs.String("data-mask", "", "N×M 0/1 matrix of known entries of a dense X (.mtx or .csv)")
 	lambda := fs.Float64("lambda", 0, "weight λ of the supervision term (0: balance it with the reconstruction term at the start)")
@@ -87,11 +87,13 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 		if len(labels) != m {
 			return fmt.Errorf("%s: %d labels for the %d columns of %s", *labelsPath, len(labels), m, *xPath)
 		}
+		classes, err := neuralnmf.CheckLabels(labels)
+		if err != nil {
+			return fmt.Errorf("%s: %w", *labelsPath, err)
+		}
 		known := make([]bool, m)
-		classes := 0
 		for i, l := range labels {
 			known[i] = l >= 0
-			classes = max(classes, l+1)
 		}
 		if *maskPath != "" {
 			mask, err := matio.ReadLabelsFile(*maskPath)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -104,6 +105,20 @@ func TestCLIErrors(t *testing.T) {
 	require.NoError(t, os.WriteFile(p("neg.csv"), []byte("1,2\n-1,3\n"), 0o644))
 	require.NoError(t, os.WriteFile(p("bad.nnmf"), []byte("NNMFMODL garbage"), 0o644))
 	require.NoError(t, os.WriteFile(p("short.txt"), []byte("0\n1\n"), 0o644))
+	labels20 := func(name string, set map[int]string) {
+		var b strings.Builder
+		for i := 0; i < 20; i++ {
+			l, ok := set[i]
+			if !ok {
+				l = fmt.Sprint(i % 2)
+			}
+			b.WriteString(l + "\n")
+		}
+		require.NoError(t, os.WriteFile(p(name), []byte(b.String()), 0o644))
+	}
+	labels20("huge.txt", map[int]string{4: "1000000000"}) // would be 10⁹ classes
+	labels20("gap.txt", map[int]string{0: "0", 1: "5"})   // 0,1 and 5: 2..4 empty
+	labels20("minus2.txt", map[int]string{2: "-2"})
 	cases := []struct {
 		args []string
 		code int
@@ -116,6 +131,9 @@ func TestCLIErrors(t *testing.T) {
 		{[]string{"fit", "-x", p("x.mtx"), "-ranks", "20", "-o", p("o.nnmf")}, 1, "rank 20 of layer 0"},
 		{[]string{"fit", "-x", p("x.mtx"), "-ranks", "2", "-labels", p("short.txt"), "-o", p("o.nnmf")}, 1, "2 labels for the 20 columns"},
 		{[]string{"fit", "-ranks", "2"}, 2, "-x, -ranks and -o are required"},
+		{[]string{"fit", "-x", p("x.mtx"), "-ranks", "2", "-labels", p("huge.txt"), "-o", p("o.nnmf")}, 1, "label 1000000000 of column 5: more classes than the 20 columns"},
+		{[]string{"fit", "-x", p("x.mtx"), "-ranks", "2", "-labels", p("gap.txt"), "-o", p("o.nnmf")}, 1, "class(es) [2 3 4] of 0..5 have no labelled column"},
+		{[]string{"fit", "-x", p("x.mtx"), "-ranks", "2", "-labels", p("minus2.txt"), "-o", p("o.nnmf")}, 1, "label -2 of column 3: want -1 (unknown)"},
 		{[]string{"transform", "-model", p("bad.nnmf"), "-x", p("x.mtx"), "-o", p("s.csv")}, 1, "invalid model file"},
 		{[]string{"heatmap", "-model", p("bad.nnmf"), "-o", p("h.png")}, 1, "invalid model file"},
 		{[]string{"topics", "-model", p("missing.nnmf"), "-vocab", p("vocab.txt")}, 1, "no such file"},

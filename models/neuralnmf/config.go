@@ -215,8 +215,8 @@ func (c *Config) validate(rows, cols int) error {
 		return fmt.Errorf("neuralnmf: %w: LR is %v", ErrConfig, c.LR)
 	}
 	if s := c.Supervision; s != nil {
-		if s.Classes < 1 {
-			return fmt.Errorf("neuralnmf: %w: Supervision.Classes is %d", ErrConfig, s.Classes)
+		if s.Classes < 1 || s.Classes > x.Cols {
+			return fmt.Errorf("neuralnmf: %w: Supervision.Classes is %d, want 1 to the %d columns of X", ErrConfig, s.Classes, x.Cols)
 		}
 		if len(s.Labels) != x.Cols {
 			return fmt.Errorf("neuralnmf: %w: %d labels for %d columns of X", ErrConfig, len(s.Labels), x.Cols)
@@ -224,9 +224,19 @@ func (c *Config) validate(rows, cols int) error {
 		if s.Known != nil && len(s.Known) != x.Cols {
 			return fmt.Errorf("neuralnmf: %w: Known has %d entries for %d columns of X", ErrConfig, len(s.Known), x.Cols)
 		}
+		hasLabel := make([]bool, s.Classes)
 		for m, l := range s.Labels {
-			if (s.Known == nil || s.Known[m]) && (l < 0 || l >= s.Classes) {
-				return fmt.Errorf("neuralnmf: %w: label %d of column %d is not in 0..%d", ErrConfig, l, m, s.Classes-1)
+			known := s.Known == nil || s.Known[m]
+			if known && (l < 0 || l >= s.Classes) || l < -1 || l >= s.Classes {
+				return fmt.Errorf("neuralnmf: %w: label %d of column %d is not in 0..%d (or -1 for a column that is not Known)", ErrConfig, l, m, s.Classes-1)
+			}
+			if known {
+				hasLabel[l] = true
+			}
+		}
+		for p, h := range hasLabel {
+			if !h {
+				return fmt.Errorf("neuralnmf: %w: class %d has no Known labelled column; Supervision.Classes must count only classes that occur", ErrConfig, p)
 			}
 		}
 		if s.Lambda < 0 || math.IsNaN(s.Lambda) || math.IsInf(s.Lambda, 0) {

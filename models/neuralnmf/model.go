@@ -759,6 +759,44 @@ func Accuracy(pred, labels []int) float64 {
 	return float64(right) / float64(n)
 }
 
+// CheckLabels validates class labels for M = len(labels) columns and returns
+// the number of classes P = max label + 1. Every label must be −1 (unknown)
+// or 0..P−1; P may not exceed M (more classes than columns cannot all be
+// labelled), and every class must have at least one label. Errors name the
+// 1-based column and say what to fix. It allocates nothing in proportion to
+// the label values.
+func CheckLabels(labels []int) (int, error) {
+	classes := 0
+	for m, l := range labels {
+		if l < -1 {
+			return 0, fmt.Errorf("label %d of column %d: want -1 (unknown) or a class 0..P-1", l, m+1)
+		}
+		if l >= len(labels) {
+			return 0, fmt.Errorf("label %d of column %d: more classes than the %d columns; number the classes 0..P-1", l, m+1, len(labels))
+		}
+		classes = max(classes, l+1)
+	}
+	if classes == 0 {
+		return 0, fmt.Errorf("no column has a label (all are -1)")
+	}
+	seen := make([]bool, classes)
+	for _, l := range labels {
+		if l >= 0 {
+			seen[l] = true
+		}
+	}
+	var empty []int
+	for c, s := range seen {
+		if !s {
+			empty = append(empty, c)
+		}
+	}
+	if len(empty) > 0 {
+		return 0, fmt.Errorf("class(es) %v of 0..%d have no labelled column; renumber the labels 0..P-1 without gaps", empty, classes-1)
+	}
+	return classes, nil
+}
+
 // SplitLabels returns labels with the columns not known set to −1 (the
 // labels training may see), and labels with the known columns set to −1
 // (the held-out ones to score). known nil means all known.

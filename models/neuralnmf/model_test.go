@@ -197,6 +197,8 @@ func TestTrainErrors(t *testing.T) {
 		{"increasing", x, neuralnmf.Config{Ranks: []int{3, 5}}, "ranks must decrease"},
 		{"labels", x, neuralnmf.Config{Ranks: []int{3}, Supervision: &neuralnmf.Supervision{Labels: []int{1}, Classes: 2}}, "1 labels for 8 columns"},
 		{"label-range", x, neuralnmf.Config{Ranks: []int{3}, Supervision: &neuralnmf.Supervision{Labels: []int{0, 1, 2, 0, 1, 0, 1, 0}, Classes: 2}}, "label 2 of column 2"},
+		{"classes>M", x, neuralnmf.Config{Ranks: []int{3}, Supervision: &neuralnmf.Supervision{Labels: []int{0, 1, 2, 0, 1, 0, 1, 0}, Classes: 1000000}}, "Supervision.Classes is 1000000, want 1 to the 8 columns"},
+		{"empty-class", x, neuralnmf.Config{Ranks: []int{3}, Supervision: &neuralnmf.Supervision{Labels: []int{0, 1, 3, 0, 1, 0, 1, 0}, Classes: 4}}, "class 2 has no Known labelled column"},
 		{"lr", x, neuralnmf.Config{Ranks: []int{3}, LR: math.Inf(1)}, "LR is +Inf"},
 		{"init-count", x, neuralnmf.Config{Ranks: []int{3, 2}, Init: neuralnmf.GivenInit, InitA: []*tensor.Dense{tensor.New(10, 3)}}, "InitA has 1 matrices for 2 layers"},
 		{"init-shape", x, neuralnmf.Config{Ranks: []int{3}, Init: neuralnmf.GivenInit, InitA: []*tensor.Dense{tensor.New(10, 4)}}, "InitA[0]: shape mismatch: is 10×4, want 10×3"},
@@ -364,6 +366,30 @@ func TestAbsurdLearningRates(t *testing.T) {
 				require.NotEqual(t, "converged", h.Stopped, "optimizer %v: a model that did not move is not converged", opt)
 			}
 			t.Logf("%v LR %g: loss %.4g → %.4g, %d backtracks, LR×%.3g, %s", opt, lr, h.Loss[0], last, h.Backtracks, h.LRScale, h.Stopped)
+		}
+	}
+}
+
+func TestCheckLabels(t *testing.T) {
+	cases := []struct {
+		labels  []int
+		classes int
+		msg     string
+	}{
+		{[]int{0, 1, -1, 2, 1}, 3, ""},
+		{[]int{1, 0}, 2, ""},
+		{[]int{0, 7, 1}, 0, "label 7 of column 2: more classes than the 3 columns"},
+		{[]int{0, 2, 2, 0}, 0, "class(es) [1] of 0..2 have no labelled column"},
+		{[]int{0, -3}, 0, "label -3 of column 2"},
+		{[]int{-1, -1}, 0, "no column has a label"},
+	}
+	for _, tc := range cases {
+		p, err := neuralnmf.CheckLabels(tc.labels)
+		if tc.msg == "" {
+			require.NoError(t, err, "%v", tc.labels)
+			require.Equal(t, tc.classes, p)
+		} else {
+			require.ErrorContains(t, err, tc.msg, "%v", tc.labels)
 		}
 	}
 }
