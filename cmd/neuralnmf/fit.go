@@ -53,6 +53,9 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usageError{err}
 	}
+	if err := checkOutput("-o", *out, input{"-x", *xPath}, input{"-labels", *labelsPath}, input{"-label-mask", *maskPath}, input{"-data-mask", *dataMask}); err != nil {
+		return err
+	}
 	cfg := neuralnmf.Config{Ranks: ranks, Epochs: *epochs, LR: *lr, Seed: *seed, InitRestarts: *initRestarts, Restarts: *restarts,
 		Decay: optim.StepDecay{Every: *decayEvery, Factor: *decay}}
 	if cfg.Loss, err = choose("loss", *loss, choice[neuralnmf.Loss]{"reconstruction", neuralnmf.Reconstruction},
@@ -197,6 +200,12 @@ func runTransform(args []string, stdout, stderr io.Writer) error {
 	if *xPath == "" || *out == "" {
 		return usageError{errors.New("-x and -o are required")}
 	}
+	if !strings.HasSuffix(*out, ".csv") && !strings.HasSuffix(*out, ".mtx") {
+		return usageError{fmt.Errorf("-o %s: want a .csv or .mtx file (gzip is not written)", *out)}
+	}
+	if err := checkOutput("-o", *out, input{"-x", *xPath}, input{"-model", *modelPath}); err != nil {
+		return err
+	}
 	m, err := loadModel(*modelPath)
 	if err != nil {
 		return err
@@ -296,6 +305,9 @@ func runHeatmap(args []string, stdout, stderr io.Writer) error {
 	}
 	if *out == "" || filepath.Ext(*out) != ".png" {
 		return usageError{errors.New("-o must name a .png file")}
+	}
+	if err := checkOutput("-o", *out, input{"-model", *modelPath}); err != nil {
+		return err
 	}
 	m, err := loadModel(*modelPath)
 	if err != nil {

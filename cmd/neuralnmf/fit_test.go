@@ -142,12 +142,33 @@ func TestCLIErrors(t *testing.T) {
 		{[]string{"experiment", "20news", "-classifier", "svm", "-data", p("none")}, 2, `-classifier is "svm": want ls or ce`},
 		{[]string{"experiment", "20news", "-data", p("none"), "-out", p("out20")}, 1, "loading -data"},
 	}
+	xBefore, err := os.ReadFile(p("x.mtx"))
+	require.NoError(t, err)
+	require.NoError(t, os.Symlink(p("x.mtx"), p("link.mtx")))
+	require.NoError(t, os.Mkdir(p("adir"), 0o755))
+	cases = append(cases, []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		// No command may overwrite its own input, and the output path is
+		// checked before any work.
+		{[]string{"fit", "-x", p("x.mtx"), "-ranks", "2", "-o", p("x.mtx")}, 2, "-o " + p("x.mtx") + " is also the input -x"},
+		{[]string{"fit", "-x", p("x.mtx"), "-ranks", "2", "-o", p("link.mtx")}, 2, "is also the input -x"},
+		{[]string{"fit", "-x", p("x.mtx"), "-ranks", "2", "-o", p("nodir/m.nnmf")}, 2, "does not exist"},
+		{[]string{"fit", "-x", p("x.mtx"), "-ranks", "2", "-o", p("adir")}, 2, "is a directory"},
+		{[]string{"transform", "-model", p("bad.nnmf"), "-x", p("x.mtx"), "-o", p("x.mtx")}, 2, "is also the input -x"},
+		{[]string{"transform", "-model", p("bad.nnmf"), "-x", p("x.mtx"), "-o", p("s.csv.gz")}, 2, "want a .csv or .mtx file"},
+	}...)
 	for _, tc := range cases {
 		code, out, errOut := cli(t, tc.args...)
 		require.Equal(t, tc.code, code, "%v: %s%s", tc.args, out, errOut)
 		require.Contains(t, errOut, tc.msg, "%v", tc.args)
 	}
-	_, err := os.Stat(p("o.nnmf"))
+	xAfter, err := os.ReadFile(p("x.mtx"))
+	require.NoError(t, err)
+	require.Equal(t, xBefore, xAfter, "the input is intact")
+	_, err = os.Stat(p("o.nnmf"))
 	require.ErrorIs(t, err, os.ErrNotExist, "a failed fit writes no model file")
 	for _, c := range []string{"demo", "fit", "transform", "topics", "heatmap"} {
 		code, _, errOut := cli(t, c, "--help")
