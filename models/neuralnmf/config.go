@@ -211,6 +211,14 @@ func (c *Config) validate(rows, cols int) error {
 			r = c.Ranks[l]
 		}
 	}
+	for _, f := range []struct {
+		name string
+		v    int
+	}{{"Epochs", c.Epochs}, {"Restarts", c.Restarts}, {"InitRestarts", c.InitRestarts}, {"BurnIn", c.BurnIn}, {"Workers", c.Workers}} {
+		if f.v < 0 {
+			return fmt.Errorf("neuralnmf: %w: %s is %d, want 0 (the default) or more", ErrConfig, f.name, f.v)
+		}
+	}
 	if c.LR < 0 || math.IsNaN(c.LR) || math.IsInf(c.LR, 0) {
 		return fmt.Errorf("neuralnmf: %w: LR is %v", ErrConfig, c.LR)
 	}

@@ -62,8 +62,46 @@ func (m *Model) Save(path string) error {
 	return matio.WriteAtomic(path, func(f *os.File) error { return m.Write(f) })
 }
 
-// Write writes the model in the model file format.
+// validate checks that m is a usable model: at least one layer, an S for
+// every A, shapes that chain (A⁽ˡ⁾ k⁽ˡ⁻¹⁾×k⁽ˡ⁾ and S⁽ˡ⁾ k⁽ˡ⁾×M), finite and
+// nonnegative A, finite S, and a B (if any) with k⁽ᴸ⁾ columns. A zero Model
+// fails it, so its methods return errors instead of panicking.
+func (m *Model) validate() error {
+	L := len(m.A)
+	if L == 0 {
+		return fmt.Errorf("the model has no layers (a zero Model: train one with Train or read one with Load)")
+	}
+	if len(m.S) != L {
+		return fmt.Errorf("the model has %d A matrices and %d S matrices", L, len(m.S))
+	}
+	for l := 0; l < L; l++ {
+		a, s := m.A[l], m.S[l]
+		if a == nil || s == nil || a.Len() == 0 || s.Len() == 0 {
+			return fmt.Errorf("layer %d: A or S is missing or empty", l)
+		}
+		if (l > 0 && a.Rows != m.A[l-1].Cols) || s.Rows != a.Cols || s.Cols != m.S[0].Cols {
+			return fmt.Errorf("layer %d: shapes A %d×%d and S %d×%d do not chain", l, a.Rows, a.Cols, s.Rows, s.Cols)
+		}
+		if err := tensor.CheckNonnegative(fmt.Sprintf("A%d", l), a); err != nil {
+			return err
+		}
+		if err := tensor.CheckFinite(fmt.Sprintf("S%d", l), s); err != nil {
+			return err
+		}
+	}
+	if m.B != nil && m.B.Cols != m.A[L-1].Cols {
+		return fmt.Errorf("B is %d×%d, want P×%d", m.B.Rows, m.B.Cols, m.A[L-1].Cols)
+	}
+	return nil
+}
+
+// Write writes the model in the model file format. It returns an error,
+// and writes nothing, for a model that Load would reject (for example a zero
+// Model).
 func (m *Model) Write(w io.Writer) error {
+	if err := m.validate(); err != nil {
+		return fmt.Errorf("neuralnmf: Write: %w", err)
+	}
 	h := FileHeader{Loss: m.cfg.Loss.String(), Epochs: len(m.History.Loss)}
 	for _, a := range m.A {
 		h.Ranks = append(h.Ranks, a.Cols)
@@ -198,17 +236,13 @@ func Read(r io.Reader) (*Model, error) {
 	if len(mats) > 2*L {
 		m.B = mats[2*L]
 	}
-	// Shapes must chain: A⁽ˡ⁾ is k⁽ˡ⁻¹⁾×k⁽ˡ⁾, S⁽ˡ⁾ is k⁽ˡ⁾×M.
 	for l := 0; l < L; l++ {
-		if m.A[l].Cols != h.Ranks[l] || (l > 0 && m.A[l].Rows != h.Ranks[l-1]) || m.S[l].Rows != h.Ranks[l] || m.S[l].Cols != m.S[0].Cols {
-			return nil, bad("layer %d: shapes A %d×%d and S %d×%d do not match ranks %v", l, m.A[l].Rows, m.A[l].Cols, m.S[l].Rows, m.S[l].Cols, h.Ranks)
-		}
-		if err := tensor.CheckNonnegative(fmt.Sprintf("A%d", l), m.A[l]); err != nil {
-			return nil, bad("%v", err)
+		if m.A[l].Cols != h.Ranks[l] {
+			return nil, bad("layer %d: A is %d×%d, the header's rank is %d", l, m.A[l].Rows, m.A[l].Cols, h.Ranks[l])
 		}
 	}
-	if m.B != nil && m.B.Cols != h.Ranks[L-1] {
-		return nil, bad("B is %d×%d, want P×%d", m.B.Rows, m.B.Cols, h.Ranks[L-1])
+	if err := m.validate(); err != nil {
+		return nil, bad("%v", err)
 	}
 	if h.Epochs > 0 {
 		m.History.Loss, m.History.RelError = []float64{h.FinalLoss}, []float64{h.FinalRelError}

@@ -855,6 +855,9 @@ func (m *Model) Transform(x *tensor.Dense) ([]*tensor.Dense, error) {
 // transform checks that the input has the model's rows, solves the first
 // layer with first, and the other layers densely.
 func (m *Model) transform(name string, rows int, first func(*nnls.Options) (*nnls.Result, error)) ([]*tensor.Dense, error) {
+	if err := m.validate(); err != nil {
+		return nil, fmt.Errorf("neuralnmf: %s: %w", name, err)
+	}
 	if rows != m.A[0].Rows {
 		return nil, fmt.Errorf("neuralnmf: %s: %w: x has %d rows, the model was trained on %d", name, tensor.ErrShape, rows, m.A[0].Rows)
 	}

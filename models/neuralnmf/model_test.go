@@ -2,6 +2,8 @@ package neuralnmf_test
 
 import (
 	"math"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -200,6 +202,9 @@ func TestTrainErrors(t *testing.T) {
 		{"classes>M", x, neuralnmf.Config{Ranks: []int{3}, Supervision: &neuralnmf.Supervision{Labels: []int{0, 1, 2, 0, 1, 0, 1, 0}, Classes: 1000000}}, "Supervision.Classes is 1000000, want 1 to the 8 columns"},
 		{"empty-class", x, neuralnmf.Config{Ranks: []int{3}, Supervision: &neuralnmf.Supervision{Labels: []int{0, 1, 3, 0, 1, 0, 1, 0}, Classes: 4}}, "class 2 has no Known labelled column"},
 		{"lr", x, neuralnmf.Config{Ranks: []int{3}, LR: math.Inf(1)}, "LR is +Inf"},
+		{"epochs", x, neuralnmf.Config{Ranks: []int{3}, Epochs: -5}, "Epochs is -5, want 0 (the default) or more"},
+		{"restarts", x, neuralnmf.Config{Ranks: []int{3}, Restarts: -1}, "Restarts is -1"},
+		{"workers", x, neuralnmf.Config{Ranks: []int{3}, Workers: -2}, "Workers is -2"},
 		{"init-count", x, neuralnmf.Config{Ranks: []int{3, 2}, Init: neuralnmf.GivenInit, InitA: []*tensor.Dense{tensor.New(10, 3)}}, "InitA has 1 matrices for 2 layers"},
 		{"init-shape", x, neuralnmf.Config{Ranks: []int{3}, Init: neuralnmf.GivenInit, InitA: []*tensor.Dense{tensor.New(10, 4)}}, "InitA[0]: shape mismatch: is 10×4, want 10×3"},
 	}
@@ -392,4 +397,18 @@ func TestCheckLabels(t *testing.T) {
 			require.ErrorContains(t, err, tc.msg, "%v", tc.labels)
 		}
 	}
+}
+
+// A zero Model is not a model: its methods return errors, never panic, and
+// Save writes nothing that Load would reject.
+func TestZeroModel(t *testing.T) {
+	var m neuralnmf.Model
+	_, err := m.Transform(tensor.Uniform(3, 2, 0, 1, tensor.NewRand(1)))
+	require.ErrorContains(t, err, "no layers")
+	_, err = m.TransformSparse(tensor.SparseFromDense(tensor.Uniform(3, 2, 0, 1, tensor.NewRand(1))))
+	require.ErrorContains(t, err, "no layers")
+	path := filepath.Join(t.TempDir(), "zero.nnmf")
+	require.ErrorContains(t, m.Save(path), "no layers")
+	_, err = os.Stat(path)
+	require.ErrorIs(t, err, os.ErrNotExist, "nothing written")
 }
