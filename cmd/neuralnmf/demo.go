@@ -74,6 +74,7 @@ fig2.png, fig3.png and results.csv to -out.
 Flags:
 `)
 		fs.PrintDefaults()
+		fmt.Fprintln(stderr, "\n"+exitCodesHelp)
 	}
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err

@@ -49,6 +49,7 @@ Neural NMF run.
 Flags:
 `)
 		fs.PrintDefaults()
+		fmt.Fprintln(stderr, "\n"+exitCodesHelp)
 	}
 	if err := parseFlags(fs, args[1:], stderr); err != nil {
 		return err

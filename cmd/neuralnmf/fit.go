@@ -42,12 +42,29 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	fs.Usage = func() {
 		fmt.Fprint(stderr, "Usage: neuralnmf fit -x X.mtx -ranks 10,6 -o model.nnmf [flags]\n\nTrains a Neural NMF model on X (columns are samples) and saves it.\n\nFlags:\n")
 		fs.PrintDefaults()
+		fmt.Fprintln(stderr, "\n"+exitCodesHelp)
 	}
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
 	}
 	if *xPath == "" || *ranksFlag == "" || *out == "" {
 		return usageError{errors.New("-x, -ranks and -o are required")}
+	}
+	if *labelsPath == "" {
+		for _, name := range []string{"lambda", "label-mask", "classifier"} {
+			if flagSet(fs, name) {
+				return usageError{fmt.Errorf("-%s needs -labels", name)}
+			}
+		}
+	}
+	if flagSet(fs, "decay") && !(*decay > 0 && *decay <= 1) {
+		return usageError{fmt.Errorf("-decay is %v: want a factor in (0, 1]", *decay)}
+	}
+	if flagSet(fs, "decay") && *decayEvery <= 0 {
+		return usageError{errors.New("-decay needs -decay-every (the number of epochs between decays)")}
+	}
+	if !(*lambda >= 0) || math.IsInf(*lambda, 0) {
+		return usageError{fmt.Errorf("-lambda is %v: want 0 (balanced) or a positive weight", *lambda)}
 	}
 	ranks, err := parseRanks(*ranksFlag)
 	if err != nil {
@@ -193,6 +210,7 @@ func runTransform(args []string, stdout, stderr io.Writer) error {
 	fs.Usage = func() {
 		fmt.Fprint(stderr, "Usage: neuralnmf transform -model m.nnmf -x X.mtx -o S.csv [flags]\n\nRuns new columns through a saved model (forward pass only) and writes S of one layer.\n\nFlags:\n")
 		fs.PrintDefaults()
+		fmt.Fprintln(stderr, "\n"+exitCodesHelp)
 	}
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
@@ -259,6 +277,7 @@ func runTopics(args []string, stdout, stderr io.Writer) error {
 	fs.Usage = func() {
 		fmt.Fprint(stderr, "Usage: neuralnmf topics -model m.nnmf -vocab vocab.txt [flags]\n\nPrints the top words of each topic at each layer; layer ℓ's topics are the columns of A⁽⁰⁾⋯A⁽ˡ⁾.\n\nFlags:\n")
 		fs.PrintDefaults()
+		fmt.Fprintln(stderr, "\n"+exitCodesHelp)
 	}
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
@@ -299,6 +318,7 @@ func runHeatmap(args []string, stdout, stderr io.Writer) error {
 	fs.Usage = func() {
 		fmt.Fprint(stderr, "Usage: neuralnmf heatmap -model m.nnmf -matrix A2 -o a2.png\n\nDraws one A⁽ˡ⁾ or S⁽ˡ⁾ of a saved model as a PNG heatmap with labelled axes.\n\nFlags:\n")
 		fs.PrintDefaults()
+		fmt.Fprintln(stderr, "\n"+exitCodesHelp)
 	}
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err

@@ -128,7 +128,12 @@ func TestCLIErrors(t *testing.T) {
 		{[]string{"fit", "-x", p("neg.csv"), "-ranks", "1", "-o", p("o.nnmf")}, 1, "X: negative entry: entry (1, 0) is -1"},
 		{[]string{"fit", "-x", p("missing.mtx"), "-ranks", "2", "-o", p("o.nnmf")}, 1, "no such file"},
 		{[]string{"fit", "-x", p("x.mtx"), "-ranks", "4,x", "-o", p("o.nnmf")}, 2, `"x" is not a positive integer`},
-		{[]string{"fit", "-x", p("x.mtx"), "-ranks", "20", "-o", p("o.nnmf")}, 1, "rank 20 of layer 0"},
+		{[]string{"fit", "-x", p("x.mtx"), "-ranks", "20", "-o", p("o.nnmf")}, 2, "rank 20 of layer 0"},
+		// Flags that would be silently ignored are usage errors.
+		{[]string{"fit", "-x", p("x.mtx"), "-ranks", "2", "-lambda", "5", "-o", p("o.nnmf")}, 2, "-lambda needs -labels"},
+		{[]string{"fit", "-x", p("x.mtx"), "-ranks", "2", "-label-mask", p("short.txt"), "-o", p("o.nnmf")}, 2, "-label-mask needs -labels"},
+		{[]string{"fit", "-x", p("x.mtx"), "-ranks", "2", "-decay", "-1", "-decay-every", "5", "-o", p("o.nnmf")}, 2, "-decay is -1: want a factor in (0, 1]"},
+		{[]string{"fit", "-x", p("x.mtx"), "-ranks", "2", "-decay", "0.5", "-o", p("o.nnmf")}, 2, "-decay needs -decay-every"},
 		{[]string{"fit", "-x", p("x.mtx"), "-ranks", "2", "-labels", p("short.txt"), "-o", p("o.nnmf")}, 1, "2 labels for the 20 columns"},
 		{[]string{"fit", "-ranks", "2"}, 2, "-x, -ranks and -o are required"},
 		{[]string{"fit", "-x", p("x.mtx"), "-ranks", "2", "-labels", p("huge.txt"), "-o", p("o.nnmf")}, 1, "label 1000000000 of column 5: more classes than the 20 columns"},
@@ -174,5 +179,6 @@ func TestCLIErrors(t *testing.T) {
 		code, _, errOut := cli(t, c, "--help")
 		require.Equal(t, 0, code, c)
 		require.Contains(t, errOut, "Usage: neuralnmf "+c, c)
+		require.Contains(t, errOut, "Exit codes: 0 success; 1 an input file", c)
 	}
 }

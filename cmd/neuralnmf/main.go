@@ -47,9 +47,35 @@ func commands() []command {
 	}
 }
 
-// run executes the command line args and returns the exit code: 0 on
-// success, 1 on a failed run, 2 on a usage error.
-func run(args []string, stdout, stderr io.Writer) int {
+// Exit codes, the same for every command (and listed by --help):
+//
+//	0  success (and --help)
+//	1  the input could not be used: a file is missing, unreadable,
+//	   malformed or holds values the method cannot take
+//	2  the command line is wrong: an unknown flag or value, a missing
+//	   required flag, an output path that is an input or cannot be written,
+//	   or a setting the data cannot take (a rank above the rows, ...)
+//	3  an internal failure: a bug; the message asks for a report
+const (
+	exitData     = 1
+	exitUsage    = 2
+	exitInternal = 3
+)
+
+const exitCodesHelp = `Exit codes: 0 success; 1 an input file could not be used (missing,
+unreadable, malformed, or values the method cannot take); 2 the command
+line is wrong (flags, output path, or a setting the data cannot take);
+3 internal failure (a bug: please report it).`
+
+// run executes the command line args and returns the exit code (see
+// exitData, exitUsage, exitInternal).
+func run(args []string, stdout, stderr io.Writer) (code int) {
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(stderr, "neuralnmf: internal error: %v\nThis is a bug; please report it with the command line that caused it.\n", r)
+			code = exitInternal
+		}
+	}()
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		usage(stdout)
 		if len(args) == 0 {
@@ -65,12 +91,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 				return 0
 			case errors.Is(err, flag.ErrHelp):
 				return 0
-			case errors.As(err, new(usageError)):
+			case errors.As(err, new(usageError)), errors.Is(err, neuralnmf.ErrConfig):
 				fmt.Fprintf(stderr, "neuralnmf %s: %v\n", c.name, err)
-				return 2
+				return exitUsage
 			default:
 				fmt.Fprintf(stderr, "neuralnmf %s: %v\n", c.name, err)
-				return 1
+				return exitData
 			}
 		}
 	}
@@ -85,6 +111,7 @@ func usage(w io.Writer) {
 		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintln(w, "\nRun 'neuralnmf <command> --help' for a command's flags.")
+	fmt.Fprintln(w, "\n"+exitCodesHelp)
 }
 
 // usageError marks an error in the command line itself (exit code 2).

@@ -66,7 +66,39 @@ func Train(x *tensor.Dense, cfg Config) (*Model, error) {
 	if err := tensor.CheckData("X", x); err != nil {
 		return nil, fmt.Errorf("neuralnmf: %w", err)
 	}
+	var mx float64
+	for i := 0; i < x.Rows; i++ {
+		for _, v := range x.Row(i) {
+			mx = math.Max(mx, v)
+		}
+	}
+	if err := checkScale(mx); err != nil {
+		return nil, err
+	}
 	return train(data{dense: x}, cfg)
+}
+
+// MinScale and MaxScale bound the largest entry of X that Train accepts:
+// beyond them the squared norms in the losses overflow or lose all their
+// digits to underflow. Divide (or multiply) X by a constant to bring it into
+// range; S scales by the same constant and A does not change.
+const (
+	MinScale = 1e-100
+	MaxScale = 1e100
+)
+
+// checkScale rejects X whose largest entry mx is zero or outside
+// [MinScale, MaxScale], saying what to do.
+func checkScale(mx float64) error {
+	switch {
+	case mx == 0:
+		return fmt.Errorf("neuralnmf: X is all zero: there is nothing to factorise")
+	case mx > MaxScale:
+		return fmt.Errorf("neuralnmf: X's largest entry is %.3g, above %g: squared errors would overflow; divide X by a constant such as %.3g (S scales by it, A does not)", mx, MaxScale, mx)
+	case mx < MinScale:
+		return fmt.Errorf("neuralnmf: X's largest entry is %.3g, below %g: squared errors would underflow; multiply X by a constant such as %.3g (S scales by it, A does not)", mx, MinScale, 1/mx)
+	}
+	return nil
 }
 
 // TrainSparse is Train for a sparse X (N×M in CSC form). No dense N×M matrix
@@ -76,6 +108,13 @@ func Train(x *tensor.Dense, cfg Config) (*Model, error) {
 func TrainSparse(x *tensor.Sparse, cfg Config) (*Model, error) {
 	if err := tensor.CheckSparseData("X", x); err != nil {
 		return nil, fmt.Errorf("neuralnmf: %w", err)
+	}
+	var mx float64
+	for _, v := range x.Val {
+		mx = math.Max(mx, v)
+	}
+	if err := checkScale(mx); err != nil {
+		return nil, err
 	}
 	if cfg.DataMask != nil {
 		return nil, fmt.Errorf("neuralnmf: %w: DataMask is not supported with a sparse X", ErrConfig)

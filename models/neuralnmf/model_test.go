@@ -194,6 +194,9 @@ func TestTrainErrors(t *testing.T) {
 		msg  string
 	}{
 		{"negative", neg, neuralnmf.Config{Ranks: []int{3}}, "X: negative entry: entry (2, 3)"},
+		{"all-zero", tensor.New(10, 8), neuralnmf.Config{Ranks: []int{3}}, "X is all zero"},
+		{"huge", func() *tensor.Dense { b := x.Clone(); tensor.Scale(b, 1e300, b); return b }(), neuralnmf.Config{Ranks: []int{3}}, "above 1e+100: squared errors would overflow; divide X"},
+		{"tiny", func() *tensor.Dense { b := x.Clone(); tensor.Scale(b, 1e-300, b); return b }(), neuralnmf.Config{Ranks: []int{3}}, "below 1e-100: squared errors would underflow; multiply X"},
 		{"no-ranks", x, neuralnmf.Config{}, "Ranks is empty"},
 		{"rank-too-big", x, neuralnmf.Config{Ranks: []int{11}}, "rank 11 of layer 0"},
 		{"increasing", x, neuralnmf.Config{Ranks: []int{3, 5}}, "ranks must decrease"},

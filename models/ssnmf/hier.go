@@ -94,7 +94,10 @@ func (h *Hierarchy) addLayer(xm fitter, in layerInput, ranks []int, l int, lab *
 			break
 		}
 		f.iterate(mk(), min(o.RestartIters, o.MaxIter), o)
-		if e := h.errorWith(xm, f, ll); e < bestErr {
+		if e := h.errorWith(xm, f, ll); e < bestErr || best == nil && !(e > bestErr) {
+			// The second test keeps a start even when every error is NaN
+			// (data whose squares overflow): the caller then sees NaN,
+			// not a missing layer.
 			best, bestErr = f, e
 		}
 	}

@@ -199,3 +199,13 @@ func TestRandSourceAndEps(t *testing.T) {
 type counter struct{ n int }
 
 func (c *counter) Float64() float64 { c.n++; return float64(c.n) / 10 }
+
+// Data whose squares overflow made every restart's error NaN, and HNMF
+// dereferenced a start it never chose. It must return, not panic.
+func TestHNMFOverflowingDataDoesNotPanic(t *testing.T) {
+	x := tensor.Uniform(8, 6, 0, 1, tensor.NewRand(3))
+	tensor.Scale(x, 1e300, x)
+	require.NotPanics(t, func() {
+		_, _ = ssnmf.HNMF(x, []int{3, 2}, nil, &ssnmf.Options{Restarts: 3, Seed: 1})
+	})
+}
