@@ -384,9 +384,10 @@ const eps = 0x1p-52
 // bounds for the certificate (each y_i is then compared with τ times one of
 // them, τ ≈ (p + k)·ε):
 //
-//   - w.bndF = |R|ᵀ·a + ‖d‖ with a = |d| + |R|·|x|: the size of y_i that
-//     the backward error of a least-squares solve on the support leaves,
-//     and so the tolerance of stationarity on the support;
+//   - w.bndF = |R|ᵀ·a + ‖d‖ + √k·‖x‖ with a = |d| + |R|·|x|: the size of
+//     y_i that the backward error of a least-squares solve on the support
+//     leaves (componentwise and normwise), and so the tolerance of
+//     stationarity on the support;
 //   - w.bnd, the rounding error of forming y_i itself plus ‖d‖, the
 //     tolerance of the sign test off the support.
 //
@@ -457,6 +458,15 @@ func (w *worker) residual(d []float64, bound bool) {
 		dn += v * v
 	}
 	dn = math.Sqrt(dn) // d is scaled to max|d_j| ∈ [1, 2): no overflow
+	// The normwise backward error of a least-squares solve, ‖R‖·‖x‖ with
+	// ‖R‖_F = √k (unit columns), joins the componentwise terms: the solve's
+	// error spreads over every coefficient, so a row whose own coefficients
+	// are small still sees the large ones' rounding.
+	var xn float64
+	for _, v := range w.x {
+		xn += v * v
+	}
+	normwise := math.Sqrt(float64(k) * xn)
 	bf := w.bndF[:k]
 	for i := range bf {
 		bf[i] = dn
@@ -469,16 +479,19 @@ func (w *worker) residual(d []float64, bound bool) {
 			bf[j+i] += arow[i] * aj
 		}
 	}
-	if !compensated {
-		copy(w.bnd, w.bndF)
-		return
+	if compensated {
+		for j := range w.ab {
+			w.ab[j] = math.Abs(w.rho[j]) + eps*w.ab[j]
+		}
+		absBound(w.bnd, ra, w.ab, p, k)
+		for i := range w.bnd {
+			w.bnd[i] += dn
+		}
+	} else {
+		copy(w.bnd, w.bndF) // before the normwise term: the sign test stays sharp
 	}
-	for j := range w.ab {
-		w.ab[j] = math.Abs(w.rho[j]) + eps*w.ab[j]
-	}
-	absBound(w.bnd, ra, w.ab, p, k)
-	for i := range w.bnd {
-		w.bnd[i] += dn
+	for i := range bf {
+		bf[i] += normwise
 	}
 }
 

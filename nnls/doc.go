@@ -53,7 +53,7 @@
 // Every column's solution s, with support F, is accepted only if the
 // multipliers y = Rᵀ(d − R·s), formed from R, satisfy
 //
-//	on F:   s_i > 0 and |y_i| ≤ τ_F·((|R|ᵀ(|d| + |R|·s))_i + ‖d‖)
+//	on F:   s_i > 0 and |y_i| ≤ τ_F·((|R|ᵀ(|d| + |R|·s))_i + ‖d‖ + √k·‖s‖)
 //	off F:  s_i = 0 and y_i ≤ τ·(b_i + ‖d‖)
 //
 // The first bound is the backward error a least-squares solve on F leaves,
