@@ -16,6 +16,8 @@ import (
 	"math"
 	"os"
 	"strconv"
+	"strings"
+	"unicode/utf8"
 
 	"golang.org/x/image/font"
 	"golang.org/x/image/font/basicfont"
@@ -36,7 +38,8 @@ type Panel struct {
 // Options configures Heatmaps. The zero value (or nil) gives the defaults.
 type Options struct {
 	// Cell is the size of one matrix entry in pixels. Default: the largest
-	// integer that keeps the tallest panel within 360 pixels (at least 1).
+	// integer that keeps the tallest panel within 360 pixels and all panels
+	// together within 1800 pixels wide (at least 1).
 	Cell int
 	// VMin and VMax bound the colour scale, shared by all panels. If both
 	// are zero, the scale runs from min(0, smallest entry) to the largest
@@ -52,11 +55,57 @@ const (
 	tickGap = 4
 )
 
+// MaxCells bounds the rows and the columns drawn per panel. A matrix with
+// more is drawn as the means of blocks of consecutive rows (columns), at most
+// MaxCells of them, and its caption says how many entries each cell
+// averages; the index ticks keep the matrix's own indices. So no matrix,
+// however tall or wide, gives an image beyond about 2000 pixels a side.
+const MaxCells = 1600
+
+// shrink returns m averaged over blocks of br consecutive rows and bc
+// consecutive columns, with br and bc the smallest that fit MaxCells.
+func shrink(m *tensor.Dense) (out *tensor.Dense, br, bc int) {
+	br, bc = (m.Rows+MaxCells-1)/MaxCells, (m.Cols+MaxCells-1)/MaxCells
+	if br == 1 && bc == 1 {
+		return m, 1, 1
+	}
+	r, c := (m.Rows+br-1)/br, (m.Cols+bc-1)/bc
+	out = tensor.New(r, c)
+	cnt := make([]float64, r*c)
+	for i := 0; i < m.Rows; i++ {
+		row := m.Row(i)
+		for j, v := range row {
+			k := (i/br)*c + j/bc
+			out.Data[k] += v
+			cnt[k]++
+		}
+	}
+	for k := range out.Data {
+		out.Data[k] /= cnt[k]
+	}
+	return out, br, bc
+}
+
 // Heatmaps draws the panels side by side. It returns an error if there are no
-// panels, a panel is empty, or a value is not finite.
+// panels, a panel is empty, or a value is not finite. Panels larger than
+// MaxCells in either direction are drawn averaged in blocks (see MaxCells).
 func Heatmaps(panels []Panel, opt *Options) (*image.RGBA, error) {
 	if len(panels) == 0 {
 		return nil, errors.New("plot: no panels")
+	}
+	type orig struct{ rows, cols, br, bc int }
+	origs := make([]orig, len(panels))
+	panels = append([]Panel(nil), panels...)
+	for i, p := range panels {
+		if p.M == nil || p.M.Len() == 0 {
+			continue // reported below
+		}
+		if err := tensor.CheckFinite(fmt.Sprintf("panel %d (%q)", i, p.Title), p.M); err != nil {
+			return nil, fmt.Errorf("plot: %w", err)
+		}
+		m, br, bc := shrink(p.M)
+		origs[i] = orig{p.M.Rows, p.M.Cols, br, bc}
+		panels[i].M = m
 	}
 	var o Options
 	if opt != nil {
@@ -85,7 +134,13 @@ func Heatmaps(panels []Panel, opt *Options) (*image.RGBA, error) {
 		o.VMax = o.VMin + 1
 	}
 	if o.Cell <= 0 {
-		o.Cell = max(1, 360/maxRows)
+		cols := 0
+		for _, pn := range panels {
+			cols += pn.M.Cols
+		}
+		// The tallest panel within 360 pixels, all panels side by side
+		// within 1800.
+		o.Cell = max(1, min(360/maxRows, 1800/max(1, cols)))
 	}
 	labelW := charW * len(strconv.Itoa(maxRows-1)) // row ticks
 	// Layout: per panel [labelW+gap][matrix] side by side, then the bar.
@@ -93,10 +148,22 @@ func Heatmaps(panels []Panel, opt *Options) (*image.RGBA, error) {
 	type box struct{ x0, y0 int }
 	var boxes []box
 	top := margin + 2*textH + tickGap
-	for _, p := range panels {
+	captions := make([]string, len(panels))
+	for i, p := range panels {
+		og := origs[i]
+		c := fmt.Sprintf("%d×%d", og.rows, og.cols)
+		if p.RowLabel != "" || p.ColLabel != "" {
+			c = fmt.Sprintf("rows: %s, cols: %s", p.RowLabel, p.ColLabel)
+		}
+		if og.br > 1 || og.bc > 1 {
+			c += fmt.Sprintf("; each cell the mean of %d×%d entries", og.br, og.bc)
+		}
+		captions[i] = c
+	}
+	for i, p := range panels {
 		x += labelW + tickGap
 		boxes = append(boxes, box{x, top})
-		w := max(p.M.Cols*o.Cell, charW*max(len(p.Title), len(p.ColLabel)+6))
+		w := max(p.M.Cols*o.Cell, charW*max(utf8.RuneCountInString(p.Title), utf8.RuneCountInString(captions[i])))
 		x += w + 2*margin
 	}
 	barX := x
@@ -117,16 +184,13 @@ func Heatmaps(panels []Panel, opt *Options) (*image.RGBA, error) {
 		bottom := b.y0 + p.M.Rows*o.Cell
 		// Index ticks: first and last row on the left, first and last column below.
 		drawText(img, b.x0-tickGap-labelW, b.y0+textH-3, "0")
-		last := strconv.Itoa(p.M.Rows - 1)
+		og := origs[i]
+		last := strconv.Itoa(og.rows - 1)
 		drawText(img, b.x0-tickGap-charW*len(last), bottom, last)
 		drawText(img, b.x0, bottom+textH, "0")
-		lastC := strconv.Itoa(p.M.Cols - 1)
+		lastC := strconv.Itoa(og.cols - 1)
 		drawText(img, b.x0+p.M.Cols*o.Cell-charW*len(lastC), bottom+textH, lastC)
-		caption := fmt.Sprintf("%d×%d", p.M.Rows, p.M.Cols)
-		if p.RowLabel != "" || p.ColLabel != "" {
-			caption = fmt.Sprintf("rows: %s, cols: %s", p.RowLabel, p.ColLabel)
-		}
-		drawText(img, b.x0, bottom+2*textH, caption)
+		drawText(img, b.x0, bottom+2*textH, captions[i])
 	}
 	// Colour bar.
 	h := maxRows * o.Cell
@@ -142,9 +206,13 @@ func fill(img *image.RGBA, x, y, w, h int, c color.RGBA) {
 	draw.Draw(img, image.Rect(x, y, x+w, y+h), &image.Uniform{C: c}, image.Point{}, draw.Src)
 }
 
+// asciiText maps the characters the captions use that basicfont's 7×13
+// face lacks (it would draw them as a box) to ASCII.
+var asciiText = strings.NewReplacer("×", "x", "⁽", "(", "⁾", ")", "⁰", "0", "¹", "1", "²", "2", "³", "3", "⁴", "4", "⁵", "5", "⁶", "6", "⁷", "7", "⁸", "8", "⁹", "9", "ᴸ", "L", "ˡ", "l", "−", "-", "…", "...")
+
 func drawText(img *image.RGBA, x, y int, s string) {
 	d := font.Drawer{Dst: img, Src: image.Black, Face: basicfont.Face7x13, Dot: fixed.P(x, y)}
-	d.DrawString(s)
+	d.DrawString(asciiText.Replace(s))
 }
 
 // viridis anchors, evenly spaced on [0, 1].

@@ -55,3 +55,18 @@ func TestHeatmapsErrors(t *testing.T) {
 	_, err = plot.Heatmaps([]plot.Panel{{Title: "n", M: bad}}, nil)
 	require.ErrorContains(t, err, "not finite")
 }
+
+// The matrices: a 45534×10 A⁽⁰⁾ made a 315×45618-pixel PNG and a
+// 6×100000 S one 60147 pixels wide. Every image must fit about 2000 pixels
+// a side, and a shrunk panel must keep its own dimensions in the ticks.
+func TestHeatmapCanvasIsBounded(t *testing.T) {
+	for _, sh := range [][2]int{{45534, 10}, {6, 100000}, {3000, 3000}, {20, 30}} {
+		m := tensor.Uniform(sh[0], sh[1], 0, 1, tensor.NewRand(1))
+		img, err := plot.Heatmaps([]plot.Panel{{Title: "A⁽⁰⁾ 45534×10", M: m, RowLabel: "features", ColLabel: "topics"}}, nil)
+		require.NoError(t, err)
+		b := img.Bounds()
+		require.LessOrEqual(t, b.Dx(), 2100, "%v", sh)
+		require.LessOrEqual(t, b.Dy(), 2100, "%v", sh)
+		t.Logf("%d×%d → %d×%d px", sh[0], sh[1], b.Dx(), b.Dy())
+	}
+}
