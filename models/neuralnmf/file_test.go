@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"github.com/neuralnmf/neuralnmf/plot"
+	"hash/crc32"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -82,14 +85,50 @@ func flip(b []byte, i int) []byte {
 }
 
 // Any input is an error or a model, never a panic.
+// FuzzReadModel fuzzes the model file parser behind its checksum: the
+// fuzzer mutates the body (magic, version, header, matrices) and the target
+// appends the body's correct CRC, so mutations reach the parser instead of
+// stopping at the checksum. Read must return an error or a model; a model it
+// accepts must write back and read again to the same matrices, and every A
+// and S must draw as a heatmap (the model → heatmap path of the CLI).
+//
+//	go test -run '^$' -fuzz FuzzReadModel -fuzztime 60s ./models/neuralnmf/
 func FuzzReadModel(f *testing.F) {
 	var buf bytes.Buffer
 	x := tensor.Uniform(6, 5, 0, 1, tensor.NewRand(1))
-	m, _ := neuralnmf.Train(x, neuralnmf.Config{Ranks: []int{2}, Epochs: 2})
-	_ = m.Write(&buf)
-	f.Add(buf.Bytes())
+	m, err := neuralnmf.Train(x, neuralnmf.Config{Ranks: []int{2}, Epochs: 2})
+	if err != nil {
+		f.Fatal(err)
+	}
+	if err := m.Write(&buf); err != nil {
+		f.Fatal(err)
+	}
+	body := buf.Bytes()[:buf.Len()-4]
+	f.Add(append([]byte(nil), body...))
 	f.Add([]byte("NNMFMODL"))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		_, _ = neuralnmf.Read(bytes.NewReader(data))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		data := binary.LittleEndian.AppendUint32(append([]byte(nil), body...), crc32.ChecksumIEEE(body))
+		m, err := neuralnmf.Read(bytes.NewReader(data))
+		if err != nil {
+			return
+		}
+		var out bytes.Buffer
+		if err := m.Write(&out); err != nil {
+			t.Fatalf("a model Read accepted does not write: %v", err)
+		}
+		back, err := neuralnmf.Read(&out)
+		if err != nil {
+			t.Fatalf("a written model does not read back: %v", err)
+		}
+		for l := range m.A {
+			if !reflect.DeepEqual(m.A[l].Data, back.A[l].Data) || !reflect.DeepEqual(m.S[l].Data, back.S[l].Data) {
+				t.Fatalf("layer %d changed in a write/read round trip", l)
+			}
+			for _, d := range []*tensor.Dense{m.A[l], m.S[l]} {
+				if _, err := plot.Heatmaps([]plot.Panel{{Title: "fuzz", M: d}}, nil); err != nil {
+					t.Fatalf("layer %d: heatmap of an accepted model: %v", l, err)
+				}
+			}
+		}
 	})
 }
