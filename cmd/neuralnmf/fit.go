@@ -98,6 +98,9 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if err := checkNonnegative(*xPath, x); err != nil {
+		return err
+	}
 	_, m := x.Dims()
 	if *labelsPath != "" {
 		labels, err := matio.ReadLabelsFile(*labelsPath)
@@ -237,6 +240,9 @@ func runTransform(args []string, stdout, stderr io.Writer) error {
 	}
 	x, err := matio.ReadMatrix(*xPath)
 	if err != nil {
+		return err
+	}
+	if err := checkNonnegative(*xPath, x); err != nil {
 		return err
 	}
 	var s []*tensor.Dense

@@ -125,7 +125,7 @@ func TestCLIErrors(t *testing.T) {
 		msg  string
 	}{
 		{[]string{"fit", "-x", p("bad.mtx"), "-ranks", "2", "-o", p("o.nnmf")}, 1, "bad.mtx:3: malformed input: row index 3 out of range 1..2"},
-		{[]string{"fit", "-x", p("neg.csv"), "-ranks", "1", "-o", p("o.nnmf")}, 1, "X: negative entry: entry (1, 0) is -1"},
+		{[]string{"fit", "-x", p("neg.csv"), "-ranks", "1", "-o", p("o.nnmf")}, 1, "neg.csv: row 2, column 1 is -1: X must be nonnegative"},
 		{[]string{"fit", "-x", p("missing.mtx"), "-ranks", "2", "-o", p("o.nnmf")}, 1, "no such file"},
 		{[]string{"fit", "-x", p("x.mtx"), "-ranks", "4,x", "-o", p("o.nnmf")}, 2, `"x" is not a positive integer`},
 		{[]string{"fit", "-x", p("x.mtx"), "-ranks", "20", "-o", p("o.nnmf")}, 2, "rank 20 of layer 0"},

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/neuralnmf/neuralnmf/matio"
 )
 
 // input is a command's input path and the flag that named it.
@@ -49,5 +51,34 @@ func checkOutput(flag, out string, inputs ...input) error {
 	}
 	probe.Close()
 	os.Remove(probe.Name())
+	return nil
+}
+
+// checkNonnegative reports the first negative entry of a data matrix read
+// from path, by its 1-based row and column, with what to do: the models
+// factorise nonnegative data.
+func checkNonnegative(path string, x *matio.Matrix) error {
+	bad := func(i, j int, v float64) error {
+		return fmt.Errorf("%s: row %d, column %d is %g: X must be nonnegative (Neural NMF factorises nonnegative data; shift or clip the data first)", path, i+1, j+1, v)
+	}
+	if s := x.Sparse; s != nil {
+		for j := 0; j < s.Cols; j++ {
+			rows, vals := s.Column(j)
+			for p, v := range vals {
+				if v < 0 {
+					return bad(rows[p], j, v)
+				}
+			}
+		}
+		return nil
+	}
+	d := x.Dense
+	for i := 0; i < d.Rows; i++ {
+		for j, v := range d.Row(i) {
+			if v < 0 {
+				return bad(i, j, v)
+			}
+		}
+	}
 	return nil
 }

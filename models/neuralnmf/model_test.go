@@ -199,6 +199,7 @@ func TestTrainErrors(t *testing.T) {
 		{"tiny", func() *tensor.Dense { b := x.Clone(); tensor.Scale(b, 1e-300, b); return b }(), neuralnmf.Config{Ranks: []int{3}}, "below 1e-100: squared errors would underflow; multiply X"},
 		{"no-ranks", x, neuralnmf.Config{}, "Ranks is empty"},
 		{"rank-too-big", x, neuralnmf.Config{Ranks: []int{11}}, "rank 11 of layer 0"},
+		{"rank-above-M-with-HNMF", x, neuralnmf.Config{Ranks: []int{9}}, "rank 9 of layer 0, want 1 to min(N, M) = 8: the HNMF initialisation"},
 		{"increasing", x, neuralnmf.Config{Ranks: []int{3, 5}}, "ranks must decrease"},
 		{"labels", x, neuralnmf.Config{Ranks: []int{3}, Supervision: &neuralnmf.Supervision{Labels: []int{1}, Classes: 2}}, "1 labels for 8 columns"},
 		{"label-range", x, neuralnmf.Config{Ranks: []int{3}, Supervision: &neuralnmf.Supervision{Labels: []int{0, 1, 2, 0, 1, 0, 1, 0}, Classes: 2}}, "label 2 of column 2"},
