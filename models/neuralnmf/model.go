@@ -435,6 +435,21 @@ func (t *trainer) builtinLoss(f *Forward) *autograd.Var {
 	return loss
 }
 
+// customLoss calls Config.CustomLoss, turning a panic in it (user code, for
+// example an op on Forward.X, which is nil for a sparse X) into an error.
+func (t *trainer) customLoss(f *Forward) (loss *autograd.Var, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			hint := ""
+			if f.X == nil {
+				hint = " (Forward.X is nil because X is sparse: use Forward.XSparse with ops.SparseFrobeniusLoss)"
+			}
+			err = fmt.Errorf("CustomLoss panicked: %v%s", r, hint)
+		}
+	}()
+	return t.cfg.CustomLoss(t.tape, f), nil
+}
+
 // balancedLambda is Supervision.Lambda's default, resolved on the first
 // forward pass: the ratio of the unsupervised term to the supervision term
 // at the starting point, so both start with equal weight whatever the scale
@@ -510,7 +525,10 @@ func (t *trainer) train(upTo int) error {
 		f, res := t.forward(t.tape)
 		var loss *autograd.Var
 		if c.CustomLoss != nil && t.tape.Err() == nil {
-			loss = c.CustomLoss(t.tape, f)
+			var err error
+			if loss, err = t.customLoss(f); err != nil {
+				return fmt.Errorf("neuralnmf: epoch %d: %w", epoch, err)
+			}
 		} else {
 			loss = t.builtinLoss(f)
 		}

@@ -416,3 +416,14 @@ func TestZeroModel(t *testing.T) {
 	_, err = os.Stat(path)
 	require.ErrorIs(t, err, os.ErrNotExist, "nothing written")
 }
+
+// A custom loss that uses Forward.X on a sparse X (where it is nil) makes
+// Train return an error that says what to use instead, not panic.
+func TestCustomLossOnSparseXIsAnError(t *testing.T) {
+	x := tensor.SparseFromDense(tensor.Uniform(10, 8, 0, 1, tensor.NewRand(2)))
+	_, err := neuralnmf.TrainSparse(x, neuralnmf.Config{Ranks: []int{3}, Epochs: 2, CustomLoss: func(tp *autograd.Tape, f *neuralnmf.Forward) *autograd.Var {
+		return ops.FrobeniusLoss(f.X, ops.MatMul(f.A[0], f.S[0]))
+	}})
+	require.ErrorContains(t, err, "CustomLoss panicked")
+	require.ErrorContains(t, err, "use Forward.XSparse")
+}
