@@ -22,13 +22,32 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 
 	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
 )
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	os.Exit(runMain(os.Args[1:]))
+}
+
+// runMain runs the command line with the process's streams, removing the
+// temporary files of the outputs being written if the process is
+// interrupted (SIGINT or SIGTERM; exit code 130). SIGKILL cannot be caught:
+// after it a hidden .NAME.tmp-* file may remain beside the output, which is
+// itself never left half-written.
+func runMain(args []string) int {
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		s := <-sig
+		n := removeTemporaries()
+		fmt.Fprintf(os.Stderr, "neuralnmf: %v: stopped; removed %d temporary file(s); no output was written\n", s, n)
+		os.Exit(130)
+	}()
+	return run(args, os.Stdout, os.Stderr)
 }
 
 type command struct {

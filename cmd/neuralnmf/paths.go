@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/neuralnmf/neuralnmf/matio"
 )
@@ -51,7 +52,40 @@ func checkOutput(flag, out string, inputs ...input) error {
 	}
 	probe.Close()
 	os.Remove(probe.Name())
+	outputs.add(abs)
 	return nil
+}
+
+// outputs are the output paths this process has validated and may be
+// writing; an interrupt removes their temporary files (runMain).
+var outputs registry
+
+type registry struct {
+	sync.Mutex
+	paths []string
+}
+
+func (r *registry) add(p string) {
+	r.Lock()
+	r.paths = append(r.paths, p)
+	r.Unlock()
+}
+
+// removeTemporaries removes the temporary files matio.WriteAtomic creates
+// beside every registered output (.NAME.tmp-*) and returns how many.
+func removeTemporaries() int {
+	outputs.Lock()
+	defer outputs.Unlock()
+	n := 0
+	for _, p := range outputs.paths {
+		tmps, _ := filepath.Glob(filepath.Join(filepath.Dir(p), "."+filepath.Base(p)+".tmp-*"))
+		for _, t := range tmps {
+			if os.Remove(t) == nil {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // checkNonnegative reports the first negative entry of a data matrix read
