@@ -90,7 +90,7 @@ func (m *Model) validate() error {
 		}
 	}
 	if m.B != nil && m.B.Cols != m.A[L-1].Cols {
-		return fmt.Errorf("B is %d×%d, want P×%d", m.B.Rows, m.B.Cols, m.A[L-1].Cols)
+		return fmt.Errorf("the classifier B is %d×%d, want P×%d", m.B.Rows, m.B.Cols, m.A[L-1].Cols)
 	}
 	return nil
 }
