@@ -185,3 +185,68 @@ func BenchmarkNNLSRatios(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkNNLSIllConditioned measures what ill-conditioning costs: at
+// (1000, 20, 2000) it interleaves the AᵀX Dgemm, the cold solve with a
+// uniform A (every column on the fast path), and the cold solve with an A
+// whose columns differ from a common one by 10⁻⁸ of it (cond ≈ 10⁹ after
+// column scaling, every column by Lawson–Hanson on R, small supports), and
+// with a uniform A whose columns 0 and 1 differ by 10⁻⁸ (every column by
+// Lawson–Hanson, supports as large as the uniform A's), and reports the
+// solves as ratios to the Dgemm.
+//
+//	go test -run '^$' -bench NNLSIllConditioned -count 3 ./bench/
+func BenchmarkNNLSIllConditioned(b *testing.B) {
+	const n, k, m = 1000, 20, 2000
+	rng := tensor.NewRand(7)
+	well := tensor.Uniform(n, k, 0, 1, rng)
+	ill := tensor.Uniform(n, k, 0, 1, rng)
+	w := tensor.Uniform(n, 1, 0.5, 1, rng)
+	for r := 0; r < n; r++ {
+		for j := 0; j < k; j++ {
+			ill.Set(r, j, w.At(r, 0)+1e-8*ill.At(r, j))
+		}
+	}
+	// pair: a uniform A whose column 1 is column 0 plus 10⁻⁸ noise, so A is
+	// ill-conditioned (every column by Lawson–Hanson) but supports are as
+	// large as for the uniform A.
+	pair := well.Clone()
+	for r := 0; r < n; r++ {
+		pair.Set(r, 1, pair.At(r, 0)*(1+1e-8*rng.Float64()))
+	}
+	x := tensor.Uniform(n, m, 0, 1, rng)
+	c := tensor.New(k, m)
+	var tGemm, tWell, tIll, tPair time.Duration
+	var fallbacks int
+	lap := func(d *time.Duration, f func()) {
+		t0 := time.Now()
+		f()
+		*d += time.Since(t0)
+	}
+	for b.Loop() {
+		lap(&tGemm, func() {
+			blas64.Gemm(blas.Trans, blas.NoTrans, 1, well.RawMatrix(), x.RawMatrix(), 0, c.RawMatrix())
+		})
+		lap(&tWell, func() {
+			if _, err := nnls.Solve(well, x, nil); err != nil {
+				b.Fatal(err)
+			}
+		})
+		lap(&tIll, func() {
+			r, err := nnls.Solve(ill, x, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			fallbacks = r.Stats.Fallbacks
+		})
+		lap(&tPair, func() {
+			if _, err := nnls.Solve(pair, x, nil); err != nil {
+				b.Fatal(err)
+			}
+		})
+	}
+	b.ReportMetric(float64(tWell)/float64(tGemm), "well/AtX-gemm")
+	b.ReportMetric(float64(tIll)/float64(tGemm), "ill/AtX-gemm")
+	b.ReportMetric(float64(tPair)/float64(tGemm), "pair/AtX-gemm")
+	b.ReportMetric(float64(fallbacks)/m, "ill-LH-share")
+}
