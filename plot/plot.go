@@ -20,7 +20,8 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/image/font"
-	"golang.org/x/image/font/basicfont"
+	"golang.org/x/image/font/gofont/gomono"
+	"golang.org/x/image/font/opentype"
 	"golang.org/x/image/math/fixed"
 
 	"github.com/neuralnmf/neuralnmf/matio"
@@ -49,7 +50,7 @@ type Options struct {
 
 const (
 	margin  = 12
-	textH   = 13 // basicfont.Face7x13 line height
+	textH   = 14 // Go Mono at 12 px: line height 14, advance 7
 	charW   = 7
 	barW    = 14
 	tickGap = 4
@@ -92,6 +93,10 @@ func shrink(m *tensor.Dense) (out *tensor.Dense, br, bc int) {
 func Heatmaps(panels []Panel, opt *Options) (*image.RGBA, error) {
 	if len(panels) == 0 {
 		return nil, errors.New("plot: no panels")
+	}
+	face, err := newFace()
+	if err != nil {
+		return nil, err
 	}
 	type orig struct{ rows, cols, br, bc int }
 	origs := make([]orig, len(panels))
@@ -174,7 +179,7 @@ func Heatmaps(panels []Panel, opt *Options) (*image.RGBA, error) {
 
 	for i, p := range panels {
 		b := boxes[i]
-		drawText(img, b.x0, margin+textH, p.Title)
+		drawText(img, face, b.x0, margin+textH, p.Title)
 		for r := 0; r < p.M.Rows; r++ {
 			for c, v := range p.M.Row(r) {
 				col := Viridis((v - o.VMin) / (o.VMax - o.VMin))
@@ -183,22 +188,22 @@ func Heatmaps(panels []Panel, opt *Options) (*image.RGBA, error) {
 		}
 		bottom := b.y0 + p.M.Rows*o.Cell
 		// Index ticks: first and last row on the left, first and last column below.
-		drawText(img, b.x0-tickGap-labelW, b.y0+textH-3, "0")
+		drawText(img, face, b.x0-tickGap-labelW, b.y0+textH-3, "0")
 		og := origs[i]
 		last := strconv.Itoa(og.rows - 1)
-		drawText(img, b.x0-tickGap-charW*len(last), bottom, last)
-		drawText(img, b.x0, bottom+textH, "0")
+		drawText(img, face, b.x0-tickGap-charW*len(last), bottom, last)
+		drawText(img, face, b.x0, bottom+textH, "0")
 		lastC := strconv.Itoa(og.cols - 1)
-		drawText(img, b.x0+p.M.Cols*o.Cell-charW*len(lastC), bottom+textH, lastC)
-		drawText(img, b.x0, bottom+2*textH, captions[i])
+		drawText(img, face, b.x0+p.M.Cols*o.Cell-charW*len(lastC), bottom+textH, lastC)
+		drawText(img, face, b.x0, bottom+2*textH, captions[i])
 	}
 	// Colour bar.
 	h := maxRows * o.Cell
 	for yy := 0; yy < h; yy++ {
 		fill(img, barX, top+yy, barW, 1, Viridis(1-float64(yy)/float64(max(1, h-1))))
 	}
-	drawText(img, barX+barW+tickGap, top+textH-3, strconv.FormatFloat(o.VMax, 'g', 3, 64))
-	drawText(img, barX+barW+tickGap, top+h, strconv.FormatFloat(o.VMin, 'g', 3, 64))
+	drawText(img, face, barX+barW+tickGap, top+textH-3, strconv.FormatFloat(o.VMax, 'g', 3, 64))
+	drawText(img, face, barX+barW+tickGap, top+h, strconv.FormatFloat(o.VMin, 'g', 3, 64))
 	return img, nil
 }
 
@@ -206,13 +211,36 @@ func fill(img *image.RGBA, x, y, w, h int, c color.RGBA) {
 	draw.Draw(img, image.Rect(x, y, x+w, y+h), &image.Uniform{C: c}, image.Point{}, draw.Src)
 }
 
-// asciiText maps the characters the captions use that basicfont's 7×13
-// face lacks (it would draw them as a box) to ASCII.
-var asciiText = strings.NewReplacer("×", "x", "⁽", "(", "⁾", ")", "⁰", "0", "¹", "1", "²", "2", "³", "3", "⁴", "4", "⁵", "5", "⁶", "6", "⁷", "7", "⁸", "8", "⁹", "9", "ᴸ", "L", "ˡ", "l", "−", "-", "…", "...")
+// newFace returns Go Mono at 12 pixels (advance 7, line height 14), a
+// monospace face with ×, superscript digits and parentheses, and the minus
+// sign. A new face per image: faces cache glyphs and are not safe to share.
+func newFace() (font.Face, error) {
+	f, err := opentype.Parse(gomono.TTF)
+	if err != nil {
+		return nil, fmt.Errorf("plot: font: %w", err)
+	}
+	face, err := opentype.NewFace(f, &opentype.FaceOptions{Size: 12, DPI: 72, Hinting: font.HintingFull})
+	if err != nil {
+		return nil, fmt.Errorf("plot: font: %w", err)
+	}
+	return face, nil
+}
 
-func drawText(img *image.RGBA, x, y int, s string) {
-	d := font.Drawer{Dst: img, Src: image.Black, Face: basicfont.Face7x13, Dot: fixed.P(x, y)}
-	d.DrawString(asciiText.Replace(s))
+// fallback maps the few characters the captions may use that Go Mono lacks.
+var fallback = map[rune]rune{'ᴸ': 'L', 'ˡ': 'l'}
+
+func drawText(img *image.RGBA, face font.Face, x, y int, s string) {
+	s = strings.Map(func(r rune) rune {
+		if _, _, ok := face.GlyphBounds(r); ok {
+			return r
+		}
+		if f, ok := fallback[r]; ok {
+			return f
+		}
+		return '?'
+	}, s)
+	d := font.Drawer{Dst: img, Src: image.Black, Face: face, Dot: fixed.P(x, y)}
+	d.DrawString(s)
 }
 
 // viridis anchors, evenly spaced on [0, 1].
