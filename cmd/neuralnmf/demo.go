@@ -238,48 +238,45 @@ func spread(res map[job]outcome, trials, s, l, m int, f func(outcome) float64) s
 	return st
 }
 
-func printTable(w io.Writer, res map[job]outcome, o demoOptions) {
-	fmt.Fprintf(w, "Neural NMF paper, synthetic data (87×90), mean of %d trial(s).\n", o.trials)
-	fmt.Fprintf(w, "Each cell: relative error / accuracy, ours then [paper's].\n\n")
+// writeGrid writes the header and one row per supervision and depth, with
+// cell(s, l, m) for each method in a column of the given width.
+func writeGrid(w io.Writer, width int, cell func(s, l, m int) string) {
 	fmt.Fprintf(w, "%-16s %-6s", "supervision", "layers")
 	for _, m := range methodNames {
-		fmt.Fprintf(w, " %-29s", m)
+		fmt.Fprintf(w, " %-*s", width, m)
 	}
 	fmt.Fprintln(w)
 	for s, sn := range supervisions {
 		for l := range layerRanks {
 			fmt.Fprintf(w, "%-16s %-6d", sn, l+1)
 			for m := range methodNames {
-				e := mean(res, o.trials, s, l, m, func(r outcome) float64 { return r.relErr })
-				a := mean(res, o.trials, s, l, m, func(r outcome) float64 { return r.acc })
-				p := paperTable[s][l][m]
-				fmt.Fprintf(w, " %-29s", fmt.Sprintf("%.4f/%.3f [%.3f/%.3g]", e, a, p[0], p[1]))
+				fmt.Fprintf(w, " %-*s", width, cell(s, l, m))
 			}
 			fmt.Fprintln(w)
 		}
 	}
+}
+
+func printTable(w io.Writer, res map[job]outcome, o demoOptions) {
+	fmt.Fprintf(w, "Neural NMF paper, synthetic data (87×90), mean of %d trial(s).\n", o.trials)
+	fmt.Fprintf(w, "Each cell: relative error / accuracy, ours then [paper's].\n\n")
+	writeGrid(w, 29, func(s, l, m int) string {
+		e := mean(res, o.trials, s, l, m, func(r outcome) float64 { return r.relErr })
+		a := mean(res, o.trials, s, l, m, func(r outcome) float64 { return r.acc })
+		p := paperTable[s][l][m]
+		return fmt.Sprintf("%.4f/%.3f [%.3f/%.3g]", e, a, p[0], p[1])
+	})
 	if o.trials > 1 {
 		fmt.Fprintf(w, "\nSpread over the %d trials: relative error sd [min–max] / accuracy sd [min–max]; * every trial gave the same error and accuracy (to 1e-6).\n", o.trials)
-		fmt.Fprintf(w, "%-16s %-6s", "supervision", "layers")
-		for _, m := range methodNames {
-			fmt.Fprintf(w, " %-38s", m)
-		}
-		fmt.Fprintln(w)
-		for s, sn := range supervisions {
-			for l := range layerRanks {
-				fmt.Fprintf(w, "%-16s %-6d", sn, l+1)
-				for m := range methodNames {
-					es := spread(res, o.trials, s, l, m, func(r outcome) float64 { return r.relErr })
-					as := spread(res, o.trials, s, l, m, func(r outcome) float64 { return r.acc })
-					mark := ""
-					if es.max-es.min <= 1e-6 && as.max-as.min <= 1e-6 {
-						mark = "*"
-					}
-					fmt.Fprintf(w, " %-38s", fmt.Sprintf("%.4f [%.4f–%.4f] / %.3f [%.3f–%.3f]%s", es.sd, es.min, es.max, as.sd, as.min, as.max, mark))
-				}
-				fmt.Fprintln(w)
+		writeGrid(w, 38, func(s, l, m int) string {
+			es := spread(res, o.trials, s, l, m, func(r outcome) float64 { return r.relErr })
+			as := spread(res, o.trials, s, l, m, func(r outcome) float64 { return r.acc })
+			mark := ""
+			if es.max-es.min <= 1e-6 && as.max-as.min <= 1e-6 {
+				mark = "*"
 			}
-		}
+			return fmt.Sprintf("%.4f [%.4f–%.4f] / %.3f [%.3f–%.3f]%s", es.sd, es.min, es.max, as.sd, as.min, as.max, mark)
+		})
 	}
 	fmt.Fprintf(w, "\nSemi-supervised accuracy on the 50 unlabelled columns only:\n")
 	for l := range layerRanks {
