@@ -340,6 +340,11 @@ func (w *worker) count(it int) {
 func (w *worker) refine(d []float64) bool {
 	k, g := w.f.kk, w.f.g
 	w.residual(d, true)
+	if w.nSchur == 0 {
+		// x = u = R⁻¹d, a triangular solve with R: already as accurate as
+		// a QR solve, nothing to refine.
+		return true
+	}
 	floor := math.Max(2, 1/w.f.rcond) * eps
 	// Each step shrinks the error by about rate = cond(G_FF)·ε ≤ k·cond(R)²·ε
 	// (1/rcond over-estimates cond(R) by at most k in the 1-norm), so after a
