@@ -92,13 +92,13 @@
 //
 //	problem        cond     Solve     scipy    path
 //	signed         1        5.9e-16   4.3e-16  Gram
-//	signed         7.2e1    1.9e-15   1.2e-15  Gram
-//	signed         7.3e3    2.1e-15   2.0e-14  Gram
+//	signed         7.2e1    2.2e-15   1.2e-15  Gram
+//	signed         7.3e3    2.3e-15   2.0e-14  Gram
 //	signed         1.2e6    8.8e-14   2.2e-14  Lawson–Hanson
 //	signed         7.4e7    1.5e-13   1.0e-12  Lawson–Hanson
 //	signed         8.5e9    4.0e-10   1.9e-10  Lawson–Hanson
 //	signed         5.1e11   3.7e-11   3.0e-11  Lawson–Hanson
-//	nonnegative    1.0e1    6.5e-16   7.0e-16  Gram
+//	nonnegative    1.0e1    6.2e-16   7.0e-16  Gram
 //	nonnegative    1.4e3    3.9e-14   4.2e-14  Gram
 //	nonnegative    1.4e5    4.0e-12   1.8e-12  Gram
 //	nonnegative    1.0e7    3.0e-16   4.7e-16  Lawson–Hanson
