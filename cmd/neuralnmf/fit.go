@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/neuralnmf/neuralnmf/experiments/news20"
 	"io"
 	"math"
 	"os"
@@ -38,6 +39,8 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	initRestarts := fs.Int("init-restarts", 0, "HNMF starts per layer for -init hnmf (0: the library default, 10)")
 	restarts := fs.Int("restarts", 0, "initialisations trained 50 epochs each; the lowest loss is kept (0: the library default, 2)")
 	seed := fs.Uint64("seed", 1, "random seed")
+	normalize := fs.Bool("normalize", false, "divide every squared term of the loss by its number of entries (the authors' code's scaling)")
+	preset := fs.String("preset", "", "a named configuration of the 20 Newsgroups experiment: paper, authors-unsup or authors-semi (flags given explicitly override it)")
 	quiet := fs.Bool("quiet", false, "no progress output")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, "Usage: neuralnmf fit -x X.mtx -ranks 10,6 -o model.nnmf [flags]\n\nTrains a Neural NMF model on X (columns are samples) and saves it.\n\nFlags:\n")
@@ -74,7 +77,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	cfg := neuralnmf.Config{Ranks: ranks, Epochs: *epochs, LR: *lr, Seed: *seed, InitRestarts: *initRestarts, Restarts: *restarts,
-		Decay: optim.StepDecay{Every: *decayEvery, Factor: *decay}}
+		Decay: optim.StepDecay{Every: *decayEvery, Factor: *decay}, Normalize: *normalize}
 	if cfg.Loss, err = choose("loss", *loss, choice[neuralnmf.Loss]{"reconstruction", neuralnmf.Reconstruction},
 		choice[neuralnmf.Loss]{"energy", neuralnmf.Energy}); err != nil {
 		return err
@@ -90,6 +93,49 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	classifierKind, err := choose("classifier", *classifier, classifiers()...)
 	if err != nil {
 		return err
+	}
+	lambdaVal := *lambda
+	var presetNote string
+	if *preset != "" {
+		nc, err := choose("preset", *preset, choice[news20.NeuralConfig]{"paper", news20.PaperLoss},
+			choice[news20.NeuralConfig]{"authors-unsup", news20.DefaultUnsupervised}, choice[news20.NeuralConfig]{"authors-semi", news20.DefaultSemiSupervised})
+		if err != nil {
+			return err
+		}
+		p := nc.Config(*seed, 0)
+		p.Ranks, p.DataMask = ranks, nil
+		// Flags given explicitly override the preset.
+		var overridden []string
+		set := func(name string, apply func()) {
+			if flagSet(fs, name) {
+				apply()
+				overridden = append(overridden, "-"+name)
+			}
+		}
+		set("epochs", func() { p.Epochs = cfg.Epochs })
+		set("lr", func() { p.LR = cfg.LR })
+		set("init-restarts", func() { p.InitRestarts = cfg.InitRestarts })
+		set("restarts", func() { p.Restarts = cfg.Restarts })
+		set("decay-every", func() { p.Decay = cfg.Decay })
+		set("loss", func() { p.Loss = cfg.Loss })
+		set("normalize", func() { p.Normalize = cfg.Normalize })
+		set("optimizer", func() { p.Optimizer = cfg.Optimizer })
+		set("init", func() { p.Init = cfg.Init })
+		if !flagSet(fs, "lambda") {
+			lambdaVal = nc.Lambda
+		} else {
+			overridden = append(overridden, "-lambda")
+		}
+		if !flagSet(fs, "classifier") {
+			classifierKind = nc.Classifier
+		} else {
+			overridden = append(overridden, "-classifier")
+		}
+		cfg = p
+		presetNote = fmt.Sprintf("preset %s: %s\n", *preset, nc.Describe(*labelsPath != ""))
+		if len(overridden) > 0 {
+			presetNote += fmt.Sprintf("overridden by %s as given\n", strings.Join(overridden, ", "))
+		}
 	}
 	if *epochs < 1 || *initRestarts < 0 || *restarts < 0 {
 		return usageError{errors.New("-epochs must be at least 1, -init-restarts and -restarts at least 0")}
@@ -139,7 +185,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 		if classes < 2 {
 			return fmt.Errorf("%s: need labels of at least 2 classes", *labelsPath)
 		}
-		cfg.Supervision = &neuralnmf.Supervision{Labels: labels, Classes: classes, Known: known, Lambda: *lambda, Classifier: classifierKind}
+		cfg.Supervision = &neuralnmf.Supervision{Labels: labels, Classes: classes, Known: known, Lambda: lambdaVal, Classifier: classifierKind}
 	}
 	if *dataMask != "" {
 		w, err := matio.ReadMatrix(*dataMask)
@@ -169,6 +215,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	if err := model.Save(*out); err != nil {
 		return err
 	}
+	fmt.Fprint(stdout, presetNote)
 	h := model.History
 	n := len(h.Loss)
 	fmt.Fprintf(stdout, "trained %d epochs (%s): loss %.6g, relative error %.4f", n, h.Stopped, h.Loss[n-1], h.RelError[n-1])

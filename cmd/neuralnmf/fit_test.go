@@ -136,6 +136,7 @@ func TestCLIErrors(t *testing.T) {
 		{[]string{"fit", "-x", p("x.mtx"), "-ranks", "2", "-decay", "0.5", "-o", p("o.nnmf")}, 2, "-decay needs -decay-every"},
 		{[]string{"fit", "-x", p("x.mtx"), "-ranks", "2", "-labels", p("short.txt"), "-o", p("o.nnmf")}, 1, "2 labels for the 20 columns"},
 		{[]string{"fit", "-ranks", "2"}, 2, "-x, -ranks and -o are required"},
+		{[]string{"fit", "-x", p("x.mtx"), "-ranks", "2", "-preset", "mine", "-o", p("o.nnmf")}, 2, `-preset is "mine": want paper or authors-unsup or authors-semi`},
 		{[]string{"fit", "-x", p("x.mtx"), "-ranks", "2", "-labels", p("huge.txt"), "-o", p("o.nnmf")}, 1, "label 1000000000 of column 5: more classes than the 20 columns"},
 		{[]string{"fit", "-x", p("x.mtx"), "-ranks", "2", "-labels", p("gap.txt"), "-o", p("o.nnmf")}, 1, "class(es) [2 3 4] of 0..5 have no labelled column"},
 		{[]string{"fit", "-x", p("x.mtx"), "-ranks", "2", "-labels", p("minus2.txt"), "-o", p("o.nnmf")}, 1, "label -2 of column 3: want -1 (unknown)"},
@@ -181,4 +182,19 @@ func TestCLIErrors(t *testing.T) {
 		require.Contains(t, errOut, "Usage: neuralnmf "+c, c)
 		require.Contains(t, errOut, "Exit codes: 0 success; 1 an input file", c)
 	}
+}
+
+// -preset reproduces the 20 Newsgroups experiment's configurations from
+// the command line: authors-semi trains the authors' normalised objective
+// with their large-step projected GD; a flag given explicitly overrides it.
+func TestFitPreset(t *testing.T) {
+	dir := t.TempDir()
+	writeData(t, dir)
+	p := func(n string) string { return filepath.Join(dir, n) }
+	code, out, errOut := cli(t, "fit", "-x", p("x.mtx"), "-ranks", "4,2", "-labels", p("y.txt"), "-preset", "authors-semi", "-epochs", "15", "-quiet", "-o", p("m.nnmf"))
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, "preset authors-semi: 100 epochs of projected gradient descent (step 1e+10")
+	require.Contains(t, out, "the authors' objective")
+	require.Contains(t, out, "overridden by -epochs as given")
+	require.Contains(t, out, "trained 15 epochs")
 }

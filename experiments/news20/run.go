@@ -4,11 +4,9 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/neuralnmf/neuralnmf/autograd"
 	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
 	"github.com/neuralnmf/neuralnmf/models/ssnmf"
 	"github.com/neuralnmf/neuralnmf/mt19937"
-	"github.com/neuralnmf/neuralnmf/ops"
 	"github.com/neuralnmf/neuralnmf/optim"
 	"github.com/neuralnmf/neuralnmf/tensor"
 )
@@ -217,16 +215,23 @@ func (nc NeuralConfig) Describe(semi bool) string {
 	return d + ", plus " + sup + "."
 }
 
+// Config returns the neuralnmf.Config that nc describes (without
+// supervision): the authors' objective is the energy loss with Normalize.
+func (nc NeuralConfig) Config(seed uint64, workers int) neuralnmf.Config {
+	cfg := neuralnmf.Config{Ranks: Ranks, Init: nc.Init, Loss: nc.Loss, InitRestarts: nc.InitRestarts, Restarts: nc.Restarts,
+		Optimizer: nc.Optimizer, Decay: nc.Decay, LR: nc.LR, Epochs: nc.Epochs, Seed: seed, Workers: workers}
+	if nc.AuthorsLoss {
+		cfg.Loss, cfg.Normalize = neuralnmf.Energy, true
+	}
+	return cfg
+}
+
 // Neural trains Neural NMF (ranks 10-6) as nc says, with supervision of
 // the last layer by the labels of d.KnownNNMF when semi is set.
 func Neural(d *Data, semi bool, seed uint64, nc NeuralConfig, workers int) (*Result, error) {
-	cfg := neuralnmf.Config{Ranks: Ranks, Init: nc.Init, Loss: nc.Loss, InitRestarts: nc.InitRestarts, Restarts: nc.Restarts,
-		Optimizer: nc.Optimizer, Decay: nc.Decay, LR: nc.LR, Epochs: nc.Epochs, Seed: seed, Workers: workers}
+	cfg := nc.Config(seed, workers)
 	if semi {
 		cfg.Supervision = &neuralnmf.Supervision{Labels: d.Super, Classes: Classes, Known: d.KnownNNMF, Lambda: nc.Lambda, Classifier: nc.Classifier}
-	}
-	if nc.AuthorsLoss {
-		cfg.CustomLoss = authorsLoss(d, nc.Lambda, nc.Classifier)
 	}
 	m, err := neuralnmf.TrainSparse(d.X, cfg)
 	if err != nil {
@@ -237,36 +242,4 @@ func Neural(d *Data, semi bool, seed uint64, nc NeuralConfig, workers int) (*Res
 		r.Acc[l] = LayerAccuracy(m.S[l], d.Super, d.KnownNNMF)
 	}
 	return r, nil
-}
-
-// authorsLoss is the authors' training objective for the 20 Newsgroups
-// experiment: Σ_ℓ ‖S⁽ˡ⁻¹⁾ − A⁽ˡ⁾S⁽ˡ⁾‖²/(entries of S⁽ˡ⁻¹⁾) with S⁽⁻¹⁾ = X,
-// plus, when supervised, λ times the mean cross-entropy over the labelled
-// documents or the mean squared entry of Z∘(Y − BS⁽ᴸ⁾).
-func authorsLoss(d *Data, lambda float64, cl neuralnmf.Classifier) func(*autograd.Tape, *neuralnmf.Forward) *autograd.Var {
-	known := 0
-	for _, k := range d.KnownNNMF {
-		if k {
-			known++
-		}
-	}
-	return func(t *autograd.Tape, f *neuralnmf.Forward) *autograd.Var {
-		n, m := d.X.Rows, d.X.Cols
-		loss := ops.Scale(ops.SparseFrobeniusLoss(f.XSparse, f.A[0], f.S[0]), 1/float64(n*m))
-		for l := 1; l < len(f.A); l++ {
-			r, c := f.S[l-1].Shape()
-			term := ops.FrobeniusLoss(f.S[l-1], ops.MatMul(f.A[l], f.S[l]))
-			loss = ops.Add(loss, ops.Scale(term, 1/float64(r*c)))
-		}
-		if f.B != nil {
-			pred := ops.MatMul(f.B, f.S[len(f.S)-1])
-			if cl == neuralnmf.CrossEntropy {
-				loss = ops.Add(loss, ops.Scale(ops.SoftmaxCrossEntropy(pred, f.Y, f.Z), lambda/float64(known)))
-			} else {
-				r, c := f.Y.Shape()
-				loss = ops.Add(loss, ops.Scale(ops.MaskedLoss(f.Z, f.Y, pred), lambda/float64(r*c)))
-			}
-		}
-		return loss
-	}
 }

@@ -129,6 +129,14 @@ type Config struct {
 	// Ranks are k⁽⁰⁾ > k⁽¹⁾ > … > k⁽ᴸ⁾, one per layer.
 	Ranks []int
 	Loss  Loss
+	// Normalize divides every squared term of the built-in loss by its
+	// number of entries, as the authors' code does (torch's MSELoss): the
+	// term on X by N·M, each layer term ‖S⁽ˡ⁻¹⁾ − A⁽ˡ⁾S⁽ˡ⁾‖² of the energy
+	// loss by k⁽ˡ⁻¹⁾·M, the least-squares supervision term by P·M and the
+	// cross-entropy by the number of Known columns. Learning rates for GD
+	// must then be larger by about that factor (the authors use 1e10 on 20
+	// Newsgroups); Adam's are unaffected.
+	Normalize bool
 	// Supervision, if not nil, adds the classification term.
 	Supervision *Supervision
 	// DataMask, if not nil, is an N×M 0/1 (or weight) mask W of the known

@@ -267,6 +267,7 @@ type trainer struct {
 	b      *tensor.Dense // CrossEntropy classifier
 	y, z   *tensor.Dense
 	labels []int // the training labels (−1 where not Known)
+	known  int   // the number of Known columns
 	held   []int // the held-out labels (−1 where Known or unlabelled)
 	xNorm  float64
 	warm   []*nnls.Support
@@ -321,6 +322,11 @@ func (t *trainer) init() error {
 		}
 		seen, held := SplitLabels(s.Labels, known)
 		t.labels, t.held = seen, held
+		for _, k := range known {
+			if k {
+				t.known++
+			}
+		}
 		var err error
 		if t.y, err = tensor.OneHot(seen, s.Classes); err != nil {
 			return fmt.Errorf("neuralnmf: %w", err)
@@ -409,22 +415,30 @@ func (t *trainer) forward(tape *autograd.Tape) (*Forward, []*nnls.Result) {
 // builtinLoss is the configured loss on f.
 func (t *trainer) builtinLoss(f *Forward) *autograd.Var {
 	L := len(f.A)
+	n, mcols := t.x.dims()
+	// per scales a term by 1/entries when the loss is normalised.
+	per := func(v *autograd.Var, entries int) *autograd.Var {
+		if !t.cfg.Normalize {
+			return v
+		}
+		return ops.Scale(v, 1/float64(max(entries, 1)))
+	}
 	var loss *autograd.Var
 	if t.cfg.Loss == Energy {
-		loss = fitX(f, f.A[0], f.S[0])
+		loss = per(fitX(f, f.A[0], f.S[0]), n*mcols)
 		for l := 1; l < L; l++ {
-			loss = ops.Add(loss, ops.FrobeniusLoss(f.S[l-1], ops.MatMul(f.A[l], f.S[l])))
+			loss = ops.Add(loss, per(ops.FrobeniusLoss(f.S[l-1], ops.MatMul(f.A[l], f.S[l])), t.cfg.Ranks[l-1]*mcols))
 		}
 	} else {
-		loss = fitX(f, f.A[0], belowFirst(f))
+		loss = per(fitX(f, f.A[0], belowFirst(f)), n*mcols)
 	}
 	if s := t.cfg.Supervision; s != nil {
 		pred := ops.MatMul(f.B, f.S[L-1])
 		var sup *autograd.Var
 		if s.Classifier == CrossEntropy {
-			sup = ops.SoftmaxCrossEntropy(pred, f.Y, f.Z)
+			sup = per(ops.SoftmaxCrossEntropy(pred, f.Y, f.Z), t.known)
 		} else {
-			sup = ops.MaskedLoss(f.Z, f.Y, pred)
+			sup = per(ops.MaskedLoss(f.Z, f.Y, pred), s.Classes*mcols)
 		}
 		if s.Lambda == 0 {
 			s.Lambda = t.balancedLambda(loss, sup)
@@ -560,7 +574,7 @@ func (t *trainer) train(upTo int) error {
 			return fmt.Errorf("neuralnmf: epoch %d: loss is %v at the starting point", epoch, lv)
 		}
 		var rel float64
-		if c.Loss == Reconstruction && c.Supervision == nil && c.CustomLoss == nil && c.DataMask == nil {
+		if c.Loss == Reconstruction && c.Supervision == nil && c.CustomLoss == nil && c.DataMask == nil && !c.Normalize {
 			rel = math.Sqrt(math.Max(lv, 0)) / t.xNorm // the loss is ‖X − A⁽⁰⁾⋯S⁽ᴸ⁾‖²
 		} else {
 			rel = relError(t.x, t.xNorm, f)

@@ -1,6 +1,7 @@
 package neuralnmf_test
 
 import (
+	"github.com/neuralnmf/neuralnmf/nnls"
 	"math"
 	"os"
 	"path/filepath"
@@ -426,4 +427,27 @@ func TestCustomLossOnSparseXIsAnError(t *testing.T) {
 	}})
 	require.ErrorContains(t, err, "CustomLoss panicked")
 	require.ErrorContains(t, err, "use Forward.XSparse")
+}
+
+// Normalize divides each squared term by its entries: with a given start
+// and one epoch (no step), the recorded loss must equal the normalised
+// energy computed here from nnls.Solve and plain matrix arithmetic.
+func TestNormalizedEnergyLoss(t *testing.T) {
+	rng := tensor.NewRand(6)
+	x := tensor.Uniform(14, 11, 0, 1, rng)
+	a0, a1 := tensor.Uniform(14, 5, 0, 1, rng), tensor.Uniform(5, 3, 0, 1, rng)
+	m, err := neuralnmf.Train(x, neuralnmf.Config{Ranks: []int{5, 3}, Loss: neuralnmf.Energy, Normalize: true,
+		Init: neuralnmf.GivenInit, InitA: []*tensor.Dense{a0, a1}, Epochs: 1})
+	require.NoError(t, err)
+	sq := func(p, q *tensor.Dense) float64 {
+		d := tensor.New(p.Rows, p.Cols)
+		tensor.Sub(d, p, q)
+		return tensor.SqNorm(d)
+	}
+	r0, err := nnls.Solve(a0, x, nil)
+	require.NoError(t, err)
+	r1, err := nnls.Solve(a1, r0.S, nil)
+	require.NoError(t, err)
+	want := sq(x, tensor.MatMul(false, false, a0, r0.S))/float64(14*11) + sq(r0.S, tensor.MatMul(false, false, a1, r1.S))/float64(5*11)
+	require.InDelta(t, want, m.History.Loss[0], 1e-12*want)
 }
