@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
 	"os"
 	"path/filepath"
 	"strings"
@@ -176,7 +177,7 @@ func TestCLIErrors(t *testing.T) {
 	require.Equal(t, xBefore, xAfter, "the input is intact")
 	_, err = os.Stat(p("o.nnmf"))
 	require.ErrorIs(t, err, os.ErrNotExist, "a failed fit writes no model file")
-	for _, c := range []string{"demo", "fit", "transform", "topics", "heatmap"} {
+	for _, c := range []string{"demo", "fit", "transform", "predict", "topics", "heatmap"} {
 		code, _, errOut := cli(t, c, "--help")
 		require.Equal(t, 0, code, c)
 		require.Contains(t, errOut, "Usage: neuralnmf "+c, c)
@@ -197,4 +198,38 @@ func TestFitPreset(t *testing.T) {
 	require.Contains(t, out, "the authors' objective")
 	require.Contains(t, out, "overridden by -epochs as given")
 	require.Contains(t, out, "trained 15 epochs")
+}
+
+// predict writes, for every column, the class the model predicts and the
+// scores; on the training columns it agrees with the model's own
+// predictions, and the file reads back as a CSV with a header.
+func TestPredict(t *testing.T) {
+	dir := t.TempDir()
+	writeData(t, dir)
+	p := func(n string) string { return filepath.Join(dir, n) }
+	code, _, errOut := cli(t, "fit", "-x", p("x.mtx"), "-ranks", "4,2", "-labels", p("y.txt"), "-epochs", "30", "-quiet", "-o", p("m.nnmf"))
+	require.Equal(t, 0, code, errOut)
+	code, out, errOut := cli(t, "predict", "-model", p("m.nnmf"), "-x", p("x.mtx"), "-o", p("pred.csv"))
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, "wrote predicted classes of 20 columns (2 classes)")
+	m, err := neuralnmf.Load(p("m.nnmf"))
+	require.NoError(t, err)
+	f, err := os.Open(p("pred.csv"))
+	require.NoError(t, err)
+	defer f.Close()
+	d, err := matio.ReadCSV(f, "pred.csv")
+	require.NoError(t, err)
+	require.Equal(t, 20, d.Rows)
+	require.Equal(t, 2+2, d.Cols)
+	want := neuralnmf.Predict(m.B, m.S[len(m.S)-1])
+	for j := 0; j < 20; j++ {
+		require.Equal(t, float64(j+1), d.At(j, 0))
+		require.Equal(t, float64(want[j]), d.At(j, 1), "column %d", j+1)
+	}
+	// An unsupervised model cannot predict.
+	code, _, _ = cli(t, "fit", "-x", p("x.mtx"), "-ranks", "4,2", "-epochs", "3", "-quiet", "-o", p("u.nnmf"))
+	require.Equal(t, 0, code)
+	code, _, errOut = cli(t, "predict", "-model", p("u.nnmf"), "-x", p("x.mtx"), "-o", p("u.csv"))
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut, "trained without -labels")
 }

@@ -9,6 +9,7 @@
 //	demo        run the built-in example on the paper's embedded synthetic data
 //	fit         train a Neural NMF model on a matrix file and save it
 //	transform   run new columns through a saved model
+//	predict     predict the classes of new columns with a supervised model
 //	topics      print the top words of each topic at each layer of a model
 //	heatmap     draw an A or S matrix of a model as a PNG
 //	experiment  run a paper experiment on its data (20news)
@@ -60,6 +61,7 @@ func commands() []command {
 		{"demo", "run the built-in example on the paper's embedded synthetic data", runDemo},
 		{"fit", "train a Neural NMF model on a matrix file and save it", runFit},
 		{"transform", "run new columns through a saved model", runTransform},
+		{"predict", "predict the classes of new columns with a supervised model", runPredict},
 		{"topics", "print the top words of each topic at each layer of a model", runTopics},
 		{"heatmap", "draw an A or S matrix of a model as a PNG", runHeatmap},
 		{"experiment", "run a paper experiment on its data (20news)", runExperiment},

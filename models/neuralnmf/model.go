@@ -893,6 +893,36 @@ func (m *Model) Predict() []int {
 	return Predict(m.B, m.S[len(m.S)-1])
 }
 
+// Classify predicts the class of new columns x (N×M′, nonnegative, the
+// training data's rows): it runs the forward pass and returns
+// argmax_p (B·S⁽ᴸ⁾)_pm for each column, with the scores B·S⁽ᴸ⁾ (P×M′,
+// owned by the caller). It returns an error for a model trained without
+// supervision (it has no B), and as Transform for bad x.
+func (m *Model) Classify(x *tensor.Dense) ([]int, *tensor.Dense, error) {
+	if m.B == nil {
+		return nil, nil, fmt.Errorf("neuralnmf: Classify: the model was trained without labels, so it has no classifier B")
+	}
+	s, err := m.Transform(x)
+	if err != nil {
+		return nil, nil, err
+	}
+	top := s[len(s)-1]
+	return Predict(m.B, top), tensor.MatMul(false, false, m.B, top), nil
+}
+
+// ClassifySparse is Classify for a sparse x.
+func (m *Model) ClassifySparse(x *tensor.Sparse) ([]int, *tensor.Dense, error) {
+	if m.B == nil {
+		return nil, nil, fmt.Errorf("neuralnmf: ClassifySparse: the model was trained without labels, so it has no classifier B")
+	}
+	s, err := m.TransformSparse(x)
+	if err != nil {
+		return nil, nil, err
+	}
+	top := s[len(s)-1]
+	return Predict(m.B, top), tensor.MatMul(false, false, m.B, top), nil
+}
+
 // TransformSparse is Transform for a sparse x.
 func (m *Model) TransformSparse(x *tensor.Sparse) ([]*tensor.Dense, error) {
 	rows := 0

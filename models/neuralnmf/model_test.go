@@ -451,3 +451,27 @@ func TestNormalizedEnergyLoss(t *testing.T) {
 	want := sq(x, tensor.MatMul(false, false, a0, r0.S))/float64(14*11) + sq(r0.S, tensor.MatMul(false, false, a1, r1.S))/float64(5*11)
 	require.InDelta(t, want, m.History.Loss[0], 1e-12*want)
 }
+
+// Classify on the training columns must give the model's own predictions,
+// and its scores are B·S⁽ᴸ⁾; an unsupervised model has nothing to classify
+// with.
+func TestClassify(t *testing.T) {
+	x := synthetic.X()
+	labels, _ := synthetic.Labels(9)
+	known, _ := synthetic.Known(40)
+	m, err := neuralnmf.Train(x, neuralnmf.Config{Ranks: []int{9}, Seed: 2, Epochs: 50,
+		Supervision: &neuralnmf.Supervision{Labels: labels, Classes: 9, Known: known}})
+	require.NoError(t, err)
+	pred, scores, err := m.Classify(x)
+	require.NoError(t, err)
+	require.Equal(t, m.Predict(), pred)
+	require.Equal(t, 9, scores.Rows)
+	require.Equal(t, x.Cols, scores.Cols)
+	sp, _, err := m.ClassifySparse(tensor.SparseFromDense(x))
+	require.NoError(t, err)
+	require.Equal(t, pred, sp)
+	u, err := neuralnmf.Train(x, neuralnmf.Config{Ranks: []int{9}, Epochs: 3})
+	require.NoError(t, err)
+	_, _, err = u.Classify(x)
+	require.ErrorContains(t, err, "trained without labels")
+}
