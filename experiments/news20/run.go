@@ -254,9 +254,16 @@ func (nc NeuralConfig) Config(seed uint64, workers int) neuralnmf.Config {
 // Neural trains Neural NMF (ranks 10-6) as nc says, with supervision of
 // the last layer by the labels of d.KnownNNMF when semi is set.
 func Neural(d *Data, semi bool, seed uint64, nc NeuralConfig, workers int) (*Result, error) {
+	return neural(d, d.Super, d.KnownNNMF, semi, seed, nc, workers)
+}
+
+// neural trains Neural NMF with the labels of the documents marked known
+// (when semi is set) and scores each layer on the other documents whose
+// label is not −1, with the read-out fitted on the known ones.
+func neural(d *Data, labels []int, known []bool, semi bool, seed uint64, nc NeuralConfig, workers int) (*Result, error) {
 	cfg := nc.Config(seed, workers)
 	if semi {
-		cfg.Supervision = &neuralnmf.Supervision{Labels: d.Super, Classes: Classes, Known: d.KnownNNMF, Lambda: nc.Lambda, Classifier: nc.Classifier}
+		cfg.Supervision = &neuralnmf.Supervision{Labels: labels, Classes: Classes, Known: known, Lambda: nc.Lambda, Classifier: nc.Classifier}
 	}
 	m, err := neuralnmf.TrainSparse(d.X, cfg)
 	if err != nil {
@@ -264,7 +271,7 @@ func Neural(d *Data, semi bool, seed uint64, nc NeuralConfig, workers int) (*Res
 	}
 	r := &Result{A: m.A, S: m.S}
 	for l := range Ranks {
-		r.Acc[l] = LayerAccuracy(m.S[l], d.Super, d.KnownNNMF)
+		r.Acc[l] = LayerAccuracy(m.S[l], labels, known)
 	}
 	return r, nil
 }
