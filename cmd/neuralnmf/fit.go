@@ -1,10 +1,10 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/neuralnmf/neuralnmf/experiments/news20"
 	"io"
 	"math"
 	"os"
@@ -12,16 +12,19 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/neuralnmf/neuralnmf/experiments/news20"
 	"github.com/neuralnmf/neuralnmf/matio"
 	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
 	"github.com/neuralnmf/neuralnmf/optim"
 	"github.com/neuralnmf/neuralnmf/plot"
 	"github.com/neuralnmf/neuralnmf/tensor"
+	"github.com/neuralnmf/neuralnmf/text"
 )
 
 func runFit(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("fit", flag.ContinueOnError)
-	xPath := fs.String("x", "", "data matrix X, features × samples: .mtx, .mtx.gz (sparse or dense), .csv or .csv.gz (required)")
+	xPath := fs.String("x", "", "data matrix X, features × samples: .mtx, .mtx.gz (sparse or dense), .csv or .csv.gz (this or -text is required)")
+	textPath := fs.String("text", "", "documents instead of -x: .jsonl or .csv (optionally .gz) or a directory of .txt files, vectorised as 'neuralnmf vectorize' does (its flags apply); the vectoriser is saved in the model")
 	ranksFlag := fs.String("ranks", "", "decreasing layer ranks, e.g. 10,6 (required)")
 	out := fs.String("o", "", "output model file (required)")
 	loss := fs.String("loss", "reconstruction", "reconstruction or energy")
@@ -42,16 +45,28 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	normalize := fs.Bool("normalize", false, "divide every squared term of the loss by its number of entries (the authors' code's scaling)")
 	preset := fs.String("preset", "", "a named configuration of the 20 Newsgroups experiment: paper, authors-unsup or authors-semi (flags given explicitly override it)")
 	quiet := fs.Bool("quiet", false, "no progress output")
+	tf := addTextFlags(fs)
 	fs.Usage = func() {
-		fmt.Fprint(stderr, "Usage: neuralnmf fit -x X.mtx -ranks 10,6 -o model.nnmf [flags]\n\nTrains a Neural NMF model on X (columns are samples) and saves it.\n\nFlags:\n")
+		fmt.Fprint(stderr, "Usage: neuralnmf fit -x X.mtx -ranks 10,6 -o model.nnmf [flags]\n       neuralnmf fit -text posts.jsonl -ranks 10,6 -o model.nnmf [flags]\n\nTrains a Neural NMF model on X (columns are samples), or on the TF-IDF matrix of documents, and saves it.\n\nFlags:\n")
 		fs.PrintDefaults()
 		fmt.Fprintln(stderr, "\n"+exitCodesHelp)
 	}
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
 	}
-	if *xPath == "" || *ranksFlag == "" || *out == "" {
-		return usageError{errors.New("-x, -ranks and -o are required")}
+	if (*xPath == "") == (*textPath == "") || *ranksFlag == "" || *out == "" {
+		return usageError{errors.New("-ranks, -o and one of -x and -text are required")}
+	}
+	if *textPath == "" {
+		for _, name := range append(tf.names(), "field") {
+			if flagSet(fs, name) {
+				return usageError{fmt.Errorf("-%s applies to -text documents only", name)}
+			}
+		}
+	}
+	topt, err := tf.options()
+	if err != nil {
+		return err
 	}
 	if *labelsPath == "" {
 		for _, name := range []string{"lambda", "label-mask", "classifier"} {
@@ -73,7 +88,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usageError{err}
 	}
-	if err := checkOutput("-o", *out, input{"-x", *xPath}, input{"-labels", *labelsPath}, input{"-label-mask", *maskPath}, input{"-data-mask", *dataMask}); err != nil {
+	if err := checkOutput("-o", *out, input{"-x", *xPath}, input{"-text", *textPath}, input{"-stopwords", *tf.stopwords}, input{"-labels", *labelsPath}, input{"-label-mask", *maskPath}, input{"-data-mask", *dataMask}); err != nil {
 		return err
 	}
 	cfg := neuralnmf.Config{Ranks: ranks, Epochs: *epochs, LR: *lr, Seed: *seed, InitRestarts: *initRestarts, Restarts: *restarts,
@@ -140,12 +155,24 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	if *epochs < 1 || *initRestarts < 0 || *restarts < 0 {
 		return usageError{errors.New("-epochs must be at least 1, -init-restarts and -restarts at least 0")}
 	}
-	x, err := matio.ReadMatrix(*xPath)
-	if err != nil {
-		return err
-	}
-	if err := checkNonnegative(*xPath, x); err != nil {
-		return err
+	var x *matio.Matrix
+	var vec []byte
+	if *textPath != "" {
+		v, xs, err := fitText(*textPath, *tf.field, topt)
+		if err != nil {
+			return err
+		}
+		if vec, err = json.Marshal(v); err != nil {
+			return err
+		}
+		x, *xPath = &matio.Matrix{Sparse: xs}, *textPath
+	} else {
+		if x, err = matio.ReadMatrix(*xPath); err != nil {
+			return err
+		}
+		if err := checkNonnegative(*xPath, x); err != nil {
+			return err
+		}
 	}
 	_, m := x.Dims()
 	if *labelsPath != "" {
@@ -212,6 +239,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	model.Vectorizer = vec
 	if err := model.Save(*out); err != nil {
 		return err
 	}
@@ -254,7 +282,8 @@ func loadModel(path string) (*neuralnmf.Model, error) {
 func runTransform(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("transform", flag.ContinueOnError)
 	modelPath := fs.String("model", "", "model file from 'neuralnmf fit' (required)")
-	xPath := fs.String("x", "", "new columns, with the training data's rows (required)")
+	xPath := fs.String("x", "", "new columns, with the training data's rows (this or -text is required)")
+	textPath, field := textInputFlags(fs)
 	layer := fs.Int("layer", 0, "layer whose S to write, 1..L (default: the last)")
 	out := fs.String("o", "", "output file for S: .csv or .mtx (required)")
 	fs.Usage = func() {
@@ -265,13 +294,13 @@ func runTransform(args []string, stdout, stderr io.Writer) error {
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
 	}
-	if *xPath == "" || *out == "" {
-		return usageError{errors.New("-x and -o are required")}
+	if (*xPath == "") == (*textPath == "") || *out == "" {
+		return usageError{errors.New("-o and one of -x and -text are required")}
 	}
 	if !strings.HasSuffix(*out, ".csv") && !strings.HasSuffix(*out, ".mtx") {
 		return usageError{fmt.Errorf("-o %s: want a .csv or .mtx file (gzip is not written)", *out)}
 	}
-	if err := checkOutput("-o", *out, input{"-x", *xPath}, input{"-model", *modelPath}); err != nil {
+	if err := checkOutput("-o", *out, input{"-x", *xPath}, input{"-text", *textPath}, input{"-model", *modelPath}); err != nil {
 		return err
 	}
 	m, err := loadModel(*modelPath)
@@ -285,13 +314,11 @@ func runTransform(args []string, stdout, stderr io.Writer) error {
 	if *layer < 1 || *layer > L {
 		return usageError{fmt.Errorf("-layer %d: the model has layers 1..%d", *layer, L)}
 	}
-	x, err := matio.ReadMatrix(*xPath)
+	x, xName, err := readColumns(*xPath, *textPath, *field, *modelPath, m)
 	if err != nil {
 		return err
 	}
-	if err := checkNonnegative(*xPath, x); err != nil {
-		return err
-	}
+	*xPath = xName
 	var s []*tensor.Dense
 	if x.Sparse != nil {
 		s, err = m.TransformSparse(x.Sparse)
@@ -306,6 +333,37 @@ func runTransform(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "wrote S of layer %d (%d×%d) to %s\n", *layer, s[*layer-1].Rows, s[*layer-1].Cols, *out)
 	return nil
+}
+
+// textInputFlags adds -text and -field to a command that reads new columns.
+func textInputFlags(fs *flag.FlagSet) (textPath, field *string) {
+	return fs.String("text", "", "new documents instead of -x (.jsonl, .csv or a directory of .txt files), vectorised by the model's saved vectoriser (models trained with fit -text)"),
+		fs.String("field", "text", "JSON member or CSV column holding each document's text, with -text")
+}
+
+// readColumns reads the new columns of transform and predict: the matrix
+// at xPath, or the documents at textPath put into the space of the model's
+// vectoriser. It returns the columns and the name of their file.
+func readColumns(xPath, textPath, field, modelPath string, m *neuralnmf.Model) (*matio.Matrix, string, error) {
+	if textPath != "" {
+		v, err := modelVectorizer(modelPath, m)
+		if err != nil {
+			return nil, "", err
+		}
+		xs, err := v.Transform(text.Source{Path: textPath, Field: field}.Texts())
+		if err != nil {
+			return nil, "", err
+		}
+		return &matio.Matrix{Sparse: xs}, textPath, nil
+	}
+	x, err := matio.ReadMatrix(xPath)
+	if err != nil {
+		return nil, "", err
+	}
+	if err := checkNonnegative(xPath, x); err != nil {
+		return nil, "", err
+	}
+	return x, xPath, nil
 }
 
 func writeMatrix(path string, d *tensor.Dense) error {
@@ -325,7 +383,7 @@ func writeMatrix(path string, d *tensor.Dense) error {
 func runTopics(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("topics", flag.ContinueOnError)
 	modelPath := fs.String("model", "", "model file from 'neuralnmf fit' (required)")
-	vocabPath := fs.String("vocab", "", "vocabulary: one word per line, line i naming row i of X (required)")
+	vocabPath := fs.String("vocab", "", "vocabulary: one word per line, line i naming row i of X (required unless the model was trained with fit -text)")
 	n := fs.Int("n", 10, "words per topic")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, "Usage: neuralnmf topics -model m.nnmf -vocab vocab.txt [flags]\n\nPrints the top words of each topic at each layer; layer ℓ's topics are the columns of A⁽⁰⁾⋯A⁽ˡ⁾.\n\nFlags:\n")
@@ -335,18 +393,27 @@ func runTopics(args []string, stdout, stderr io.Writer) error {
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
 	}
-	if *vocabPath == "" || *n < 1 {
-		return usageError{errors.New("-vocab is required and -n must be at least 1")}
+	if *n < 1 {
+		return usageError{errors.New("-n must be at least 1")}
 	}
 	m, err := loadModel(*modelPath)
 	if err != nil {
 		return err
 	}
-	raw, err := os.ReadFile(*vocabPath)
-	if err != nil {
-		return err
+	var vocab []string
+	if *vocabPath == "" {
+		v, err := modelVectorizer(*modelPath, m)
+		if err != nil {
+			return usageError{fmt.Errorf("-vocab is required: %w", err)}
+		}
+		vocab, *vocabPath = v.Vocab, *modelPath
+	} else {
+		raw, err := os.ReadFile(*vocabPath)
+		if err != nil {
+			return err
+		}
+		vocab = strings.Split(strings.TrimRight(strings.ReplaceAll(string(raw), "\r\n", "\n"), "\n"), "\n")
 	}
-	vocab := strings.Split(strings.TrimRight(strings.ReplaceAll(string(raw), "\r\n", "\n"), "\n"), "\n")
 	if len(vocab) != m.A[0].Rows {
 		return fmt.Errorf("%s: %d words, but the model has %d features", *vocabPath, len(vocab), m.A[0].Rows)
 	}

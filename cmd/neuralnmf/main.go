@@ -59,7 +59,8 @@ type command struct {
 func commands() []command {
 	return []command{
 		{"demo", "run the built-in example on the paper's embedded synthetic data", runDemo},
-		{"fit", "train a Neural NMF model on a matrix file and save it", runFit},
+		{"vectorize", "turn documents into a TF-IDF matrix as scikit-learn does", runVectorize},
+		{"fit", "train a Neural NMF model on a matrix file or on documents and save it", runFit},
 		{"transform", "run new columns through a saved model", runTransform},
 		{"predict", "predict the classes of new columns with a supervised model", runPredict},
 		{"topics", "print the top words of each topic at each layer of a model", runTopics},

@@ -17,7 +17,8 @@ import (
 func runPredict(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("predict", flag.ContinueOnError)
 	modelPath := fs.String("model", "", "model file from 'neuralnmf fit' trained with -labels (required)")
-	xPath := fs.String("x", "", "new columns, with the training data's rows (required)")
+	xPath := fs.String("x", "", "new columns, with the training data's rows (this or -text is required)")
+	textPath, field := textInputFlags(fs)
 	out := fs.String("o", "", "output .csv: column (1-based), predicted class, then one score per class (required)")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, "Usage: neuralnmf predict -model m.nnmf -x new.mtx -o predictions.csv\n\nPredicts the class of each new column with a supervised model: argmax of B·S⁽ᴸ⁾, where S⁽ᴸ⁾ is the forward pass of the column and B the model's classifier. Writes a CSV with a header row.\n\nFlags:\n")
@@ -27,13 +28,13 @@ func runPredict(args []string, stdout, stderr io.Writer) error {
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
 	}
-	if *modelPath == "" || *xPath == "" || *out == "" {
-		return usageError{errors.New("-model, -x and -o are required")}
+	if *modelPath == "" || (*xPath == "") == (*textPath == "") || *out == "" {
+		return usageError{errors.New("-model, -o and one of -x and -text are required")}
 	}
 	if !strings.HasSuffix(*out, ".csv") {
 		return usageError{fmt.Errorf("-o %s: want a .csv file", *out)}
 	}
-	if err := checkOutput("-o", *out, input{"-x", *xPath}, input{"-model", *modelPath}); err != nil {
+	if err := checkOutput("-o", *out, input{"-x", *xPath}, input{"-text", *textPath}, input{"-model", *modelPath}); err != nil {
 		return err
 	}
 	m, err := loadModel(*modelPath)
@@ -43,13 +44,11 @@ func runPredict(args []string, stdout, stderr io.Writer) error {
 	if m.B == nil {
 		return fmt.Errorf("%s: the model was trained without -labels, so it cannot predict classes", *modelPath)
 	}
-	x, err := matio.ReadMatrix(*xPath)
+	x, xName, err := readColumns(*xPath, *textPath, *field, *modelPath, m)
 	if err != nil {
 		return err
 	}
-	if err := checkNonnegative(*xPath, x); err != nil {
-		return err
-	}
+	*xPath = xName
 	var pred []int
 	var scores *tensor.Dense
 	if x.Sparse != nil {

@@ -31,6 +31,9 @@ var Candidates = func() []Candidate {
 		return c
 	}
 	adam := func(loss neuralnmf.Loss, authors bool, cl neuralnmf.Classifier, lambda float64) NeuralConfig {
+		if authors {
+			loss = neuralnmf.Reconstruction // unused: AuthorsLoss trains the normalised energy loss
+		}
 		return NeuralConfig{Epochs: 300, Lambda: lambda, InitRestarts: 1, Restarts: 1, LR: 0.01,
 			AuthorsLoss: authors, Classifier: cl, Loss: loss, Init: neuralnmf.HNMFInit, Optimizer: neuralnmf.Adam}
 	}

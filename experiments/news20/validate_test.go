@@ -59,3 +59,15 @@ func TestValidateNeverReadsEvaluationLabels(t *testing.T) {
 	v1.WriteTable(&b)
 	require.Contains(t, b.String(), "differs from the default", "5 epochs is not the default")
 }
+
+// The candidates include today's defaults, so that Validate can say whether
+// its choice is the default.
+func TestCandidatesIncludeDefaults(t *testing.T) {
+	var un, semi bool
+	for _, c := range news20.Candidates {
+		un = un || (!c.Semi && c.Config == news20.DefaultUnsupervised)
+		semi = semi || (c.Semi && c.Config == news20.DefaultSemiSupervised)
+	}
+	require.True(t, un, "DefaultUnsupervised is a candidate")
+	require.True(t, semi, "DefaultSemiSupervised is a candidate")
+}

@@ -55,6 +55,9 @@ type FileHeader struct {
 	// FinalLoss and FinalRelError are the last epoch's values.
 	FinalLoss     float64 `json:"final_loss"`
 	FinalRelError float64 `json:"final_rel_error"`
+	// Vectorizer is Model.Vectorizer, when set. Readers of version 1 that
+	// predate it ignore it.
+	Vectorizer json.RawMessage `json:"vectorizer,omitempty"`
 }
 
 // Save writes the model to path atomically (temporary file, then rename).
@@ -102,7 +105,10 @@ func (m *Model) Write(w io.Writer) error {
 	if err := m.validate(); err != nil {
 		return fmt.Errorf("neuralnmf: Write: %w", err)
 	}
-	h := FileHeader{Loss: m.cfg.Loss.String(), Epochs: len(m.History.Loss)}
+	h := FileHeader{Loss: m.cfg.Loss.String(), Epochs: len(m.History.Loss), Vectorizer: m.Vectorizer}
+	if m.Vectorizer != nil && !json.Valid(m.Vectorizer) {
+		return errors.New("neuralnmf: Write: Vectorizer is not valid JSON")
+	}
 	for _, a := range m.A {
 		h.Ranks = append(h.Ranks, a.Cols)
 	}
@@ -227,7 +233,7 @@ func Read(r io.Reader) (*Model, error) {
 	if p != len(body) {
 		return nil, bad("%d unexpected bytes after the matrices", len(body)-p)
 	}
-	m := &Model{History: History{Stopped: "loaded"}}
+	m := &Model{History: History{Stopped: "loaded"}, Vectorizer: h.Vectorizer}
 	if h.Loss == Energy.String() {
 		m.cfg.Loss = Energy
 	}

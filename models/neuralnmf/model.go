@@ -1,6 +1,7 @@
 package neuralnmf
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -55,7 +56,12 @@ type Model struct {
 	// Supports are the NNLS supports of S, for warm starts.
 	Supports []*nnls.Support
 	History  History
-	cfg      Config
+	// Vectorizer, if not nil, is the JSON of the text vectoriser
+	// (text.Vectorizer) whose matrix the model was trained on, so that new
+	// documents can be put in the same space and topics named by words. The
+	// model file stores it; this package does not read it.
+	Vectorizer json.RawMessage
+	cfg        Config
 }
 
 // Train fits a Neural NMF model to X (N×M, nonnegative, columns are

@@ -1,0 +1,244 @@
+package main
+
+import (
+	"compress/gzip"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/neuralnmf/neuralnmf/matio"
+	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
+	"github.com/neuralnmf/neuralnmf/tensor"
+	"github.com/neuralnmf/neuralnmf/text"
+)
+
+// textFlags are the vectoriser's options, shared by vectorize and fit -text.
+type textFlags struct {
+	field, stopwords, minDF, maxDF, norm                     *string
+	newsgroups, keepCase, sublinear, counts, noIDF, noSmooth *bool
+	maxFeatures                                              *int
+}
+
+// names lists the flags of the vectoriser's options (not -field).
+func (t textFlags) names() []string {
+	return []string{"stopwords", "newsgroups", "keep-case", "min-df", "max-df", "max-features", "sublinear-tf", "counts", "norm", "no-idf", "no-smooth-idf"}
+}
+
+func addTextFlags(fs *flag.FlagSet) textFlags {
+	return textFlags{
+		field:       fs.String("field", "text", "JSON member or CSV column holding each document's text"),
+		stopwords:   fs.String("stopwords", "", "file of stop words, one per line"),
+		newsgroups:  fs.Bool("newsgroups", false, "strip Usenet headers, signatures and quoted lines as scikit-learn's fetch_20newsgroups does, then remove digits (the paper's cleaning)"),
+		keepCase:    fs.Bool("keep-case", false, "do not lowercase"),
+		minDF:       fs.String("min-df", "", "drop words in fewer documents: a count (2) or a fraction with a point (0.01)"),
+		maxDF:       fs.String("max-df", "", "drop words in more documents: a count (500) or a fraction with a point (0.5)"),
+		maxFeatures: fs.Int("max-features", 0, "keep only this many words, the most frequent (0: all)"),
+		sublinear:   fs.Bool("sublinear-tf", false, "use 1 + ln(count) instead of the count"),
+		counts:      fs.Bool("counts", false, "raw term counts: no IDF, no normalisation"),
+		norm:        fs.String("norm", "l2", "document normalisation: l2, l1 or none"),
+		noIDF:       fs.Bool("no-idf", false, "no IDF weighting"),
+		noSmooth:    fs.Bool("no-smooth-idf", false, "IDF ln(n/df) + 1 instead of ln((1+n)/(1+df)) + 1"),
+	}
+}
+
+// parseDocFreq reads a -min-df/-max-df value as scikit-learn reads min_df
+// and max_df: an integer is a number of documents, a number with a point or
+// exponent a fraction of them.
+func parseDocFreq(flag, s string) (text.DocFreq, error) {
+	if s == "" {
+		return text.DocFreq{}, nil
+	}
+	if n, err := strconv.Atoi(s); err == nil {
+		if n < 0 {
+			return text.DocFreq{}, usageError{fmt.Errorf("-%s is %d: want a count ≥ 0 or a fraction in [0, 1]", flag, n)}
+		}
+		return text.Docs(n), nil
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || !(f >= 0 && f <= 1) {
+		return text.DocFreq{}, usageError{fmt.Errorf("-%s is %q: want a count (an integer) or a fraction in [0, 1] (with a point)", flag, s)}
+	}
+	return text.Share(f), nil
+}
+
+// options returns the vectoriser options the flags say.
+func (t textFlags) options() (text.Options, error) {
+	o := text.Options{Newsgroups: *t.newsgroups, KeepCase: *t.keepCase, MaxFeatures: *t.maxFeatures,
+		SublinearTF: *t.sublinear, Counts: *t.counts, NoIDF: *t.noIDF, NoSmoothIDF: *t.noSmooth}
+	var err error
+	if o.MinDF, err = parseDocFreq("min-df", *t.minDF); err != nil {
+		return o, err
+	}
+	if o.MaxDF, err = parseDocFreq("max-df", *t.maxDF); err != nil {
+		return o, err
+	}
+	if o.MaxFeatures < 0 {
+		return o, usageError{fmt.Errorf("-max-features is %d: want 0 (all) or more", o.MaxFeatures)}
+	}
+	if o.Norm, err = choose("norm", *t.norm, choice[text.Norm]{"l2", text.L2}, choice[text.Norm]{"l1", text.L1}, choice[text.Norm]{"none", text.NoNorm}); err != nil {
+		return o, err
+	}
+	if *t.stopwords != "" {
+		b, err := os.ReadFile(*t.stopwords)
+		if err != nil {
+			return o, err
+		}
+		for _, w := range strings.Split(strings.ReplaceAll(string(b), "\r\n", "\n"), "\n") {
+			if w = strings.TrimSpace(w); w != "" {
+				o.StopWords = append(o.StopWords, w)
+			}
+		}
+	}
+	return o, nil
+}
+
+// fitText fits a vectoriser to the documents at path and returns it with
+// the documents' matrix.
+func fitText(path, field string, o text.Options) (*text.Vectorizer, *tensor.Sparse, error) {
+	v, x, err := text.Fit(text.Source{Path: path, Field: field}.Texts(), o)
+	if errors.Is(err, text.ErrNoDocuments) || errors.Is(err, text.ErrNoWords) {
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return v, x, err
+}
+
+// modelVectorizer decodes the vectoriser stored in a model, or says that
+// the model has none.
+func modelVectorizer(path string, m *neuralnmf.Model) (*text.Vectorizer, error) {
+	if m.Vectorizer == nil {
+		return nil, fmt.Errorf("%s was trained on a matrix, not on text: it has no vocabulary (train it with fit -text)", path)
+	}
+	var v text.Vectorizer
+	if err := json.Unmarshal(m.Vectorizer, &v); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return &v, nil
+}
+
+func runVectorize(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("vectorize", flag.ContinueOnError)
+	docs := fs.String("docs", "", "documents: .jsonl or .csv (optionally .gz), or a directory of .txt files (required)")
+	out := fs.String("o", "", "output words × documents matrix, Matrix Market (.mtx or .mtx.gz) (required)")
+	vocabOut := fs.String("vocab", "", "output vocabulary file, one word per line (row i of the matrix is line i)")
+	save := fs.String("save", "", "output vectoriser file (JSON: options, vocabulary, IDF), to put new documents in the same space later")
+	load := fs.String("vectorizer", "", "put the documents in the space of this saved vectoriser instead of fitting one")
+	names := fs.String("names", "", "output file naming the document of each column, one per line")
+	tf := addTextFlags(fs)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, `Usage: neuralnmf vectorize -docs posts.jsonl -o X.mtx [-vocab vocab.txt] [-save vec.json] [flags]
+
+Turns documents into a words × documents TF-IDF matrix exactly as
+scikit-learn's TfidfVectorizer does with its defaults (lowercase, tokens of
+two or more Unicode word characters, smooth IDF, L2-normalised documents),
+with options for stop words, document-frequency bounds, a vocabulary size,
+sublinear tf, plain counts and the 20 Newsgroups cleaning. With -vectorizer
+it uses a saved vocabulary and IDF instead of fitting them.
+
+Flags:
+`)
+		fs.PrintDefaults()
+		fmt.Fprintln(stderr, "\n"+exitCodesHelp)
+	}
+	if err := parseFlags(fs, args, stderr); err != nil {
+		return err
+	}
+	if *docs == "" || *out == "" {
+		return usageError{errors.New("-docs and -o are required")}
+	}
+	if *load != "" {
+		for _, f := range append(tf.names(), "save") {
+			if flagSet(fs, f) {
+				return usageError{fmt.Errorf("-%s has no effect with -vectorizer, whose options are saved in it", f)}
+			}
+		}
+	}
+	o, err := tf.options()
+	if err != nil {
+		return err
+	}
+	ins := []input{{"-docs", *docs}, {"-stopwords", *tf.stopwords}, {"-vectorizer", *load}}
+	for _, p := range []struct{ flag, path string }{{"-o", *out}, {"-vocab", *vocabOut}, {"-save", *save}, {"-names", *names}} {
+		if p.path == "" {
+			continue
+		}
+		if err := checkOutput(p.flag, p.path, ins...); err != nil {
+			return err
+		}
+	}
+	var v *text.Vectorizer
+	var x *tensor.Sparse
+	if *load != "" {
+		b, err := os.ReadFile(*load)
+		if err != nil {
+			return err
+		}
+		v = new(text.Vectorizer)
+		if err := json.Unmarshal(b, v); err != nil {
+			return fmt.Errorf("%s: %w", *load, err)
+		}
+		if x, err = v.Transform(text.Source{Path: *docs, Field: *tf.field}.Texts()); err != nil {
+			return err
+		}
+	} else if v, x, err = fitText(*docs, *tf.field, o); err != nil {
+		return err
+	}
+	if err := writeSparse(*out, x); err != nil {
+		return err
+	}
+	if *vocabOut != "" {
+		if err := matio.WriteAtomic(*vocabOut, func(f *os.File) error {
+			_, err := io.WriteString(f, strings.Join(v.Vocab, "\n")+"\n")
+			return err
+		}); err != nil {
+			return err
+		}
+	}
+	if *save != "" {
+		if err := matio.WriteAtomic(*save, func(f *os.File) error { return json.NewEncoder(f).Encode(v) }); err != nil {
+			return err
+		}
+	}
+	if *names != "" {
+		if err := matio.WriteAtomic(*names, func(f *os.File) error {
+			for d, err := range (text.Source{Path: *docs, Field: *tf.field}).Documents() {
+				if err != nil {
+					return err
+				}
+				fmt.Fprintln(f, d.Name)
+			}
+			return nil
+		}); err != nil {
+			return err
+		}
+	}
+	empty := 0
+	for j := 0; j < x.Cols; j++ {
+		if x.ColPtr[j] == x.ColPtr[j+1] {
+			empty++
+		}
+	}
+	fmt.Fprintf(stdout, "%d documents × %d words, %d non-zeros (%d documents without any word of the vocabulary); wrote %s\n",
+		x.Cols, x.Rows, x.NNZ(), empty, *out)
+	return nil
+}
+
+// writeSparse writes x as Matrix Market to path, gzipped when path ends in
+// .gz, atomically.
+func writeSparse(path string, x *tensor.Sparse) error {
+	return matio.WriteAtomic(path, func(f *os.File) error {
+		m := &matio.Matrix{Sparse: x}
+		if !strings.HasSuffix(path, ".gz") {
+			return matio.WriteMatrixMarket(f, m)
+		}
+		z := gzip.NewWriter(f)
+		if err := matio.WriteMatrixMarket(z, m); err != nil {
+			return err
+		}
+		return z.Close()
+	})
+}

@@ -1,0 +1,44 @@
+package text
+
+import (
+	"encoding/json"
+	"os"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// Python's own answers (testdata/gen_python.py, Python 3.11, Unicode 14):
+// str.lower, re's (?u)\b\w\w+\b, and scikit-learn's header/footer/quote
+// stripping followed by re.sub(r'\d+', ”, ·), on hand-picked and random
+// strings of Latin, Greek, punctuation, digits of other scripts, spaces
+// and line breaks.
+func TestMatchesPython(t *testing.T) {
+	b, err := os.ReadFile("testdata/python_analysis.json")
+	require.NoError(t, err)
+	var f struct {
+		Cases []struct {
+			In          string   `json:"in"`
+			Lower       string   `json:"lower"`
+			Tokens      []string `json:"tokens"`
+			Clean       string   `json:"clean"`
+			CleanTokens []string `json:"clean_tokens"`
+		} `json:"cases"`
+	}
+	require.NoError(t, json.Unmarshal(b, &f))
+	require.Greater(t, len(f.Cases), 400)
+	for i, c := range f.Cases {
+		require.Equal(t, c.Lower, pyLower(c.In), "case %d: lower of %q", i, c.In)
+		require.Equal(t, c.Tokens, nilIfEmpty(appendTokens(nil, pyLower(c.In))), "case %d: tokens of %q", i, c.In)
+		require.Equal(t, c.Clean, removeDigits(StripNewsgroup(c.In)), "case %d: cleaning of %q", i, c.In)
+		o := Options{Newsgroups: true}
+		require.Equal(t, c.CleanTokens, nilIfEmpty(o.Analyze(c.In)), "case %d: analysis of %q", i, c.In)
+	}
+}
+
+func nilIfEmpty(s []string) []string {
+	if len(s) == 0 {
+		return []string{}
+	}
+	return s
+}

@@ -1,0 +1,277 @@
+package text
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"iter"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"unicode/utf8"
+)
+
+// MaxDocumentBytes bounds one document (a JSON line, a CSV record or a .txt
+// file); a larger one is an error rather than an allocation a hostile file
+// controls.
+const MaxDocumentBytes = 64 << 20
+
+// Source says where documents come from: a JSON Lines file (.jsonl, .json,
+// .ndjson, optionally .gz) whose objects hold the text in Field, a CSV file
+// (.csv, optionally .gz) with a header row naming Field, or a directory whose
+// .txt files (at any depth, in sorted path order) are one document each.
+type Source struct {
+	Path string
+	// Field names the JSON member or CSV column holding the text; "text"
+	// if empty.
+	Field string
+}
+
+// Document is one document of a Source.
+type Document struct {
+	// Name says where it came from: "file:line" for JSON Lines, "file:row"
+	// for CSV, the path relative to the directory for .txt files.
+	Name string
+	Text string
+}
+
+// Documents returns the documents of s in order. Reading stops at the first
+// error, which names the file and line; text that is not valid UTF-8 is an
+// error too (as in scikit-learn, whose default decoding is strict).
+func (s Source) Documents() iter.Seq2[Document, error] {
+	field := s.Field
+	if field == "" {
+		field = "text"
+	}
+	return func(yield func(Document, error) bool) {
+		st, err := os.Stat(s.Path)
+		if err != nil {
+			yield(Document{}, err)
+			return
+		}
+		if st.IsDir() {
+			readDir(s.Path, yield)
+			return
+		}
+		name := strings.TrimSuffix(strings.ToLower(s.Path), ".gz")
+		switch {
+		case strings.HasSuffix(name, ".csv"):
+			readCSV(s.Path, field, yield)
+		case strings.HasSuffix(name, ".jsonl"), strings.HasSuffix(name, ".json"), strings.HasSuffix(name, ".ndjson"):
+			readJSONL(s.Path, field, yield)
+		default:
+			yield(Document{}, fmt.Errorf("%s: unknown document format: want a directory of .txt files, .jsonl or .csv (optionally .gz)", s.Path))
+		}
+	}
+}
+
+// Texts returns just the texts of s's documents.
+func (s Source) Texts() iter.Seq2[string, error] {
+	return func(yield func(string, error) bool) {
+		for d, err := range s.Documents() {
+			if !yield(d.Text, err) || err != nil {
+				return
+			}
+		}
+	}
+}
+
+func open(path string) (io.Reader, func() error, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !strings.HasSuffix(strings.ToLower(path), ".gz") {
+		return f, f.Close, nil
+	}
+	z, err := gzip.NewReader(f)
+	if err != nil {
+		f.Close()
+		return nil, nil, fmt.Errorf("%s: not a gzip file: %w", path, err)
+	}
+	return z, f.Close, nil
+}
+
+func readJSONL(path, field string, yield func(Document, error) bool) {
+	r, closeFn, err := open(path)
+	if err != nil {
+		yield(Document{}, err)
+		return
+	}
+	defer closeFn()
+	br := bufio.NewReaderSize(r, 1<<16)
+	for line := 1; ; line++ {
+		b, err := readLine(br)
+		if err == io.EOF && len(b) == 0 {
+			return
+		}
+		if err != nil && err != io.EOF {
+			yield(Document{}, fmt.Errorf("%s:%d: %w", path, line, err))
+			return
+		}
+		if len(bytes.TrimSpace(b)) == 0 {
+			continue
+		}
+		if !utf8.Valid(b) {
+			yield(Document{}, fmt.Errorf("%s:%d: not valid UTF-8", path, line))
+			return
+		}
+		var obj map[string]json.RawMessage
+		if e := json.Unmarshal(b, &obj); e != nil {
+			yield(Document{}, fmt.Errorf("%s:%d: not a JSON object: %v", path, line, e))
+			return
+		}
+		raw, ok := obj[field]
+		if !ok {
+			yield(Document{}, fmt.Errorf("%s:%d: no %q member (set the text field)", path, line, field))
+			return
+		}
+		var t string
+		if e := json.Unmarshal(raw, &t); e != nil {
+			yield(Document{}, fmt.Errorf("%s:%d: member %q is not a string", path, line, field))
+			return
+		}
+		if !yield(Document{Name: fmt.Sprintf("%s:%d", path, line), Text: t}, nil) {
+			return
+		}
+	}
+}
+
+// readLine reads one line of at most MaxDocumentBytes, without its newline.
+func readLine(br *bufio.Reader) ([]byte, error) {
+	var out []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		out = append(out, chunk...)
+		if len(out) > MaxDocumentBytes {
+			return nil, fmt.Errorf("line longer than %d bytes", MaxDocumentBytes)
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		return bytes.TrimRight(out, "\r\n"), err
+	}
+}
+
+func readCSV(path, field string, yield func(Document, error) bool) {
+	r, closeFn, err := open(path)
+	if err != nil {
+		yield(Document{}, err)
+		return
+	}
+	defer closeFn()
+	cr := csv.NewReader(&limitedLines{r: r})
+	cr.FieldsPerRecord = -1
+	head, err := cr.Read()
+	if err != nil {
+		yield(Document{}, fmt.Errorf("%s: reading the header: %w", path, err))
+		return
+	}
+	col := -1
+	for i, h := range head {
+		if strings.TrimSpace(strings.TrimPrefix(h, "\ufeff")) == field {
+			col = i
+		}
+	}
+	if col < 0 {
+		yield(Document{}, fmt.Errorf("%s: no column named %q in the header %q", path, field, head))
+		return
+	}
+	for row := 2; ; row++ {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			return
+		}
+		if err != nil {
+			yield(Document{}, fmt.Errorf("%s: %w", path, err))
+			return
+		}
+		line, _ := cr.FieldPos(0)
+		if col >= len(rec) {
+			yield(Document{}, fmt.Errorf("%s:%d: %d fields, no column %d (%q)", path, line, len(rec), col+1, field))
+			return
+		}
+		if !utf8.ValidString(rec[col]) {
+			yield(Document{}, fmt.Errorf("%s:%d: text is not valid UTF-8", path, line))
+			return
+		}
+		if !yield(Document{Name: fmt.Sprintf("%s:%d", path, line), Text: rec[col]}, nil) {
+			return
+		}
+	}
+}
+
+// limitedLines fails a read once more than MaxDocumentBytes arrive without
+// a newline, so that one endless CSV record cannot exhaust memory.
+type limitedLines struct {
+	r   io.Reader
+	run int
+}
+
+func (l *limitedLines) Read(p []byte) (int, error) {
+	n, err := l.r.Read(p)
+	for _, c := range p[:n] {
+		if c == '\n' {
+			l.run = 0
+		} else if l.run++; l.run > MaxDocumentBytes {
+			return 0, fmt.Errorf("a line longer than %d bytes", MaxDocumentBytes)
+		}
+	}
+	return n, err
+}
+
+func readDir(dir string, yield func(Document, error) bool) {
+	var paths []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() && strings.HasSuffix(strings.ToLower(d.Name()), ".txt") {
+			paths = append(paths, p)
+		}
+		return nil
+	})
+	if err != nil {
+		yield(Document{}, err)
+		return
+	}
+	if len(paths) == 0 {
+		yield(Document{}, fmt.Errorf("%s: no .txt files", dir))
+		return
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil {
+			yield(Document{}, err)
+			return
+		}
+		if st.Size() > MaxDocumentBytes {
+			yield(Document{}, fmt.Errorf("%s: larger than %d bytes", p, MaxDocumentBytes))
+			return
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			yield(Document{}, err)
+			return
+		}
+		if !utf8.Valid(b) {
+			yield(Document{}, fmt.Errorf("%s: not valid UTF-8", p))
+			return
+		}
+		rel, _ := filepath.Rel(dir, p)
+		if !yield(Document{Name: rel, Text: string(b)}, nil) {
+			return
+		}
+	}
+}
+
+// ErrNoDocuments is returned when a source holds no document.
+var ErrNoDocuments = errors.New("text: no documents")
