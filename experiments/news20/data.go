@@ -23,6 +23,8 @@ type Data struct {
 	X *tensor.Sparse
 	// Super holds each document's supergroup (0–5); Sub its newsgroup (0–9).
 	Super, Sub []int
+	// Group names each document's newsgroup.
+	Group []string
 	// KnownNNMF and KnownHNMF mark the labelled documents (750) under each
 	// method's own column order, as the notebooks did.
 	KnownNNMF, KnownHNMF []bool
@@ -73,6 +75,7 @@ func Load(dir string) (*Data, error) {
 		}
 		d.Super = append(d.Super, sup)
 		d.Sub = append(d.Sub, sub)
+		d.Group = append(d.Group, fs[3])
 		d.KnownNNMF = append(d.KnownNNMF, kn == 1)
 		d.KnownHNMF = append(d.KnownHNMF, kh == 1)
 		d.HNMFCol = append(d.HNMFCol, hc)

@@ -92,3 +92,38 @@ func (w testWriter) Write(p []byte) (int, error) {
 	w.t.Log(string(p))
 	return len(p), nil
 }
+
+// The test posts are drawn per group, in the paper's space, and the
+// one-layer and hierarchical models classify them above chance.
+func TestUnseenPosts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fits the vectoriser and factorises the 20 Newsgroups matrix")
+	}
+	d := load(t)
+	ts, err := news20.LoadTestSet(dataDir, d, 20, 1)
+	require.NoError(t, err)
+	require.Equal(t, 200, ts.X.Cols)
+	require.Equal(t, len(d.Vocab), ts.X.Rows)
+	count := map[int]int{}
+	for _, s := range ts.Super {
+		count[s]++
+	}
+	// Supergroups hold 2, 1, 2, 2, 2 and 1 groups.
+	require.Equal(t, map[int]int{0: 40, 1: 20, 2: 40, 3: 40, 4: 40, 5: 20}, count)
+	again, err := news20.LoadTestSet(dataDir, d, 20, 1)
+	require.NoError(t, err)
+	require.Equal(t, ts.X, again.X, "the draw is fixed by the seed")
+
+	r, err := news20.NMF(d, 0, ts)
+	require.NoError(t, err)
+	for l := range 2 {
+		require.Greater(t, r.TestAcc[l], 0.3, "NMF layer %d", l+1)
+	}
+	h, err := news20.ConvergedHNMF(d, false, 0)
+	require.NoError(t, err)
+	acc, err := news20.TestAccuracy(h, d, ts)
+	require.NoError(t, err)
+	for l := range 2 {
+		require.Greater(t, acc[l], 0.3, "HNMF layer %d", l+1)
+	}
+}

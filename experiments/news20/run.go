@@ -22,6 +22,11 @@ const Classes = 6
 type Result struct {
 	Acc  [2]float64
 	A, S []*tensor.Dense
+	// Known marks the labels the run's read-out is fitted on (and, when
+	// semi-supervised, trained with).
+	Known []bool
+	// TestAcc is the accuracy per layer on a TestSet, when one was given.
+	TestAcc [2]float64
 }
 
 // LayerAccuracy scores a representation s (k×M) as the paper does: B =
@@ -68,7 +73,7 @@ func HNMF(d *Data, semi bool, seed uint32) (*Result, []int, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("HNMF: %w", err)
 	}
-	r := &Result{A: h.A}
+	r := &Result{A: h.A, Known: d.KnownHNMF}
 	for l := range Ranks {
 		r.Acc[l] = LayerAccuracy(h.S[l], super, known)
 		s := tensor.New(h.S[l].Rows, h.S[l].Cols)
@@ -239,7 +244,7 @@ func ConvergedHNMF(d *Data, semi bool, seed uint64) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("HNMF converged: %w", err)
 	}
-	r := &Result{A: h.A, S: h.S}
+	r := &Result{A: h.A, S: h.S, Known: d.KnownNNMF}
 	for l := range Ranks {
 		r.Acc[l] = LayerAccuracy(h.S[l], d.Super, d.KnownNNMF)
 	}
@@ -275,7 +280,7 @@ func neural(d *Data, labels []int, known []bool, semi bool, seed uint64, nc Neur
 	if err != nil {
 		return nil, fmt.Errorf("Neural NMF: %w", err)
 	}
-	r := &Result{A: m.A, S: m.S}
+	r := &Result{A: m.A, S: m.S, Known: known}
 	for l := range Ranks {
 		r.Acc[l] = LayerAccuracy(m.S[l], labels, known)
 	}

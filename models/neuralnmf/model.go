@@ -1013,6 +1013,17 @@ func ReadoutAccuracy(s *tensor.Dense, labels []int, classes int) float64 {
 // is the paper's accuracy protocol: fit on the known labels, then score the
 // held-out columns with Accuracy.
 func Readout(s *tensor.Dense, labels []int, classes int) ([]int, error) {
+	b, err := FitReadout(s, labels, classes)
+	if err != nil {
+		return nil, err
+	}
+	return Predict(b, s), nil
+}
+
+// FitReadout returns the classes×k read-out B = Y·s† of Readout, fitted on
+// the columns of s (k×M) with a label ≥ 0, so that new columns s′ (the
+// same layer of Transform) are classified by Predict(B, s′).
+func FitReadout(s *tensor.Dense, labels []int, classes int) (*tensor.Dense, error) {
 	y, err := tensor.OneHot(labels, classes)
 	if err != nil {
 		return nil, fmt.Errorf("neuralnmf: Readout: %w", err)
@@ -1022,7 +1033,7 @@ func Readout(s *tensor.Dense, labels []int, classes int) ([]int, error) {
 	if err := tape.Err(); err != nil {
 		return nil, fmt.Errorf("neuralnmf: Readout: %w", err)
 	}
-	return Predict(b.Value(), s), nil
+	return b.Value(), nil
 }
 
 // TopWords returns, for each column of a (features × topics), the names of
