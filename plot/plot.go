@@ -1,8 +1,9 @@
 // Package plot draws matrices as heatmaps and writes them as PNG files.
 //
 // Heatmaps lays out one or more panels side by side on a shared colour scale
-// (a viridis-like map from VMin to VMax), each with a title, axis captions,
-// first and last index ticks, and a colour bar with its range. WritePNG
+// (a viridis-like map from VMin to VMax) under a figure title, each panel
+// with a title, axis captions, first and last index ticks, and a colour bar
+// labelled with its quantity and range. WritePNG
 // writes atomically, so a failed write never leaves a partial file behind.
 package plot
 
@@ -46,6 +47,11 @@ type Options struct {
 	// are zero, the scale runs from min(0, smallest entry) to the largest
 	// entry over all panels.
 	VMin, VMax float64
+	// Title is the figure's title, above the panels: what is shown (method,
+	// data, ranks).
+	Title string
+	// BarLabel names the colour bar's quantity ("value" if empty).
+	BarLabel string
 }
 
 const (
@@ -152,7 +158,11 @@ func Heatmaps(panels []Panel, opt *Options) (*image.RGBA, error) {
 	x := margin
 	type box struct{ x0, y0 int }
 	var boxes []box
-	top := margin + 2*textH + tickGap
+	titleH := 0
+	if o.Title != "" {
+		titleH = textH + tickGap
+	}
+	top := margin + titleH + 2*textH + tickGap
 	captions := make([]string, len(panels))
 	for i, p := range panels {
 		og := origs[i]
@@ -172,14 +182,18 @@ func Heatmaps(panels []Panel, opt *Options) (*image.RGBA, error) {
 		x += w + 2*margin
 	}
 	barX := x
-	width := barX + barW + tickGap + charW*10 + margin
+	if o.BarLabel == "" {
+		o.BarLabel = "value"
+	}
+	width := barX + barW + tickGap + charW*max(10, utf8.RuneCountInString(o.BarLabel)) + margin
+	width = max(width, 2*margin+charW*utf8.RuneCountInString(o.Title))
 	height := top + maxRows*o.Cell + tickGap + 2*textH + margin
 	img := image.NewRGBA(image.Rect(0, 0, width, height))
 	draw.Draw(img, img.Bounds(), image.White, image.Point{}, draw.Src)
 
 	for i, p := range panels {
 		b := boxes[i]
-		drawText(img, face, b.x0, margin+textH, p.Title)
+		drawText(img, face, b.x0, margin+titleH+textH, p.Title)
 		for r := 0; r < p.M.Rows; r++ {
 			for c, v := range p.M.Row(r) {
 				col := Viridis((v - o.VMin) / (o.VMax - o.VMin))
@@ -197,7 +211,11 @@ func Heatmaps(panels []Panel, opt *Options) (*image.RGBA, error) {
 		drawText(img, face, b.x0+p.M.Cols*o.Cell-charW*len(lastC), bottom+textH, lastC)
 		drawText(img, face, b.x0, bottom+2*textH, captions[i])
 	}
-	// Colour bar.
+	if o.Title != "" {
+		drawText(img, face, margin, margin+textH, o.Title)
+	}
+	// Colour bar, its quantity above it.
+	drawText(img, face, barX, top-tickGap, o.BarLabel)
 	h := maxRows * o.Cell
 	for yy := 0; yy < h; yy++ {
 		fill(img, barX, top+yy, barW, 1, Viridis(1-float64(yy)/float64(max(1, h-1))))

@@ -331,7 +331,8 @@ func writeFigures(x *tensor.Dense, res map[job]outcome, dir string) error {
 			r := res[job{0, f.sup, f.layers, m}].recon
 			panels = append(panels, plot.Panel{Title: name, M: r, RowLabel: "features", ColLabel: "samples"})
 		}
-		img, err := plot.Heatmaps(panels, &plot.Options{VMin: 0, VMax: tensor.MaxAbs(x)})
+		img, err := plot.Heatmaps(panels, &plot.Options{VMin: 0, VMax: tensor.MaxAbs(x),
+			Title: "Reconstructions of the paper's synthetic 87×90 data, " + f.what + ", trial 1", BarLabel: "entry of X"})
 		if err != nil {
 			return err
 		}

@@ -469,7 +469,13 @@ func runHeatmap(args []string, stdout, stderr io.Writer) error {
 	if kind == "S" {
 		d, rowLabel, colLabel = m.S[num-1], fmt.Sprintf("layer-%d topics", num), "samples"
 	}
-	img, err := plot.Heatmaps([]plot.Panel{{Title: fmt.Sprintf("%s%d (%d×%d)", kind, num, d.Rows, d.Cols), M: d, RowLabel: rowLabel, ColLabel: colLabel}}, nil)
+	ranks := make([]string, L)
+	for l, a := range m.A {
+		ranks[l] = strconv.Itoa(a.Cols)
+	}
+	title := fmt.Sprintf("Neural NMF model %s (ranks %s): %s%d", filepath.Base(*modelPath), strings.Join(ranks, ","), kind, num)
+	img, err := plot.Heatmaps([]plot.Panel{{Title: fmt.Sprintf("%s%d (%d×%d)", kind, num, d.Rows, d.Cols), M: d, RowLabel: rowLabel, ColLabel: colLabel}},
+		&plot.Options{Title: title, BarLabel: fmt.Sprintf("entry of %s%d", kind, num)})
 	if err != nil {
 		return err
 	}

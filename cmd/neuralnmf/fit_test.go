@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/neuralnmf/neuralnmf/matio"
+	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
 	"github.com/neuralnmf/neuralnmf/tensor"
 )
 
@@ -136,7 +136,7 @@ func TestCLIErrors(t *testing.T) {
 		{[]string{"fit", "-x", p("x.mtx"), "-ranks", "2", "-decay", "-1", "-decay-every", "5", "-o", p("o.nnmf")}, 2, "-decay is -1: want a factor in (0, 1]"},
 		{[]string{"fit", "-x", p("x.mtx"), "-ranks", "2", "-decay", "0.5", "-o", p("o.nnmf")}, 2, "-decay needs -decay-every"},
 		{[]string{"fit", "-x", p("x.mtx"), "-ranks", "2", "-labels", p("short.txt"), "-o", p("o.nnmf")}, 1, "2 labels for the 20 columns"},
-		{[]string{"fit", "-ranks", "2"}, 2, "-x, -ranks and -o are required"},
+		{[]string{"fit", "-ranks", "2"}, 2, "-ranks, -o and one of -x and -text are required"},
 		{[]string{"fit", "-x", p("x.mtx"), "-ranks", "2", "-preset", "mine", "-o", p("o.nnmf")}, 2, `-preset is "mine": want paper or authors-unsup or authors-semi`},
 		{[]string{"fit", "-x", p("x.mtx"), "-ranks", "2", "-labels", p("huge.txt"), "-o", p("o.nnmf")}, 1, "label 1000000000 of column 5: more classes than the 20 columns"},
 		{[]string{"fit", "-x", p("x.mtx"), "-ranks", "2", "-labels", p("gap.txt"), "-o", p("o.nnmf")}, 1, "class(es) [2 3 4] of 0..5 have no labelled column"},

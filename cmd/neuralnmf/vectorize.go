@@ -179,7 +179,7 @@ Flags:
 		}
 		v = new(text.Vectorizer)
 		if err := json.Unmarshal(b, v); err != nil {
-			return fmt.Errorf("%s: %w", *load, err)
+			return fmt.Errorf("-vectorizer %s: not a vectorizer file (one written by vectorize -save): %w", *load, err)
 		}
 		if x, err = v.Transform(text.Source{Path: *docs, Field: *tf.field}.Texts()); err != nil {
 			return err
