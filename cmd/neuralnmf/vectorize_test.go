@@ -23,7 +23,7 @@ func writePosts(t *testing.T, dir string) {
 	var docs, labels strings.Builder
 	for d := 0; d < 40; d++ {
 		s := subjects[d%2]
-		words := []string{s[d%6], s[(d+1)%6], s[(d+3)%6], "The", "and", fmt.Sprint(d%10)}
+		words := []string{s[d%6], s[(d+1)%6], s[(d+3)%6], "The", "and", fmt.Sprint(d % 10)}
 		b, _ := json.Marshal(map[string]string{"body": strings.Join(words, " ")})
 		docs.Write(b)
 		docs.WriteByte('\n')
