@@ -408,11 +408,9 @@ func runTopics(args []string, stdout, stderr io.Writer) error {
 		}
 		vocab, *vocabPath = v.Vocab, *modelPath
 	} else {
-		raw, err := os.ReadFile(*vocabPath)
-		if err != nil {
+		if vocab, err = readWordList(*vocabPath); err != nil {
 			return err
 		}
-		vocab = strings.Split(strings.TrimRight(strings.ReplaceAll(string(raw), "\r\n", "\n"), "\n"), "\n")
 	}
 	if len(vocab) != m.A[0].Rows {
 		return fmt.Errorf("%s: %d words, but the model has %d features", *vocabPath, len(vocab), m.A[0].Rows)

@@ -65,6 +65,7 @@ func commands() []command {
 		{"predict", "predict the classes of new columns with a supervised model", runPredict},
 		{"topics", "print the top words of each topic at each layer of a model", runTopics},
 		{"heatmap", "draw an A or S matrix of a model as a PNG", runHeatmap},
+		{"report", "write a model as one self-contained HTML page: topic tree, words, heatmaps, curve", runReport},
 		{"experiment", "run a paper experiment on its data (20news)", runExperiment},
 	}
 }

@@ -82,6 +82,15 @@ func TestVectorizeAndTextWorkflow(t *testing.T) {
 		}
 	}
 	require.Equal(t, 40, right, "two disjoint vocabularies are separated")
+	code, _, errOut = cli(t, "report", "-model", p("m.nnmf"), "-labels", p("labels.txt"), "-o", p("report.html"))
+	require.Equal(t, 0, code, errOut)
+	page, err := os.ReadFile(p("report.html"))
+	require.NoError(t, err)
+	require.Contains(t, string(page), "engine", "words come from the model's own vectoriser")
+	require.Contains(t, string(page), "Confusion matrix")
+	code, _, errOut = cli(t, "report", "-model", p("m.nnmf"), "-o", p("report.txt"))
+	require.Equal(t, 2, code)
+	require.Contains(t, errOut, "want an .html file")
 
 	require.NoError(t, os.WriteFile(p("allstop.txt"), append(vocab, "the\nand\n"...), 0o644))
 	errs := []struct {

@@ -55,6 +55,13 @@ type FileHeader struct {
 	// FinalLoss and FinalRelError are the last epoch's values.
 	FinalLoss     float64 `json:"final_loss"`
 	FinalRelError float64 `json:"final_rel_error"`
+	// LossHistory and RelErrorHistory are History.Loss and
+	// History.RelError (every epoch); TrainAccuracy is History.Accuracy
+	// when the model is supervised. Files written before they existed
+	// lack them; Load then gives an empty History.
+	LossHistory     []float64 `json:"loss_history,omitempty"`
+	RelErrorHistory []float64 `json:"rel_error_history,omitempty"`
+	TrainAccuracy   []float64 `json:"train_accuracy,omitempty"`
 	// Vectorizer is Model.Vectorizer, when set. Readers of version 1 that
 	// predate it ignore it.
 	Vectorizer json.RawMessage `json:"vectorizer,omitempty"`
@@ -106,6 +113,12 @@ func (m *Model) Write(w io.Writer) error {
 		return fmt.Errorf("neuralnmf: Write: %w", err)
 	}
 	h := FileHeader{Loss: m.cfg.Loss.String(), Epochs: len(m.History.Loss), Vectorizer: m.Vectorizer}
+	if finiteAll(m.History.Loss) && finiteAll(m.History.RelError) && len(m.History.Loss) == len(m.History.RelError) {
+		h.LossHistory, h.RelErrorHistory = m.History.Loss, m.History.RelError
+		if len(m.History.Accuracy) == len(m.History.Loss) && finiteAll(m.History.Accuracy) {
+			h.TrainAccuracy = m.History.Accuracy
+		}
+	}
 	if m.Vectorizer != nil && !json.Valid(m.Vectorizer) {
 		return errors.New("neuralnmf: Write: Vectorizer is not valid JSON")
 	}
@@ -234,6 +247,12 @@ func Read(r io.Reader) (*Model, error) {
 		return nil, bad("%d unexpected bytes after the matrices", len(body)-p)
 	}
 	m := &Model{History: History{Stopped: "loaded"}, Vectorizer: h.Vectorizer}
+	if n := len(h.LossHistory); n > 0 && n == len(h.RelErrorHistory) && finiteAll(h.LossHistory) && finiteAll(h.RelErrorHistory) {
+		m.History.Loss, m.History.RelError = h.LossHistory, h.RelErrorHistory
+		if len(h.TrainAccuracy) == n && finiteAll(h.TrainAccuracy) {
+			m.History.Accuracy = h.TrainAccuracy
+		}
+	}
 	if h.Loss == Energy.String() {
 		m.cfg.Loss = Energy
 	}
@@ -254,4 +273,14 @@ func Read(r io.Reader) (*Model, error) {
 		m.History.Loss, m.History.RelError = []float64{h.FinalLoss}, []float64{h.FinalRelError}
 	}
 	return m, nil
+}
+
+// finiteAll reports whether every value of v is finite.
+func finiteAll(v []float64) bool {
+	for _, x := range v {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return false
+		}
+	}
+	return true
 }
