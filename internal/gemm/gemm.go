@@ -22,7 +22,7 @@ const (
 	MR = 6
 	NR = 8
 	kc = 256
-	mc = 96  // multiple of MR
+	mc = 96   // multiple of MR
 	nc = 2040 // multiple of NR
 )
 
