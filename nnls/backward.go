@@ -129,7 +129,7 @@ func (r *Result) backward(a *tensor.Dense, x data, xd *tensor.Dense, gs, ga, gx 
 	// Phase 2, by row tiles: ∂L/∂A = X·Uᵀ − A·Q. For a sparse X, X·Uᵀ is the
 	// sum of the workers' partials from phase 1.
 	qm := blas64.General{Rows: k, Cols: k, Stride: k, Data: q}
-	parallel.ForChunks(n, tile, workers, func(_, r0, r1 int) {
+	parallel.ForChunks(n, rowTile, workers, func(_, r0, r1 int) {
 		gt := blas64.General{Rows: r1 - r0, Cols: k, Stride: ga.Stride, Data: ga.Data[r0*ga.Stride:]}
 		at := blas64.General{Rows: r1 - r0, Cols: k, Stride: a.Stride, Data: a.Data[r0*a.Stride:]}
 		if isSparse {

@@ -3,13 +3,13 @@ package tensor
 import (
 	"fmt"
 
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
+	"github.com/neuralnmf/neuralnmf/internal/gemm"
 )
 
 // Gemm sets c = alpha·op(a)·op(b) + beta·c, where op(m) is mᵀ when the
-// corresponding trans flag is set: a thin wrapper over blas64.Gemm. c must not
-// alias a or b. It panics if the shapes do not agree. An inner dimension of
+// corresponding trans flag is set, on all cores with the project's packed
+// AVX2/FMA kernel (internal/gemm; portable Go where the CPU lacks AVX2 and
+// FMA). As in BLAS, beta = 0 ignores c's contents. c must not alias a or b. It panics if the shapes do not agree. An inner dimension of
 // zero scales c by beta.
 func Gemm(transA, transB bool, alpha float64, a, b *Dense, beta float64, c *Dense) {
 	ar, ac := a.Rows, a.Cols
@@ -32,14 +32,7 @@ func Gemm(transA, transB bool, alpha float64, a, b *Dense, beta float64, c *Dens
 		}
 		return
 	}
-	ta, tb := blas.NoTrans, blas.NoTrans
-	if transA {
-		ta = blas.Trans
-	}
-	if transB {
-		tb = blas.Trans
-	}
-	blas64.Gemm(ta, tb, alpha, a.RawMatrix(), b.RawMatrix(), beta, c.RawMatrix())
+	gemm.Dgemm(transA, transB, c.Rows, c.Cols, ac, alpha, a.Data, a.Stride, b.Data, b.Stride, beta, c.Data, c.Stride, 0)
 }
 
 // MatMul returns the new matrix op(a)·op(b).

@@ -145,10 +145,9 @@ func checkArgs(tA, tB bool, m, n, k int, a []float64, lda int, b []float64, ldb 
 	check("C", m, n, ldc, len(c))
 }
 
-// bufPool holds packing buffers: kc×nc of B and mc×kc of A, plus a tile.
-var bufPool = sync.Pool{New: func() any {
-	return &buffers{a: make([]float64, mc*kc), b: make([]float64, kc*nc)}
-}}
+// bufPool holds packing buffers (grown to the largest panels used: at most
+// mc×kc of A and kc×nc of B) and a tile.
+var bufPool = sync.Pool{New: func() any { return new(buffers) }}
 
 type buffers struct {
 	a, b []float64
@@ -159,6 +158,13 @@ type buffers struct {
 func serial(tA, tB bool, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, c []float64, ldc int) {
 	buf := bufPool.Get().(*buffers)
 	defer bufPool.Put(buf)
+	round := func(x, r int) int { return (x + r - 1) / r * r }
+	if need := round(min(m, mc), MR) * min(k, kc); len(buf.a) < need {
+		buf.a = make([]float64, need)
+	}
+	if need := min(k, kc) * round(min(n, nc), NR); len(buf.b) < need {
+		buf.b = make([]float64, need)
+	}
 	// With one block of rows of C, each strip of B is used only while it
 	// is in L1, so the kernel reads op(B) in place (when it is row-major)
 	// instead of copying it to a packed panel first.
