@@ -1,0 +1,193 @@
+package bench
+
+import (
+	"fmt"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
+	"github.com/neuralnmf/neuralnmf/nnls"
+	"github.com/neuralnmf/neuralnmf/tensor"
+)
+
+// epochShapes are the sizes at which the authors' code was timed on this
+// machine (one thread, unsupervised, reconstruction loss, plain GD): 19 ms
+// per epoch at 87×90 (9,4,2), 625 ms at 500×1000 (20,10), 20.5 s at
+// 2000×2000 (50,20).
+var epochShapes = []struct {
+	n, m    int
+	ranks   []int
+	authors time.Duration
+}{
+	{87, 90, []int{9, 4, 2}, 19 * time.Millisecond},
+	{500, 1000, []int{20, 10}, 625 * time.Millisecond},
+	{2000, 2000, []int{50, 20}, 20500 * time.Millisecond},
+}
+
+// epochData is X = W·H + 0.1·U (W, H, U uniform in [0, 1)) and a fixed
+// start: uniform A matrices.
+func epochData(n, m int, ranks []int) (*tensor.Dense, []*tensor.Dense) {
+	rng := tensor.NewRand(uint64(n*m + len(ranks)))
+	w, h := tensor.Uniform(n, ranks[0], 0, 1, rng), tensor.Uniform(ranks[0], m, 0, 1, rng)
+	x := tensor.MatMul(false, false, w, h)
+	for i, u := range tensor.Uniform(n, m, 0, 0.1, rng).Data {
+		x.Data[i] += u
+	}
+	var a []*tensor.Dense
+	rows := n
+	for _, k := range ranks {
+		a = append(a, tensor.Uniform(rows, k, 0, 1, rng))
+		rows = k
+	}
+	return x, a
+}
+
+// floorBuffers are gemmFloor's outputs, allocated once outside the timing.
+type floorBuffers struct {
+	next, u, prev, g []*tensor.Dense
+	gl               *tensor.Dense // N × k_L
+}
+
+func newFloorBuffers(x *tensor.Dense, a []*tensor.Dense) *floorBuffers {
+	f := &floorBuffers{}
+	rows := x.Rows
+	for _, al := range a {
+		k := al.Cols
+		f.next = append(f.next, tensor.New(k, x.Cols))
+		f.u = append(f.u, tensor.Uniform(k, x.Cols, -1, 1, tensor.NewRand(1)))
+		f.prev = append(f.prev, tensor.New(rows, x.Cols))
+		f.g = append(f.g, tensor.New(rows, k))
+		rows = k
+	}
+	f.gl = tensor.New(x.Rows, a[len(a)-1].Cols)
+	return f
+}
+
+// gemmFloor times, with tensor.Gemm, the matrix products an unsupervised
+// epoch cannot avoid, with the shapes of the epoch: per layer ℓ the NNLS
+// forward product A⁽ˡ⁾ᵀS⁽ˡ⁻¹⁾ (k_ℓ × n_{ℓ−1} × M) and the two products of
+// its backward pass (n_{ℓ−1} × k_ℓ × M each), and for the loss the
+// reconstruction P·S⁽ᴸ⁾ and its two gradients Pᵀ·R and R·S⁽ᴸ⁾ᵀ (N × k_L × M
+// each), P = A⁽⁰⁾⋯A⁽ᴸ⁾. The loss products reuse the first layer's buffers.
+func gemmFloor(x *tensor.Dense, a []*tensor.Dense, f *floorBuffers) {
+	s := x
+	for l, al := range a {
+		tensor.Gemm(true, false, 1, al, s, 0, f.next[l])
+		tensor.Gemm(false, false, 1, al, f.u[l], 0, f.prev[l])
+		tensor.Gemm(false, true, 1, s, f.u[l], 0, f.g[l])
+		s = f.next[l]
+	}
+	p := a[0]
+	for _, al := range a[1:] {
+		p = tensor.MatMul(false, false, p, al)
+	}
+	L := len(a) - 1
+	r := f.prev[0] // N×M
+	tensor.Gemm(false, false, 1, p, s, 0, r)
+	tensor.Gemm(true, false, 1, p, r, 0, f.next[L])
+	tensor.Gemm(false, true, 1, r, s, 0, f.gl)
+}
+
+// BenchmarkEpoch measures one Neural NMF epoch (forward, backward, step)
+// from a fixed start, as the difference between training 1+E epochs and 1
+// epoch (so set-up and the final forward pass cancel), interleaved with
+// the epoch's GEMM floor (gemmFloor) in the same run. Unsupervised: the
+// reconstruction loss and plain projected GD, as the authors' code was
+// timed; semi-supervised: the same plus the paper's least-squares
+// supervision with 75 % of 5 random class labels. It reports ms/epoch,
+// epoch/gemm-floor and authors/epoch (the authors' epoch time above
+// divided by ours).
+//
+//	go test -run '^$' -bench Epoch -count 3 ./bench/
+func BenchmarkEpoch(b *testing.B) {
+	for _, sh := range epochShapes {
+		for _, semi := range []bool{false, true} {
+			kind := "unsupervised"
+			if semi {
+				kind = "semi"
+			}
+			b.Run(fmt.Sprintf("%dx%d-%v/%s", sh.n, sh.m, sh.ranks, kind), func(b *testing.B) {
+				x, a0 := epochData(sh.n, sh.m, sh.ranks)
+				cfg := neuralnmf.Config{Ranks: sh.ranks, Init: neuralnmf.GivenInit, InitA: a0, Optimizer: neuralnmf.GD,
+					LR: 1e-6, Tol: -1, Restarts: 1}
+				if semi {
+					labels, known := make([]int, sh.m), make([]bool, sh.m)
+					for j := range labels {
+						labels[j], known[j] = j%5, j%4 != 0
+					}
+					cfg.Supervision = &neuralnmf.Supervision{Labels: labels, Classes: 5, Known: known}
+				}
+				const extra = 8
+				fb := newFloorBuffers(x, a0)
+				var t1, tE, tFloor time.Duration
+				lap := func(d *time.Duration, f func()) {
+					t0 := time.Now()
+					f()
+					*d += time.Since(t0)
+				}
+				for b.Loop() {
+					t1 += timeTrain(b, x, cfg, 1)
+					tE += timeTrain(b, x, cfg, 1+extra)
+					lap(&tFloor, func() { gemmFloor(x, a0, fb) })
+				}
+				epoch := float64(tE-t1) / extra / float64(b.N)
+				b.ReportMetric(epoch/1e6, "ms/epoch")
+				b.ReportMetric(epoch/(float64(tFloor)/float64(b.N)), "epoch/gemm-floor")
+				if !semi {
+					b.ReportMetric(float64(sh.authors)/epoch, "authors/epoch")
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkScalingM shows that time and memory grow linearly in the number
+// of columns M: the cold NNLS forward solve and one epoch (as
+// BenchmarkEpoch, unsupervised: the difference between 9 epochs and 1) at
+// N = 2000, ranks 50,20 and M = 10³, 10⁴, 10⁵, reported per column (ns/col)
+// with -benchmem (whose B/op for the epoch counts both trainings). The matrices need
+// 8·N·M bytes for X (16 MB, 160 MB, 1.6 GB) and as much for each N×M
+// intermediate of the loss. Opt-in for the largest M:
+//
+//	NEURALNMF_BENCH_LARGE=1 go test -run '^$' -bench ScalingM -benchmem ./bench/
+func BenchmarkScalingM(b *testing.B) {
+	ms := []int{1000, 10000}
+	if os.Getenv("NEURALNMF_BENCH_LARGE") != "" {
+		ms = append(ms, 100000)
+	}
+	for _, m := range ms {
+		x, a0 := epochData(2000, m, []int{50, 20})
+		b.Run(fmt.Sprintf("nnls/M=%d", m), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := nnls.Solve(a0[0], x, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(m), "ns/col")
+		})
+		b.Run(fmt.Sprintf("epoch/M=%d", m), func(b *testing.B) {
+			b.ReportAllocs()
+			cfg := neuralnmf.Config{Ranks: []int{50, 20}, Init: neuralnmf.GivenInit, InitA: a0, Optimizer: neuralnmf.GD,
+				LR: 1e-6, Tol: -1, Restarts: 1}
+			var t1, tE time.Duration
+			const extra = 8
+			for b.Loop() {
+				t1 += timeTrain(b, x, cfg, 1)
+				tE += timeTrain(b, x, cfg, 1+extra)
+			}
+			b.ReportMetric(float64(tE-t1)/extra/float64(b.N)/float64(m), "ns/col/epoch")
+		})
+	}
+}
+
+// timeTrain returns how long training cfg for the given epochs takes.
+func timeTrain(b *testing.B, x *tensor.Dense, cfg neuralnmf.Config, epochs int) time.Duration {
+	cfg.Epochs = epochs
+	t0 := time.Now()
+	if _, err := neuralnmf.Train(x, cfg); err != nil {
+		b.Fatal(err)
+	}
+	return time.Since(t0)
+}
