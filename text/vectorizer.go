@@ -149,7 +149,6 @@ type Vectorizer struct {
 	Docs int `json:"docs"`
 
 	index map[string]int
-	stop  map[string]bool
 }
 
 // ErrNoWords is returned by Fit when no document has a word that survives
