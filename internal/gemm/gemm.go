@@ -14,6 +14,10 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/blas/gonum"
 )
 
 // Block sizes: the micro-kernel computes an MR×NR block of C; A is packed
@@ -35,9 +39,25 @@ const minParallelFlops = 1 << 21
 // likewise op(B). It uses up to workers goroutines (0 means GOMAXPROCS).
 // As in BLAS, β = 0 ignores C's contents (NaN included), and α = 0 only
 // scales C. It panics on inconsistent sizes, a programmer error.
+//
+// If the program has replaced gonum's BLAS with blas64.Use (for example by
+// OpenBLAS through gonum's netlib package; see the openblas build tag of
+// package bench), Dgemm calls that implementation instead, so that one call
+// switches every product of the project to it.
 func Dgemm(tA, tB bool, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int, workers int) {
 	checkArgs(tA, tB, m, n, k, a, lda, b, ldb, c, ldc)
 	if m == 0 || n == 0 {
+		return
+	}
+	if impl := blas64.Implementation(); !isGonum(impl) && k > 0 {
+		ta, tb := blas.NoTrans, blas.NoTrans
+		if tA {
+			ta = blas.Trans
+		}
+		if tB {
+			tb = blas.Trans
+		}
+		impl.Dgemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 		return
 	}
 	if beta != 1 {
@@ -305,4 +325,11 @@ func kernelGo(k int, a, b []float64, ldb int, c []float64, ldc int, alpha float6
 			row[j] += alpha * acc[i][j]
 		}
 	}
+}
+
+// isGonum reports whether impl is gonum's own pure-Go BLAS (the default of
+// blas64), which this package replaces for Dgemm.
+func isGonum(impl blas.Float64) bool {
+	_, ok := impl.(gonum.Implementation)
+	return ok
 }
