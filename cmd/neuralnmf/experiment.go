@@ -84,17 +84,18 @@ Flags:
 			return fmt.Errorf("loading -data %s: %w", *data, err)
 		}
 		opt := news20.ValidateOptions{Seeds: seeds}
-		if !*quiet {
-			prog := newProgress(stderr, seeds*len(news20.Candidates), false)
-			opt.Progress = func(done, total int, _ time.Duration) { prog.done() }
-			defer prog.finish()
-		}
+		var finish func()
+		opt.Progress, finish = runProgress(stderr, seeds*len(news20.Candidates), *quiet)
+		defer finish()
 		v, err := news20.Validate(d, opt)
 		if err != nil {
 			return err
 		}
 		v.WriteTable(stdout)
 		return nil
+	}
+	if *testPerGroup < 0 {
+		return usageError{fmt.Errorf("-test-per-group is %d: want 0 (no test posts) or more", *testPerGroup)}
 	}
 	paper, err := choose("loss", *loss, choice[bool]{"authors", false}, choice[bool]{"paper", true})
 	if err != nil {
@@ -118,9 +119,6 @@ Flags:
 	if err != nil {
 		return fmt.Errorf("loading -data %s: %w", *data, err)
 	}
-	if *testPerGroup < 0 {
-		return usageError{fmt.Errorf("-test-per-group is %d: want 0 (no test posts) or more", *testPerGroup)}
-	}
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		return fmt.Errorf("-out %s: %w", *out, err)
 	}
@@ -130,11 +128,9 @@ Flags:
 			return fmt.Errorf("test posts (-test-per-group 0 skips them): %w", err)
 		}
 	}
-	if !*quiet {
-		prog := newProgress(stderr, len(news20.Rows)**trials, false)
-		opt.Progress = func(done, total int, _ time.Duration) { prog.done() }
-		defer prog.finish()
-	}
+	var finish func()
+	opt.Progress, finish = runProgress(stderr, len(news20.Rows)**trials, *quiet)
+	defer finish()
 	rep, err := news20.Run(d, opt)
 	if err != nil {
 		return err
@@ -162,4 +158,14 @@ func flagSet(fs *flag.FlagSet, name string) bool {
 	set := false
 	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
 	return set
+}
+
+// runProgress returns a progress callback for total runs (nil when quiet)
+// and the function that ends the progress line.
+func runProgress(w io.Writer, total int, quiet bool) (func(done, total int, elapsed time.Duration), func()) {
+	if quiet {
+		return nil, func() {}
+	}
+	prog := newProgress(w, total, false)
+	return func(int, int, time.Duration) { prog.done() }, prog.finish
 }

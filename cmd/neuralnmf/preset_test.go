@@ -51,3 +51,18 @@ func TestPresetReproducesExperiment(t *testing.T) {
 	}
 	t.Logf("accuracy on the 250 evaluation documents: %.3f / %.3f (the experiment's trial 0)", want.Acc[0], want.Acc[1])
 }
+
+func TestExperimentFlagErrors(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"experiment", "20news", "-validate", "-lambda", "1"}, "-lambda has no effect with -validate"},
+		{[]string{"experiment", "20news", "-validate", "-trials", "1"}, "needs at least 2 seeds"},
+		{[]string{"experiment", "20news", "-test-per-group", "-1"}, "-test-per-group is -1"},
+	} {
+		code, _, errOut := cli(t, c.args...)
+		require.Equal(t, 2, code, "%v: %s", c.args, errOut)
+		require.Contains(t, errOut, c.want)
+	}
+}
