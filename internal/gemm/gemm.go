@@ -20,15 +20,27 @@ import (
 	"gonum.org/v1/gonum/blas/gonum"
 )
 
-// Block sizes: the micro-kernel computes an MR×NR block of C; A is packed
-// in mc×kc blocks, B in kc×nc blocks.
+// Block sizes: the micro-kernel computes an mr×nr block of C (6×8 with
+// AVX2, 8×24 with AVX-512; see microKernel); A is packed in mc×kc blocks,
+// B in kc×nc blocks.
 const (
-	MR = 6
-	NR = 8
 	kc = 256
-	mc = 96   // multiple of MR
-	nc = 2040 // multiple of NR
+	mc = 96   // a multiple of every kernel's mr
+	nc = 2040 // a multiple of every kernel's nr
 )
+
+// maxTile bounds mr·nr over the kernels.
+const maxTile = 8 * 24
+
+// microKernel computes C[0:mr, 0:nr] += α·Σ_p a_p b_pᵀ for p < k, with
+// a_p = a[p·mr : p·mr+mr] (a packed strip of op(A)) and b_p = b[p·ldb :
+// p·ldb+nr] (a packed strip of op(B), ldb = nr, or op(B) itself), C
+// row-major with ldc elements between rows; k ≥ 1.
+type microKernel struct {
+	name   string
+	mr, nr int
+	run    func(k int, a, b []float64, ldb int, c []float64, ldc int, alpha float64)
+}
 
 // minParallelFlops is the work below which Dgemm stays on one goroutine.
 const minParallelFlops = 1 << 21
@@ -81,25 +93,30 @@ func Dgemm(tA, tB bool, m, n, k int, alpha float64, a []float64, lda int, b []fl
 	if workers > 1 && 2*float64(m)*float64(n)*float64(k) >= minParallelFlops {
 		// Split C in contiguous blocks along its larger dimension, in whole
 		// tiles; each worker packs its own panels.
-		if (m+MR-1)/MR >= (n+NR-1)/NR {
-			parts := split(m, MR, workers)
+		kern := kernel
+		if (m+kern.mr-1)/kern.mr >= (n+kern.nr-1)/kern.nr {
+			parts := split(m, kern.mr, workers)
 			if len(parts) > 1 {
 				run(parts, func(i0, i1 int) {
-					aa := a[i0*lda:]
+					var aa []float64
 					if tA {
-						aa = a[i0:]
+						aa = a[i0:] // columns i0.. of A (k×m)
+					} else {
+						aa = a[i0*lda:] // rows i0.. of A (m×k)
 					}
 					serial(tA, tB, i1-i0, n, k, alpha, aa, lda, b, ldb, c[i0*ldc:], ldc)
 				})
 				return
 			}
 		} else {
-			parts := split(n, NR, workers)
+			parts := split(n, kern.nr, workers)
 			if len(parts) > 1 {
 				run(parts, func(j0, j1 int) {
-					bb := b[j0:]
+					var bb []float64
 					if tB {
-						bb = b[j0*ldb:]
+						bb = b[j0*ldb:] // rows j0.. of B (n×k)
+					} else {
+						bb = b[j0:] // columns j0.. of B (k×n)
 					}
 					serial(tA, tB, m, j1-j0, k, alpha, a, lda, bb, ldb, c[j0:], ldc)
 				})
@@ -171,11 +188,13 @@ var bufPool = sync.Pool{New: func() any { return new(buffers) }}
 
 type buffers struct {
 	a, b []float64
-	tile [MR * NR]float64
+	tile [maxTile]float64
 }
 
 // serial is the blocked product on one goroutine: C += α·op(A)·op(B).
 func serial(tA, tB bool, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, c []float64, ldc int) {
+	kern := kernel
+	MR, NR := kern.mr, kern.nr
 	buf := bufPool.Get().(*buffers)
 	defer bufPool.Put(buf)
 	round := func(x, r int) int { return (x + r - 1) / r * r }
@@ -198,15 +217,15 @@ func serial(tA, tB bool, m, n, k int, alpha float64, a []float64, lda int, b []f
 				bsrc = b[p0*ldb+j0:]
 				if full := nb / NR * NR; full < nb {
 					// The ragged last strip is packed (zero-padded).
-					packB(tB, kb, nb-full, b, ldb, p0, j0+full, buf.b[full*kb:])
+					packB(NR, tB, kb, nb-full, b, ldb, p0, j0+full, buf.b[full*kb:])
 				}
 			} else {
-				packB(tB, kb, nb, b, ldb, p0, j0, buf.b)
+				packB(NR, tB, kb, nb, b, ldb, p0, j0, buf.b)
 			}
 			for i0 := 0; i0 < m; i0 += mc {
 				mb := min(mc, m-i0)
-				packA(tA, mb, kb, a, lda, i0, p0, buf.a)
-				macro(mb, nb, kb, alpha, buf.a, buf.b, bsrc, ldb, c[i0*ldc+j0:], ldc, &buf.tile)
+				packA(MR, tA, mb, kb, a, lda, i0, p0, buf.a)
+				macro(kern, mb, nb, kb, alpha, buf.a, buf.b, bsrc, ldb, c[i0*ldc+j0:], ldc, &buf.tile)
 			}
 		}
 	}
@@ -215,7 +234,8 @@ func serial(tA, tB bool, m, n, k int, alpha float64, a []float64, lda int, b []f
 // macro runs the micro-kernel over an mb×nb block of C from the packed
 // panels pa and pb or, when direct is not nil, from op(B) in place (row
 // stride ldb) for the full strips and pb for the ragged last one.
-func macro(mb, nb, kb int, alpha float64, pa, pb, direct []float64, ldb int, c []float64, ldc int, tile *[MR * NR]float64) {
+func macro(kern microKernel, mb, nb, kb int, alpha float64, pa, pb, direct []float64, ldb int, c []float64, ldc int, tile *[maxTile]float64) {
+	MR, NR := kern.mr, kern.nr
 	for jr := 0; jr < nb; jr += NR {
 		nr := min(NR, nb-jr)
 		bp, bstride := pb[jr*kb:], NR
@@ -226,11 +246,11 @@ func macro(mb, nb, kb int, alpha float64, pa, pb, direct []float64, ldb int, c [
 			mr := min(MR, mb-ir)
 			ap := pa[ir*kb:]
 			if mr == MR && nr == NR {
-				kernel(kb, ap, bp, bstride, c[ir*ldc+jr:], ldc, alpha)
+				kern.run(kb, ap, bp, bstride, c[ir*ldc+jr:], ldc, alpha)
 				continue
 			}
 			clear(tile[:])
-			kernel(kb, ap, bp, bstride, tile[:], NR, alpha)
+			kern.run(kb, ap, bp, bstride, tile[:], NR, alpha)
 			for i := 0; i < mr; i++ {
 				row := c[(ir+i)*ldc+jr : (ir+i)*ldc+jr+nr]
 				for j := range row {
@@ -242,9 +262,9 @@ func macro(mb, nb, kb int, alpha float64, pa, pb, direct []float64, ldb int, c [
 }
 
 // packA packs rows i0..i0+mb, columns p0..p0+kb of op(A) into strips of MR
-// rows: strip s holds, for each p, the MR values op(A)[i0+s·MR+r][p0+p]
+// (the kernel's mr) rows: strip s holds, for each p, the MR values op(A)[i0+s·MR+r][p0+p]
 // (zero past the last row).
-func packA(tA bool, mb, kb int, a []float64, lda, i0, p0 int, dst []float64) {
+func packA(MR int, tA bool, mb, kb int, a []float64, lda, i0, p0 int, dst []float64) {
 	for s := 0; s < mb; s += MR {
 		mr := min(MR, mb-s)
 		d := dst[s*kb : s*kb+kb*MR]
@@ -274,9 +294,9 @@ func packA(tA bool, mb, kb int, a []float64, lda, i0, p0 int, dst []float64) {
 }
 
 // packB packs rows p0..p0+kb, columns j0..j0+nb of op(B) into strips of NR
-// columns: strip s holds, for each p, the NR values op(B)[p0+p][j0+s·NR+c]
+// (the kernel's nr) columns: strip s holds, for each p, the NR values op(B)[p0+p][j0+s·NR+c]
 // (zero past the last column).
-func packB(tB bool, kb, nb int, b []float64, ldb, p0, j0 int, dst []float64) {
+func packB(NR int, tB bool, kb, nb int, b []float64, ldb, p0, j0 int, dst []float64) {
 	for s := 0; s < nb; s += NR {
 		nr := min(NR, nb-s)
 		d := dst[s*kb : s*kb+kb*NR]
@@ -305,9 +325,12 @@ func packB(tB bool, kb, nb int, b []float64, ldb, p0, j0 int, dst []float64) {
 	}
 }
 
-// kernelGo is the portable micro-kernel: C[0:MR, 0:NR] += α·Σ_p a_p b_pᵀ
-// with a_p = a[p·MR : p·MR+MR] and b_p = b[p·ldb : p·ldb+NR].
+// goKernel is the portable micro-kernel, in the 6×8 shape.
+var goKernel = microKernel{name: "go", mr: 6, nr: 8, run: kernelGo}
+
+// kernelGo is goKernel's code.
 func kernelGo(k int, a, b []float64, ldb int, c []float64, ldc int, alpha float64) {
+	const MR, NR = 6, 8
 	var acc [MR][NR]float64
 	for p := 0; p < k; p++ {
 		ap := a[p*MR : p*MR+MR : p*MR+MR]

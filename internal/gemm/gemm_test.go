@@ -112,25 +112,21 @@ func desc(tA, tB bool, m, n, k int, alpha, beta float64, pad, workers int) strin
 // strides, α and β, one and two workers, with both kernels.
 func TestConformance(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	sizes := []int{0, 1, 2, 5, 6, 7, 8, 9, 13, 17, mc - 1, mc + 1, kc + 3}
-	cpuHas := hasFMA
-	for _, fma := range []bool{true, false} {
-		saved := hasFMA
-		if fma && !cpuHas {
-			continue // the CPU lacks AVX2 + FMA
-		}
-		setFMA(fma)
-		for _, tA := range []bool{false, true} {
-			for _, tB := range []bool{false, true} {
-				for trial := 0; trial < 60; trial++ {
-					m, n, k := sizes[rng.IntN(len(sizes))], sizes[rng.IntN(len(sizes))], sizes[rng.IntN(len(sizes))]
-					alpha := []float64{1, -0.5, 0, 2.25}[rng.IntN(4)]
-					beta := []float64{0, 1, -1.5, 0.5}[rng.IntN(4)]
-					check(t, rng, tA, tB, m, n, k, alpha, beta, rng.IntN(3), 1+rng.IntN(2))
+	sizes := []int{0, 1, 2, 5, 6, 7, 8, 9, 13, 17, 23, 24, 25, mc - 1, mc + 1, kc + 3}
+	for _, kern := range kernels() {
+		t.Run(kern.name, func(t *testing.T) {
+			defer useKernel(kern)()
+			for _, tA := range []bool{false, true} {
+				for _, tB := range []bool{false, true} {
+					for trial := 0; trial < 60; trial++ {
+						m, n, k := sizes[rng.IntN(len(sizes))], sizes[rng.IntN(len(sizes))], sizes[rng.IntN(len(sizes))]
+						alpha := []float64{1, -0.5, 0, 2.25}[rng.IntN(4)]
+						beta := []float64{0, 1, -1.5, 0.5}[rng.IntN(4)]
+						check(t, rng, tA, tB, m, n, k, alpha, beta, rng.IntN(3), 1+rng.IntN(2))
+					}
 				}
 			}
-		}
-		setFMA(saved)
+		})
 	}
 	// Shapes past nc and the parallel split, and the project's skinny ones.
 	for _, s := range [][3]int{{3, nc + 5, 40}, {nc + 9, 3, 40}, {20, 2000, 1000}, {1000, 20, 2000}, {300, 301, 302}} {
@@ -143,8 +139,18 @@ func TestConformance(t *testing.T) {
 
 func FuzzDgemm(f *testing.F) {
 	f.Add(uint8(7), uint8(9), uint8(11), uint8(0), uint8(1), int8(2), int8(0), uint64(1))
+	ks := kernels()
 	f.Fuzz(func(t *testing.T, m, n, k, flags, pad uint8, alpha, beta int8, seed uint64) {
 		rng := rand.New(rand.NewPCG(seed, 3))
+		defer useKernel(ks[int(flags>>3)%len(ks)])()
 		check(t, rng, flags&1 != 0, flags&2 != 0, int(m)%70, int(n)%70, int(k)%300, float64(alpha)/4, float64(beta)/4, int(pad)%4, 1+int(flags>>2)%2)
 	})
+}
+
+// useKernel makes kern the package's kernel and returns the function that
+// restores the previous one. Tests only: not safe while Dgemm runs.
+func useKernel(kern microKernel) func() {
+	saved := kernel
+	kernel = kern
+	return func() { kernel = saved }
 }

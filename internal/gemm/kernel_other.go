@@ -2,8 +2,8 @@
 
 package gemm
 
-const hasFMA = false
+// kernels lists the micro-kernels this CPU runs: the portable one.
+func kernels() []microKernel { return []microKernel{goKernel} }
 
-func kernel(k int, a, b []float64, ldb int, c []float64, ldc int, alpha float64) {
-	kernelGo(k, a, b, ldb, c, ldc, alpha)
-}
+// kernel is the micro-kernel Dgemm uses.
+var kernel = goKernel

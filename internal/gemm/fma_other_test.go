@@ -1,5 +1,0 @@
-//go:build !amd64
-
-package gemm
-
-func setFMA(bool) {}
