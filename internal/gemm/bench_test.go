@@ -23,23 +23,32 @@ func randSlice(n int) []float64 {
 }
 
 // BenchmarkAtX compares this package's Dgemm with gonum's for C = AᵀX
-// (k×M), on one and on all cores; GFLOP/s are reported.
+// (k×M): on all cores with the default kernel, and on one core with each
+// kernel the CPU runs; GFLOP/s are reported.
 func BenchmarkAtX(b *testing.B) {
 	for _, s := range shapes {
 		N, k, M := s[0], s[1], s[2]
 		a, x, c := randSlice(N*k), randSlice(N*M), make([]float64, k*M)
 		flops := 2 * float64(N) * float64(k) * float64(M)
-		for _, impl := range []string{"gonum", "ours-1core", "ours"} {
+		impls := []string{"gonum", "ours"}
+		for _, kern := range kernels() {
+			impls = append(impls, kern.name+"-1core")
+		}
+		for _, impl := range impls {
 			b.Run(fmt.Sprintf("%dx%dx%d/%s", N, k, M, impl), func(b *testing.B) {
+				workers := 0
+				for _, kern := range kernels() {
+					if impl == kern.name+"-1core" {
+						defer useKernel(kern)()
+						workers = 1
+					}
+				}
 				for b.Loop() {
-					switch impl {
-					case "gonum":
+					if impl == "gonum" {
 						blas64.Gemm(blas.Trans, blas.NoTrans, 1, blas64.General{Rows: N, Cols: k, Stride: k, Data: a},
 							blas64.General{Rows: N, Cols: M, Stride: M, Data: x}, 0, blas64.General{Rows: k, Cols: M, Stride: M, Data: c})
-					case "ours-1core":
-						Dgemm(true, false, k, M, N, 1, a, k, x, M, 0, c, M, 1)
-					default:
-						Dgemm(true, false, k, M, N, 1, a, k, x, M, 0, c, M, 0)
+					} else {
+						Dgemm(true, false, k, M, N, 1, a, k, x, M, 0, c, M, workers)
 					}
 				}
 				b.ReportMetric(flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
