@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 
+	"github.com/neuralnmf/neuralnmf/internal/gemm"
 	"github.com/neuralnmf/neuralnmf/internal/parallel"
 	"github.com/neuralnmf/neuralnmf/tensor"
 )
@@ -138,7 +139,7 @@ type data interface {
 	dims() (n, m int)
 	// qtx writes Qᵀ·X[:, j0:j1] into dst (q.Cols×(j1−j0), row-major, with
 	// the given stride), on the calling goroutine.
-	qtx(q *tensor.Dense, j0, j1 int, dst []float64, stride int)
+	qtx(q *tensor.Dense, j0, j1 int, dst []float64, stride int, ws *gemm.Workspace)
 	// hasExtreme reports whether some entry's magnitude is above
 	// xScaleLimit or below its reciprocal (and not zero).
 	hasExtreme() bool
@@ -146,7 +147,7 @@ type data interface {
 	colMax(j0, j1 int, dst []float64)
 	// qtxScaled is qtx of X[:, j0:j1]·diag(f), using buf as scratch
 	// (grown as needed; the grown slice is returned).
-	qtxScaled(q *tensor.Dense, j0, j1 int, f []float64, dst []float64, stride int, buf []float64) []float64
+	qtxScaled(q *tensor.Dense, j0, j1 int, f []float64, dst []float64, stride int, buf []float64, ws *gemm.Workspace) []float64
 }
 
 type denseData struct {
@@ -158,10 +159,10 @@ func (d denseData) hasExtreme() bool { return d.extreme }
 
 func (d denseData) dims() (int, int) { return d.x.Rows, d.x.Cols }
 
-func (d denseData) qtx(q *tensor.Dense, j0, j1 int, dst []float64, stride int) {
+func (d denseData) qtx(q *tensor.Dense, j0, j1 int, dst []float64, stride int, ws *gemm.Workspace) {
 	x := d.x
 	xs := blas64.General{Rows: x.Rows, Cols: j1 - j0, Stride: x.Stride, Data: x.Data[j0:]}
-	gemmSerial(blas.Trans, blas.NoTrans, 1, q.RawMatrix(), xs, 0, blas64.General{Rows: q.Cols, Cols: j1 - j0, Stride: stride, Data: dst})
+	gemmSerial(ws, blas.Trans, blas.NoTrans, 1, q.RawMatrix(), xs, 0, blas64.General{Rows: q.Cols, Cols: j1 - j0, Stride: stride, Data: dst})
 }
 
 func (d denseData) colMax(j0, j1 int, dst []float64) {
@@ -179,7 +180,7 @@ func (d denseData) colMax(j0, j1 int, dst []float64) {
 	}
 }
 
-func (d denseData) qtxScaled(q *tensor.Dense, j0, j1 int, f []float64, dst []float64, stride int, buf []float64) []float64 {
+func (d denseData) qtxScaled(q *tensor.Dense, j0, j1 int, f []float64, dst []float64, stride int, buf []float64, ws *gemm.Workspace) []float64 {
 	n, nc := d.x.Rows, j1-j0
 	if cap(buf) < n*nc {
 		buf = make([]float64, n*nc)
@@ -191,7 +192,7 @@ func (d denseData) qtxScaled(q *tensor.Dense, j0, j1 int, f []float64, dst []flo
 			row[j] = v * f[j]
 		}
 	}
-	denseData{x: &tensor.Dense{Rows: n, Cols: nc, Stride: nc, Data: buf}}.qtx(q, 0, nc, dst, stride)
+	denseData{x: &tensor.Dense{Rows: n, Cols: nc, Stride: nc, Data: buf}}.qtx(q, 0, nc, dst, stride, ws)
 	return buf
 }
 
@@ -240,6 +241,7 @@ type chunkBuf struct {
 	// xbuf is the scaled copy of the chunk.
 	cmax, unscale, xbuf []float64
 	scaled              bool
+	ws                  gemm.Workspace // for QᵀX
 }
 
 // xScaleLimit bounds max|x_j| of a column before X is rescaled column by
@@ -268,6 +270,7 @@ func (f *Factor) solve(x data, opt *Options) (*Result, error) {
 	for i := range bufs {
 		cb := &chunkBuf{w: newWorker(f, tau, o.MaxIter), dt: make([]float64, cs*p), dj: make([]float64, p), cs: cs,
 			cmax: make([]float64, cs), unscale: make([]float64, cs)}
+		cb.ws.Reserve(p, cs, n) // QᵀX of a chunk: (p×N)·(N×cs)
 		if f.fast {
 			cb.c, cb.u = make([]float64, cs*kk), make([]float64, cs*kk)
 			cb.cj, cb.uj = make([]float64, kk), make([]float64, kk)
@@ -313,9 +316,9 @@ func (f *Factor) solveChunk(cb *chunkBuf, x data, s *tensor.Dense, sup *Support,
 			_, e := math.Frexp(c)
 			cb.cmax[j], cb.unscale[j] = math.Ldexp(1, -e), math.Ldexp(1, e)
 		}
-		cb.xbuf = x.qtxScaled(f.q, j0, j1, cb.cmax, cb.dt, cb.cs, cb.xbuf)
+		cb.xbuf = x.qtxScaled(f.q, j0, j1, cb.cmax, cb.dt, cb.cs, cb.xbuf, &cb.ws)
 	} else {
-		x.qtx(f.q, j0, j1, cb.dt, cb.cs)
+		x.qtx(f.q, j0, j1, cb.dt, cb.cs, &cb.ws)
 	}
 	if f.fast { // C = RᵀD and U = R⁻¹D: the Gram right-hand sides and unconstrained solutions
 		for i := 0; i < kk; i++ {

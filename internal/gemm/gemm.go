@@ -57,34 +57,7 @@ const minParallelFlops = 1 << 21
 // package bench), Dgemm calls that implementation instead, so that one call
 // switches every product of the project to it.
 func Dgemm(tA, tB bool, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int, workers int) {
-	checkArgs(tA, tB, m, n, k, a, lda, b, ldb, c, ldc)
-	if m == 0 || n == 0 {
-		return
-	}
-	if impl := blas64.Implementation(); !isGonum(impl) && k > 0 {
-		ta, tb := blas.NoTrans, blas.NoTrans
-		if tA {
-			ta = blas.Trans
-		}
-		if tB {
-			tb = blas.Trans
-		}
-		impl.Dgemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
-		return
-	}
-	if beta != 1 {
-		for i := 0; i < m; i++ {
-			row := c[i*ldc : i*ldc+n]
-			if beta == 0 {
-				clear(row)
-			} else {
-				for j := range row {
-					row[j] *= beta
-				}
-			}
-		}
-	}
-	if k == 0 || alpha == 0 {
+	if !prologue(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc) {
 		return
 	}
 	if workers <= 0 {
@@ -104,7 +77,9 @@ func Dgemm(tA, tB bool, m, n, k int, alpha float64, a []float64, lda int, b []fl
 					} else {
 						aa = a[i0*lda:] // rows i0.. of A (m×k)
 					}
-					serial(tA, tB, i1-i0, n, k, alpha, aa, lda, b, ldb, c[i0*ldc:], ldc)
+					ws := pool.Get().(*Workspace)
+					defer pool.Put(ws)
+					serial(tA, tB, i1-i0, n, k, alpha, aa, lda, b, ldb, c[i0*ldc:], ldc, ws)
 				})
 				return
 			}
@@ -118,13 +93,61 @@ func Dgemm(tA, tB bool, m, n, k int, alpha float64, a []float64, lda int, b []fl
 					} else {
 						bb = b[j0:] // columns j0.. of B (k×n)
 					}
-					serial(tA, tB, m, j1-j0, k, alpha, a, lda, bb, ldb, c[j0:], ldc)
+					ws := pool.Get().(*Workspace)
+					defer pool.Put(ws)
+					serial(tA, tB, m, j1-j0, k, alpha, a, lda, bb, ldb, c[j0:], ldc, ws)
 				})
 				return
 			}
 		}
 	}
-	serial(tA, tB, m, n, k, alpha, a, lda, b, ldb, c, ldc)
+	ws := pool.Get().(*Workspace)
+	defer pool.Put(ws)
+	serial(tA, tB, m, n, k, alpha, a, lda, b, ldb, c, ldc, ws)
+}
+
+// Serial is Dgemm on the calling goroutine with the caller's workspace, for
+// callers that parallelise themselves and want their allocations fixed: ws
+// grows to the largest panels it has packed and is then reused. A
+// Workspace must not be used by two calls at once.
+func Serial(tA, tB bool, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int, ws *Workspace) {
+	if prologue(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc) {
+		serial(tA, tB, m, n, k, alpha, a, lda, b, ldb, c, ldc, ws)
+	}
+}
+
+// prologue checks the arguments, scales C by β, hands the product to a
+// BLAS installed with blas64.Use if there is one, and reports whether
+// α·op(A)·op(B) remains to be added to C.
+func prologue(tA, tB bool, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) bool {
+	checkArgs(tA, tB, m, n, k, a, lda, b, ldb, c, ldc)
+	if m == 0 || n == 0 {
+		return false
+	}
+	if impl := blas64.Implementation(); !isGonum(impl) && k > 0 {
+		ta, tb := blas.NoTrans, blas.NoTrans
+		if tA {
+			ta = blas.Trans
+		}
+		if tB {
+			tb = blas.Trans
+		}
+		impl.Dgemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		return false
+	}
+	if beta != 1 {
+		for i := 0; i < m; i++ {
+			row := c[i*ldc : i*ldc+n]
+			if beta == 0 {
+				clear(row)
+			} else {
+				for j := range row {
+					row[j] *= beta
+				}
+			}
+		}
+	}
+	return k > 0 && alpha != 0
 }
 
 // split divides [0, n) into at most parts ranges of whole multiples of
@@ -182,28 +205,35 @@ func checkArgs(tA, tB bool, m, n, k int, a []float64, lda int, b []float64, ldb 
 	check("C", m, n, ldc, len(c))
 }
 
-// bufPool holds packing buffers (grown to the largest panels used: at most
-// mc×kc of A and kc×nc of B) and a tile.
-var bufPool = sync.Pool{New: func() any { return new(buffers) }}
-
-type buffers struct {
+// Workspace holds the packing buffers of a product (grown to the largest
+// panels used: at most mc×kc of A and kc×nc of B) and a tile of C. The zero
+// Workspace is ready to use.
+type Workspace struct {
 	a, b []float64
 	tile [maxTile]float64
 }
 
+// Reserve grows ws to what a product of size m×n×k packs, so that later
+// products no larger than that allocate nothing.
+func (ws *Workspace) Reserve(m, n, k int) {
+	kern := kernel
+	round := func(x, r int) int { return (x + r - 1) / r * r }
+	if need := round(min(m, mc), kern.mr) * min(k, kc); len(ws.a) < need {
+		ws.a = make([]float64, need)
+	}
+	if need := min(k, kc) * round(min(n, nc), kern.nr); len(ws.b) < need {
+		ws.b = make([]float64, need)
+	}
+}
+
+// pool holds the workspaces of Dgemm.
+var pool = sync.Pool{New: func() any { return new(Workspace) }}
+
 // serial is the blocked product on one goroutine: C += α·op(A)·op(B).
-func serial(tA, tB bool, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, c []float64, ldc int) {
+func serial(tA, tB bool, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, c []float64, ldc int, buf *Workspace) {
 	kern := kernel
 	MR, NR := kern.mr, kern.nr
-	buf := bufPool.Get().(*buffers)
-	defer bufPool.Put(buf)
-	round := func(x, r int) int { return (x + r - 1) / r * r }
-	if need := round(min(m, mc), MR) * min(k, kc); len(buf.a) < need {
-		buf.a = make([]float64, need)
-	}
-	if need := min(k, kc) * round(min(n, nc), NR); len(buf.b) < need {
-		buf.b = make([]float64, need)
-	}
+	buf.Reserve(m, n, k)
 	// With one block of rows of C, each strip of B is used only while it
 	// is in L1, so the kernel reads op(B) in place (when it is row-major)
 	// instead of copying it to a packed panel first.
