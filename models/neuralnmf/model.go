@@ -153,9 +153,7 @@ func (d data) sqErr(w, h *tensor.Dense) float64 {
 	if d.sparse != nil {
 		return d.sparse.SqDist(w, h)
 	}
-	r := tensor.MatMul(false, false, w, h)
-	tensor.Sub(r, d.dense, r)
-	return tensor.SqNorm(r)
+	return tensor.SqDist(d.dense, w, h)
 }
 
 func train(x data, cfg Config) (*Model, error) {
