@@ -32,14 +32,15 @@ const (
 // maxTile bounds mr·nr over the kernels.
 const maxTile = 8 * 24
 
-// microKernel computes C[0:mr, 0:nr] += α·Σ_p a_p b_pᵀ for p < k, with
+// microKernel computes C[0:mr, 0:nr] += α·Σ_p a_p b_pᵀ for p < k (or, with
+// overwrite, C[0:mr, 0:nr] = α·Σ_p a_p b_pᵀ without reading C), with
 // a_p = a[p·mr : p·mr+mr] (a packed strip of op(A)) and b_p = b[p·ldb :
 // p·ldb+nr] (a packed strip of op(B), ldb = nr, or op(B) itself), C
 // row-major with ldc elements between rows; k ≥ 1.
 type microKernel struct {
 	name   string
 	mr, nr int
-	run    func(k int, a, b []float64, ldb int, c []float64, ldc int, alpha float64)
+	run    func(k int, a, b []float64, ldb int, c []float64, ldc int, alpha float64, overwrite bool)
 }
 
 // minParallelFlops is the work below which Dgemm stays on one goroutine.
@@ -57,7 +58,8 @@ const minParallelFlops = 1 << 21
 // package bench), Dgemm calls that implementation instead, so that one call
 // switches every product of the project to it.
 func Dgemm(tA, tB bool, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int, workers int) {
-	if !prologue(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc) {
+	work, overwrite := prologue(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+	if !work {
 		return
 	}
 	if workers <= 0 {
@@ -79,7 +81,7 @@ func Dgemm(tA, tB bool, m, n, k int, alpha float64, a []float64, lda int, b []fl
 					}
 					ws := pool.Get().(*Workspace)
 					defer pool.Put(ws)
-					serial(tA, tB, i1-i0, n, k, alpha, aa, lda, b, ldb, c[i0*ldc:], ldc, ws)
+					serial(tA, tB, i1-i0, n, k, alpha, aa, lda, b, ldb, c[i0*ldc:], ldc, overwrite, ws)
 				})
 				return
 			}
@@ -95,7 +97,7 @@ func Dgemm(tA, tB bool, m, n, k int, alpha float64, a []float64, lda int, b []fl
 					}
 					ws := pool.Get().(*Workspace)
 					defer pool.Put(ws)
-					serial(tA, tB, m, j1-j0, k, alpha, a, lda, bb, ldb, c[j0:], ldc, ws)
+					serial(tA, tB, m, j1-j0, k, alpha, a, lda, bb, ldb, c[j0:], ldc, overwrite, ws)
 				})
 				return
 			}
@@ -103,7 +105,7 @@ func Dgemm(tA, tB bool, m, n, k int, alpha float64, a []float64, lda int, b []fl
 	}
 	ws := pool.Get().(*Workspace)
 	defer pool.Put(ws)
-	serial(tA, tB, m, n, k, alpha, a, lda, b, ldb, c, ldc, ws)
+	serial(tA, tB, m, n, k, alpha, a, lda, b, ldb, c, ldc, overwrite, ws)
 }
 
 // Serial is Dgemm on the calling goroutine with the caller's workspace, for
@@ -111,18 +113,20 @@ func Dgemm(tA, tB bool, m, n, k int, alpha float64, a []float64, lda int, b []fl
 // grows to the largest panels it has packed and is then reused. A
 // Workspace must not be used by two calls at once.
 func Serial(tA, tB bool, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int, ws *Workspace) {
-	if prologue(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc) {
-		serial(tA, tB, m, n, k, alpha, a, lda, b, ldb, c, ldc, ws)
+	if work, overwrite := prologue(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc); work {
+		serial(tA, tB, m, n, k, alpha, a, lda, b, ldb, c, ldc, overwrite, ws)
 	}
 }
 
 // prologue checks the arguments, scales C by β, hands the product to a
 // BLAS installed with blas64.Use if there is one, and reports whether
-// α·op(A)·op(B) remains to be added to C.
-func prologue(tA, tB bool, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) bool {
+// α·op(A)·op(B) remains to be added to C (work) and whether C is to be
+// overwritten rather than added to (β = 0: C is then neither cleared here
+// nor read, and the first block along k stores its result).
+func prologue(tA, tB bool, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) (work, overwrite bool) {
 	checkArgs(tA, tB, m, n, k, a, lda, b, ldb, c, ldc)
 	if m == 0 || n == 0 {
-		return false
+		return false, false
 	}
 	if impl := blas64.Implementation(); !isGonum(impl) && k > 0 {
 		ta, tb := blas.NoTrans, blas.NoTrans
@@ -133,9 +137,10 @@ func prologue(tA, tB bool, m, n, k int, alpha float64, a []float64, lda int, b [
 			tb = blas.Trans
 		}
 		impl.Dgemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
-		return false
+		return false, false
 	}
-	if beta != 1 {
+	work = k > 0 && alpha != 0
+	if beta != 1 && !(beta == 0 && work) {
 		for i := 0; i < m; i++ {
 			row := c[i*ldc : i*ldc+n]
 			if beta == 0 {
@@ -147,7 +152,7 @@ func prologue(tA, tB bool, m, n, k int, alpha float64, a []float64, lda int, b [
 			}
 		}
 	}
-	return k > 0 && alpha != 0
+	return work, beta == 0 && work
 }
 
 // split divides [0, n) into at most parts ranges of whole multiples of
@@ -230,7 +235,7 @@ func (ws *Workspace) Reserve(m, n, k int) {
 var pool = sync.Pool{New: func() any { return new(Workspace) }}
 
 // serial is the blocked product on one goroutine: C += α·op(A)·op(B).
-func serial(tA, tB bool, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, c []float64, ldc int, buf *Workspace) {
+func serial(tA, tB bool, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, c []float64, ldc int, overwrite bool, buf *Workspace) {
 	kern := kernel
 	MR, NR := kern.mr, kern.nr
 	buf.Reserve(m, n, k)
@@ -255,7 +260,7 @@ func serial(tA, tB bool, m, n, k int, alpha float64, a []float64, lda int, b []f
 			for i0 := 0; i0 < m; i0 += mc {
 				mb := min(mc, m-i0)
 				packA(MR, tA, mb, kb, a, lda, i0, p0, buf.a)
-				macro(kern, mb, nb, kb, alpha, buf.a, buf.b, bsrc, ldb, c[i0*ldc+j0:], ldc, &buf.tile)
+				macro(kern, mb, nb, kb, alpha, buf.a, buf.b, bsrc, ldb, c[i0*ldc+j0:], ldc, overwrite && p0 == 0, &buf.tile)
 			}
 		}
 	}
@@ -263,8 +268,9 @@ func serial(tA, tB bool, m, n, k int, alpha float64, a []float64, lda int, b []f
 
 // macro runs the micro-kernel over an mb×nb block of C from the packed
 // panels pa and pb or, when direct is not nil, from op(B) in place (row
-// stride ldb) for the full strips and pb for the ragged last one.
-func macro(kern microKernel, mb, nb, kb int, alpha float64, pa, pb, direct []float64, ldb int, c []float64, ldc int, tile *[maxTile]float64) {
+// stride ldb) for the full strips and pb for the ragged last one. With
+// overwrite it stores the block instead of adding it to C.
+func macro(kern microKernel, mb, nb, kb int, alpha float64, pa, pb, direct []float64, ldb int, c []float64, ldc int, overwrite bool, tile *[maxTile]float64) {
 	MR, NR := kern.mr, kern.nr
 	for jr := 0; jr < nb; jr += NR {
 		nr := min(NR, nb-jr)
@@ -276,15 +282,19 @@ func macro(kern microKernel, mb, nb, kb int, alpha float64, pa, pb, direct []flo
 			mr := min(MR, mb-ir)
 			ap := pa[ir*kb:]
 			if mr == MR && nr == NR {
-				kern.run(kb, ap, bp, bstride, c[ir*ldc+jr:], ldc, alpha)
+				kern.run(kb, ap, bp, bstride, c[ir*ldc+jr:], ldc, alpha, overwrite)
 				continue
 			}
-			clear(tile[:])
-			kern.run(kb, ap, bp, bstride, tile[:], NR, alpha)
+			kern.run(kb, ap, bp, bstride, tile[:], NR, alpha, true)
 			for i := 0; i < mr; i++ {
 				row := c[(ir+i)*ldc+jr : (ir+i)*ldc+jr+nr]
+				t := tile[i*NR : i*NR+nr]
+				if overwrite {
+					copy(row, t)
+					continue
+				}
 				for j := range row {
-					row[j] += tile[i*NR+j]
+					row[j] += t[j]
 				}
 			}
 		}
@@ -359,7 +369,7 @@ func packB(NR int, tB bool, kb, nb int, b []float64, ldb, p0, j0 int, dst []floa
 var goKernel = microKernel{name: "go", mr: 6, nr: 8, run: kernelGo}
 
 // kernelGo is goKernel's code.
-func kernelGo(k int, a, b []float64, ldb int, c []float64, ldc int, alpha float64) {
+func kernelGo(k int, a, b []float64, ldb int, c []float64, ldc int, alpha float64, overwrite bool) {
 	const MR, NR = 6, 8
 	var acc [MR][NR]float64
 	for p := 0; p < k; p++ {
@@ -375,7 +385,11 @@ func kernelGo(k int, a, b []float64, ldb int, c []float64, ldc int, alpha float6
 	for i := range acc {
 		row := c[i*ldc : i*ldc+NR]
 		for j := range row {
-			row[j] += alpha * acc[i][j]
+			if overwrite {
+				row[j] = alpha * acc[i][j]
+			} else {
+				row[j] += alpha * acc[i][j]
+			}
 		}
 	}
 }

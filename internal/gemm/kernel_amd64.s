@@ -1,12 +1,13 @@
 #include "textflag.h"
 
-// func kernel6x8(k int, a, b, c *float64, ldc, ldb int, alpha float64)
+// func kernel6x8(k int, a, b, c *float64, ldc, ldb int, alpha float64, overwrite bool)
 //
-// C[0:6, 0:8] += alpha * sum over p < k of a[6p:6p+6] outer b[ldb*p:ldb*p+8],
-// C row-major with ldc elements between rows. k >= 1. The 6x8 block of
-// sums lives in Y4-Y15 (two registers a row); per p it loads 8 values of b,
-// broadcasts 6 of a and issues 12 FMAs.
-TEXT ·kernel6x8(SB), NOSPLIT, $0-56
+// C[0:6, 0:8] += alpha * sum over p < k of a[6p:6p+6] outer b[ldb*p:ldb*p+8]
+// (C = alpha * sum, C not read, when overwrite), C row-major with ldc
+// elements between rows. k >= 1. The 6x8 block of sums lives in Y4-Y15
+// (two registers a row); per p it loads 8 values of b, broadcasts 6 of a
+// and issues 12 FMAs.
+TEXT ·kernel6x8(SB), NOSPLIT, $0-57
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -106,6 +107,9 @@ tail:
 
 store:
 	VBROADCASTSD alpha+48(FP), Y0
+	MOVBLZX overwrite+56(FP), AX
+	TESTL AX, AX
+	JNZ overwrite
 	VMOVUPD 0(DX), Y1
 	VMOVUPD 32(DX), Y2
 	VFMADD231PD Y4, Y0, Y1
@@ -145,6 +149,39 @@ store:
 	VMOVUPD 32(DX), Y2
 	VFMADD231PD Y14, Y0, Y1
 	VFMADD231PD Y15, Y0, Y2
+	VMOVUPD Y1, 0(DX)
+	VMOVUPD Y2, 32(DX)
+	VZEROUPPER
+	RET
+
+overwrite:
+	VMULPD Y4, Y0, Y1
+	VMULPD Y5, Y0, Y2
+	VMOVUPD Y1, 0(DX)
+	VMOVUPD Y2, 32(DX)
+	ADDQ R8, DX
+	VMULPD Y6, Y0, Y1
+	VMULPD Y7, Y0, Y2
+	VMOVUPD Y1, 0(DX)
+	VMOVUPD Y2, 32(DX)
+	ADDQ R8, DX
+	VMULPD Y8, Y0, Y1
+	VMULPD Y9, Y0, Y2
+	VMOVUPD Y1, 0(DX)
+	VMOVUPD Y2, 32(DX)
+	ADDQ R8, DX
+	VMULPD Y10, Y0, Y1
+	VMULPD Y11, Y0, Y2
+	VMOVUPD Y1, 0(DX)
+	VMOVUPD Y2, 32(DX)
+	ADDQ R8, DX
+	VMULPD Y12, Y0, Y1
+	VMULPD Y13, Y0, Y2
+	VMOVUPD Y1, 0(DX)
+	VMOVUPD Y2, 32(DX)
+	ADDQ R8, DX
+	VMULPD Y14, Y0, Y1
+	VMULPD Y15, Y0, Y2
 	VMOVUPD Y1, 0(DX)
 	VMOVUPD Y2, 32(DX)
 	VZEROUPPER

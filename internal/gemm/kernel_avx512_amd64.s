@@ -1,12 +1,13 @@
 #include "textflag.h"
 
-// func kernel8x24(k int, a, b, c *float64, ldc, ldb int, alpha float64)
+// func kernel8x24(k int, a, b, c *float64, ldc, ldb int, alpha float64, overwrite bool)
 //
-// C[0:8, 0:24] += alpha * sum over p < k of a[8p:8p+8] outer b[ldb*p:ldb*p+24],
-// C row-major with ldc elements between rows. k >= 1. The 8x24 block of
-// sums lives in Z8-Z31 (three registers a row); per p it loads 24 values of
-// b, broadcasts 8 of a and issues 24 FMAs.
-TEXT ·kernel8x24(SB), NOSPLIT, $0-56
+// C[0:8, 0:24] += alpha * sum over p < k of a[8p:8p+8] outer b[ldb*p:ldb*p+24]
+// (C = alpha * sum, C not read, when overwrite), C row-major with ldc
+// elements between rows. k >= 1. The 8x24 block of sums lives in Z8-Z31
+// (three registers a row); per p it loads 24 values of b, broadcasts 8 of
+// a and issues 24 FMAs.
+TEXT ·kernel8x24(SB), NOSPLIT, $0-57
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DI
@@ -83,6 +84,9 @@ loop:
 	JNZ loop
 
 	VBROADCASTSD alpha+48(FP), Z0
+	MOVBLZX overwrite+56(FP), AX
+	TESTL AX, AX
+	JNZ overwrite
 	VMOVUPD 0(DX), Z1
 	VMOVUPD 64(DX), Z2
 	VMOVUPD 128(DX), Z3
@@ -159,6 +163,65 @@ loop:
 	VFMADD231PD Z29, Z0, Z1
 	VFMADD231PD Z30, Z0, Z2
 	VFMADD231PD Z31, Z0, Z3
+	VMOVUPD Z1, 0(DX)
+	VMOVUPD Z2, 64(DX)
+	VMOVUPD Z3, 128(DX)
+	VZEROUPPER
+	RET
+
+overwrite:
+	VMULPD Z8, Z0, Z1
+	VMULPD Z9, Z0, Z2
+	VMULPD Z10, Z0, Z3
+	VMOVUPD Z1, 0(DX)
+	VMOVUPD Z2, 64(DX)
+	VMOVUPD Z3, 128(DX)
+	ADDQ R8, DX
+	VMULPD Z11, Z0, Z1
+	VMULPD Z12, Z0, Z2
+	VMULPD Z13, Z0, Z3
+	VMOVUPD Z1, 0(DX)
+	VMOVUPD Z2, 64(DX)
+	VMOVUPD Z3, 128(DX)
+	ADDQ R8, DX
+	VMULPD Z14, Z0, Z1
+	VMULPD Z15, Z0, Z2
+	VMULPD Z16, Z0, Z3
+	VMOVUPD Z1, 0(DX)
+	VMOVUPD Z2, 64(DX)
+	VMOVUPD Z3, 128(DX)
+	ADDQ R8, DX
+	VMULPD Z17, Z0, Z1
+	VMULPD Z18, Z0, Z2
+	VMULPD Z19, Z0, Z3
+	VMOVUPD Z1, 0(DX)
+	VMOVUPD Z2, 64(DX)
+	VMOVUPD Z3, 128(DX)
+	ADDQ R8, DX
+	VMULPD Z20, Z0, Z1
+	VMULPD Z21, Z0, Z2
+	VMULPD Z22, Z0, Z3
+	VMOVUPD Z1, 0(DX)
+	VMOVUPD Z2, 64(DX)
+	VMOVUPD Z3, 128(DX)
+	ADDQ R8, DX
+	VMULPD Z23, Z0, Z1
+	VMULPD Z24, Z0, Z2
+	VMULPD Z25, Z0, Z3
+	VMOVUPD Z1, 0(DX)
+	VMOVUPD Z2, 64(DX)
+	VMOVUPD Z3, 128(DX)
+	ADDQ R8, DX
+	VMULPD Z26, Z0, Z1
+	VMULPD Z27, Z0, Z2
+	VMULPD Z28, Z0, Z3
+	VMOVUPD Z1, 0(DX)
+	VMOVUPD Z2, 64(DX)
+	VMOVUPD Z3, 128(DX)
+	ADDQ R8, DX
+	VMULPD Z29, Z0, Z1
+	VMULPD Z30, Z0, Z2
+	VMULPD Z31, Z0, Z3
 	VMOVUPD Z1, 0(DX)
 	VMOVUPD Z2, 64(DX)
 	VMOVUPD Z3, 128(DX)
