@@ -8,7 +8,6 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/lapack/lapack64"
 
-	"github.com/neuralnmf/neuralnmf/internal/gemm"
 	"github.com/neuralnmf/neuralnmf/internal/parallel"
 	"github.com/neuralnmf/neuralnmf/tensor"
 )
@@ -74,16 +73,12 @@ func (r *Result) backward(a *tensor.Dense, x data, xd *tensor.Dense, gs, ga, gx 
 		g, u []float64
 		p    []float64     // k×k partial S·Uᵀ
 		xu   *tensor.Dense // N×k partial X·Uᵀ, for a sparse X
-		ws   gemm.Workspace
 	}
 	sp, isSparse := x.(sparseData)
 	cs := chunkFor(m, workers)
 	bufs := make([]*buf, parallel.Workers(m, cs, workers))
 	for i := range bufs {
 		bufs[i] = &buf{w: newWorker(r.Factor, 0, 1), g: make([]float64, r.Factor.kk), u: make([]float64, r.Factor.kk)}
-		// A·U of a chunk, (N×k)·(k×cs), and S·Uᵀ, (k×cs)·(cs×k): one
-		// reservation that covers both, so the allocations do not depend on M.
-		bufs[i].ws.Reserve(max(n, k), max(cs, k), max(k, cs))
 		if ga != nil {
 			bufs[i].p = make([]float64, k*k)
 			if isSparse {
@@ -101,12 +96,12 @@ func (r *Result) backward(a *tensor.Dense, x data, xd *tensor.Dense, gs, ga, gx 
 		}
 		uc := blas64.General{Rows: k, Cols: j1 - j0, Stride: u.Stride, Data: u.Data[j0:]}
 		if gx != nil { // gx[:, j0:j1] = A·U[:, j0:j1]
-			gemmSerial(&b.ws, blas.NoTrans, blas.NoTrans, 1, a.RawMatrix(), uc, 0,
+			gemmSerial(blas.NoTrans, blas.NoTrans, 1, a.RawMatrix(), uc, 0,
 				blas64.General{Rows: n, Cols: j1 - j0, Stride: gx.Stride, Data: gx.Data[j0:]})
 		}
 		if ga != nil { // P += S[:, j0:j1]·U[:, j0:j1]ᵀ
 			sc := blas64.General{Rows: k, Cols: j1 - j0, Stride: r.S.Stride, Data: r.S.Data[j0:]}
-			gemmSerial(&b.ws, blas.NoTrans, blas.Trans, 1, sc, uc, 1, blas64.General{Rows: k, Cols: k, Stride: k, Data: b.p})
+			gemmSerial(blas.NoTrans, blas.Trans, 1, sc, uc, 1, blas64.General{Rows: k, Cols: k, Stride: k, Data: b.p})
 			if isSparse {
 				sp.x.MulDenseT(1, u, j0, j1, b.xu)
 			}
@@ -134,11 +129,7 @@ func (r *Result) backward(a *tensor.Dense, x data, xd *tensor.Dense, gs, ga, gx 
 	// Phase 2, by row tiles: ∂L/∂A = X·Uᵀ − A·Q. For a sparse X, X·Uᵀ is the
 	// sum of the workers' partials from phase 1.
 	qm := blas64.General{Rows: k, Cols: k, Stride: k, Data: q}
-	ws := make([]gemm.Workspace, parallel.Workers(n, rowTile, workers))
-	for i := range ws {
-		ws[i].Reserve(rowTile, k, max(m, k)) // X·Uᵀ and A·Q of a row tile
-	}
-	parallel.ForChunks(n, rowTile, len(ws), func(wi, r0, r1 int) {
+	parallel.ForChunks(n, rowTile, workers, func(_, r0, r1 int) {
 		gt := blas64.General{Rows: r1 - r0, Cols: k, Stride: ga.Stride, Data: ga.Data[r0*ga.Stride:]}
 		at := blas64.General{Rows: r1 - r0, Cols: k, Stride: a.Stride, Data: a.Data[r0*a.Stride:]}
 		if isSparse {
@@ -153,9 +144,9 @@ func (r *Result) backward(a *tensor.Dense, x data, xd *tensor.Dense, gs, ga, gx 
 			}
 		} else {
 			xt := blas64.General{Rows: r1 - r0, Cols: m, Stride: xd.Stride, Data: xd.Data[r0*xd.Stride:]}
-			gemmSerial(&ws[wi], blas.NoTrans, blas.Trans, 1, xt, u.RawMatrix(), 0, gt)
+			gemmSerial(blas.NoTrans, blas.Trans, 1, xt, u.RawMatrix(), 0, gt)
 		}
-		gemmSerial(&ws[wi], blas.NoTrans, blas.NoTrans, -1, at, qm, 1, gt)
+		gemmSerial(blas.NoTrans, blas.NoTrans, -1, at, qm, 1, gt)
 	})
 	return nil
 }

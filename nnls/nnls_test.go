@@ -325,12 +325,18 @@ func TestAllocationsIndependentOfM(t *testing.T) {
 		require.NoError(t, err)
 		gs := tensor.Uniform(20, m, -1, 1, tensor.NewRand(19))
 		ga, gx := tensor.New(300, 20), tensor.New(300, m)
-		fwd := testing.AllocsPerRun(3, func() { _, _ = nnls.Solve(a, x, opt) })
-		bwd := testing.AllocsPerRun(3, func() { _ = res.Backward(a, x, gs, ga, gx, 2) })
+		fwd := testing.AllocsPerRun(10, func() { _, _ = nnls.Solve(a, x, opt) })
+		bwd := testing.AllocsPerRun(10, func() { _ = res.Backward(a, x, gs, ga, gx, 2) })
 		counts[m] = [2]float64{fwd, bwd}
 	}
 	t.Logf("allocations (forward, backward) by M: %v", counts)
-	require.Equal(t, counts[256], counts[4096])
+	// The products take their packing buffers from internal/gemm's
+	// sync.Pool, which allocates a new one now and then (after a GC, or
+	// when the goroutines land on other Ps than the pooled buffers): allow
+	// one per run on average, far below the 16-fold growth of M.
+	for i := range 2 {
+		require.InDelta(t, counts[256][i], counts[4096][i], 1, "part %d", i)
+	}
 }
 
 // With MaxIter 1 every column whose seed support is wrong falls back to

@@ -12,15 +12,14 @@ import (
 const rowTile = 96
 
 // gemmSerial computes c = alpha·op(a)·op(b) + beta·c on the calling
-// goroutine with the worker's workspace ws (internal/gemm): the solver
-// parallelises over column chunks itself, and each worker owns its packing
-// buffers, so allocations per call do not depend on M or on the GC.
-func gemmSerial(ws *gemm.Workspace, tA, tB blas.Transpose, alpha float64, a, b blas64.General, beta float64, c blas64.General) {
+// goroutine (internal/gemm with one worker): the solver parallelises over
+// column chunks itself.
+func gemmSerial(tA, tB blas.Transpose, alpha float64, a, b blas64.General, beta float64, c blas64.General) {
 	k := a.Cols
 	if tA == blas.Trans {
 		k = a.Rows
 	}
-	gemm.Serial(tA == blas.Trans, tB == blas.Trans, c.Rows, c.Cols, k, alpha, a.Data, a.Stride, b.Data, b.Stride, beta, c.Data, c.Stride, ws)
+	gemm.Dgemm(tA == blas.Trans, tB == blas.Trans, c.Rows, c.Cols, k, alpha, a.Data, a.Stride, b.Data, b.Stride, beta, c.Data, c.Stride, 1)
 }
 
 // minWorkPerWorker is the work (N·k·M multiply-adds) below which another

@@ -9,7 +9,6 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 
-	"github.com/neuralnmf/neuralnmf/internal/gemm"
 	"github.com/neuralnmf/neuralnmf/internal/parallel"
 	"github.com/neuralnmf/neuralnmf/tensor"
 )
@@ -139,7 +138,7 @@ type data interface {
 	dims() (n, m int)
 	// qtx writes Qᵀ·X[:, j0:j1] into dst (q.Cols×(j1−j0), row-major, with
 	// the given stride), on the calling goroutine.
-	qtx(q *tensor.Dense, j0, j1 int, dst []float64, stride int, ws *gemm.Workspace)
+	qtx(q *tensor.Dense, j0, j1 int, dst []float64, stride int)
 	// hasExtreme reports whether some entry's magnitude is above
 	// xScaleLimit or below its reciprocal (and not zero).
 	hasExtreme() bool
@@ -147,7 +146,7 @@ type data interface {
 	colMax(j0, j1 int, dst []float64)
 	// qtxScaled is qtx of X[:, j0:j1]·diag(f), using buf as scratch
 	// (grown as needed; the grown slice is returned).
-	qtxScaled(q *tensor.Dense, j0, j1 int, f []float64, dst []float64, stride int, buf []float64, ws *gemm.Workspace) []float64
+	qtxScaled(q *tensor.Dense, j0, j1 int, f []float64, dst []float64, stride int, buf []float64) []float64
 }
 
 type denseData struct {
@@ -159,10 +158,10 @@ func (d denseData) hasExtreme() bool { return d.extreme }
 
 func (d denseData) dims() (int, int) { return d.x.Rows, d.x.Cols }
 
-func (d denseData) qtx(q *tensor.Dense, j0, j1 int, dst []float64, stride int, ws *gemm.Workspace) {
+func (d denseData) qtx(q *tensor.Dense, j0, j1 int, dst []float64, stride int) {
 	x := d.x
 	xs := blas64.General{Rows: x.Rows, Cols: j1 - j0, Stride: x.Stride, Data: x.Data[j0:]}
-	gemmSerial(ws, blas.Trans, blas.NoTrans, 1, q.RawMatrix(), xs, 0, blas64.General{Rows: q.Cols, Cols: j1 - j0, Stride: stride, Data: dst})
+	gemmSerial(blas.Trans, blas.NoTrans, 1, q.RawMatrix(), xs, 0, blas64.General{Rows: q.Cols, Cols: j1 - j0, Stride: stride, Data: dst})
 }
 
 func (d denseData) colMax(j0, j1 int, dst []float64) {
@@ -180,7 +179,7 @@ func (d denseData) colMax(j0, j1 int, dst []float64) {
 	}
 }
 
-func (d denseData) qtxScaled(q *tensor.Dense, j0, j1 int, f []float64, dst []float64, stride int, buf []float64, ws *gemm.Workspace) []float64 {
+func (d denseData) qtxScaled(q *tensor.Dense, j0, j1 int, f []float64, dst []float64, stride int, buf []float64) []float64 {
 	n, nc := d.x.Rows, j1-j0
 	if cap(buf) < n*nc {
 		buf = make([]float64, n*nc)
@@ -192,7 +191,7 @@ func (d denseData) qtxScaled(q *tensor.Dense, j0, j1 int, f []float64, dst []flo
 			row[j] = v * f[j]
 		}
 	}
-	denseData{x: &tensor.Dense{Rows: n, Cols: nc, Stride: nc, Data: buf}}.qtx(q, 0, nc, dst, stride, ws)
+	denseData{x: &tensor.Dense{Rows: n, Cols: nc, Stride: nc, Data: buf}}.qtx(q, 0, nc, dst, stride)
 	return buf
 }
 
@@ -241,7 +240,6 @@ type chunkBuf struct {
 	// xbuf is the scaled copy of the chunk.
 	cmax, unscale, xbuf []float64
 	scaled              bool
-	ws                  gemm.Workspace // for QᵀX
 }
 
 // xScaleLimit bounds max|x_j| of a column before X is rescaled column by
@@ -270,7 +268,6 @@ func (f *Factor) solve(x data, opt *Options) (*Result, error) {
 	for i := range bufs {
 		cb := &chunkBuf{w: newWorker(f, tau, o.MaxIter), dt: make([]float64, cs*p), dj: make([]float64, p), cs: cs,
 			cmax: make([]float64, cs), unscale: make([]float64, cs)}
-		cb.ws.Reserve(p, cs, n) // QᵀX of a chunk: (p×N)·(N×cs)
 		if f.fast {
 			cb.c, cb.u = make([]float64, cs*kk), make([]float64, cs*kk)
 			cb.cj, cb.uj = make([]float64, kk), make([]float64, kk)
@@ -316,9 +313,9 @@ func (f *Factor) solveChunk(cb *chunkBuf, x data, s *tensor.Dense, sup *Support,
 			_, e := math.Frexp(c)
 			cb.cmax[j], cb.unscale[j] = math.Ldexp(1, -e), math.Ldexp(1, e)
 		}
-		cb.xbuf = x.qtxScaled(f.q, j0, j1, cb.cmax, cb.dt, cb.cs, cb.xbuf, &cb.ws)
+		cb.xbuf = x.qtxScaled(f.q, j0, j1, cb.cmax, cb.dt, cb.cs, cb.xbuf)
 	} else {
-		x.qtx(f.q, j0, j1, cb.dt, cb.cs, &cb.ws)
+		x.qtx(f.q, j0, j1, cb.dt, cb.cs)
 	}
 	if f.fast { // C = RᵀD and U = R⁻¹D: the Gram right-hand sides and unconstrained solutions
 		for i := 0; i < kk; i++ {

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/neuralnmf/neuralnmf/internal/gemm"
 	"github.com/neuralnmf/neuralnmf/tensor"
 )
 
@@ -41,7 +40,7 @@ func (d sparseData) hasExtreme() bool {
 
 func (d sparseData) dims() (int, int) { return d.x.Rows, d.x.Cols }
 
-func (d sparseData) qtx(q *tensor.Dense, j0, j1 int, dst []float64, stride int, _ *gemm.Workspace) {
+func (d sparseData) qtx(q *tensor.Dense, j0, j1 int, dst []float64, stride int) {
 	d.x.MulTA(q, j0, j1, dst, stride)
 }
 
@@ -56,7 +55,7 @@ func (d sparseData) colMax(j0, j1 int, dst []float64) {
 	}
 }
 
-func (d sparseData) qtxScaled(q *tensor.Dense, j0, j1 int, f []float64, dst []float64, stride int, buf []float64, _ *gemm.Workspace) []float64 {
+func (d sparseData) qtxScaled(q *tensor.Dense, j0, j1 int, f []float64, dst []float64, stride int, buf []float64) []float64 {
 	lo, hi := d.x.ColPtr[j0], d.x.ColPtr[j1]
 	if cap(buf) < hi-lo {
 		buf = make([]float64, hi-lo)

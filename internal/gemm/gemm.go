@@ -218,18 +218,35 @@ type Workspace struct {
 	tile [maxTile]float64
 }
 
-// Reserve grows ws to what a product of size m×n×k packs, so that later
-// products no larger than that allocate nothing.
-func (ws *Workspace) Reserve(m, n, k int) {
+// Need returns the lengths of the two packing buffers a product of size
+// m×n×k with B transposed (tB) or not needs: the packed block of op(A),
+// and the packed panel of op(B) (only its ragged last strip when op(B) is
+// read in place).
+func Need(tB bool, m, n, k int) (a, b int) {
 	kern := kernel
 	round := func(x, r int) int { return (x + r - 1) / r * r }
-	if need := round(min(m, mc), kern.mr) * min(k, kc); len(ws.a) < need {
-		ws.a = make([]float64, need)
+	a = round(min(m, mc), kern.mr) * min(k, kc)
+	if direct(tB, m) {
+		return a, min(k, kc) * kern.nr
 	}
-	if need := min(k, kc) * round(min(n, nc), kern.nr); len(ws.b) < need {
-		ws.b = make([]float64, need)
+	return a, min(k, kc) * round(min(n, nc), kern.nr)
+}
+
+// Grow makes ws's buffers at least a and b long (see Need), so that the
+// products they cover allocate nothing.
+func (ws *Workspace) Grow(a, b int) {
+	if len(ws.a) < a {
+		ws.a = make([]float64, a)
+	}
+	if len(ws.b) < b {
+		ws.b = make([]float64, b)
 	}
 }
+
+// direct reports whether serial reads op(B) in place: with one block of rows
+// of C, each strip of B is used only while it is in L1, so copying it to a
+// packed panel first would only add a pass over B.
+func direct(tB bool, m int) bool { return !tB && m <= mc }
 
 // pool holds the workspaces of Dgemm.
 var pool = sync.Pool{New: func() any { return new(Workspace) }}
@@ -238,11 +255,8 @@ var pool = sync.Pool{New: func() any { return new(Workspace) }}
 func serial(tA, tB bool, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, c []float64, ldc int, overwrite bool, buf *Workspace) {
 	kern := kernel
 	MR, NR := kern.mr, kern.nr
-	buf.Reserve(m, n, k)
-	// With one block of rows of C, each strip of B is used only while it
-	// is in L1, so the kernel reads op(B) in place (when it is row-major)
-	// instead of copying it to a packed panel first.
-	direct := !tB && m <= mc
+	buf.Grow(Need(tB, m, n, k))
+	direct := direct(tB, m)
 	for j0 := 0; j0 < n; j0 += nc {
 		nb := min(nc, n-j0)
 		for p0 := 0; p0 < k; p0 += kc {
@@ -252,7 +266,7 @@ func serial(tA, tB bool, m, n, k int, alpha float64, a []float64, lda int, b []f
 				bsrc = b[p0*ldb+j0:]
 				if full := nb / NR * NR; full < nb {
 					// The ragged last strip is packed (zero-padded).
-					packB(NR, tB, kb, nb-full, b, ldb, p0, j0+full, buf.b[full*kb:])
+					packB(NR, tB, kb, nb-full, b, ldb, p0, j0+full, buf.b)
 				}
 			} else {
 				packB(NR, tB, kb, nb, b, ldb, p0, j0, buf.b)
@@ -268,15 +282,22 @@ func serial(tA, tB bool, m, n, k int, alpha float64, a []float64, lda int, b []f
 
 // macro runs the micro-kernel over an mb×nb block of C from the packed
 // panels pa and pb or, when direct is not nil, from op(B) in place (row
-// stride ldb) for the full strips and pb for the ragged last one. With
+// stride ldb) for the full strips and pb (holding only that strip) for the
+// ragged last one. With
 // overwrite it stores the block instead of adding it to C.
 func macro(kern microKernel, mb, nb, kb int, alpha float64, pa, pb, direct []float64, ldb int, c []float64, ldc int, overwrite bool, tile *[maxTile]float64) {
 	MR, NR := kern.mr, kern.nr
 	for jr := 0; jr < nb; jr += NR {
 		nr := min(NR, nb-jr)
-		bp, bstride := pb[jr*kb:], NR
-		if direct != nil && nr == NR {
+		var bp []float64
+		bstride := NR
+		switch {
+		case direct == nil:
+			bp = pb[jr*kb:]
+		case nr == NR:
 			bp, bstride = direct[jr:], ldb
+		default:
+			bp = pb // the ragged last strip, packed alone
 		}
 		for ir := 0; ir < mb; ir += MR {
 			mr := min(MR, mb-ir)
