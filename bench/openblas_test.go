@@ -13,6 +13,7 @@ package bench
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -66,3 +67,8 @@ func BenchmarkOpenBLAS(b *testing.B) {
 		})
 	}
 }
+
+var epoch0 = time.Now()
+
+// nanotime is a monotonic clock in nanoseconds.
+func nanotime() float64 { return float64(time.Since(epoch0).Nanoseconds()) }
