@@ -300,10 +300,17 @@ func WriteMatrixMarket(w io.Writer, m *Matrix) error {
 	bw := bufio.NewWriter(w)
 	if s := m.Sparse; s != nil {
 		fmt.Fprintf(bw, "%%%%MatrixMarket matrix coordinate real general\n%d %d %d\n", s.Rows, s.Cols, s.NNZ())
+		var line []byte
 		for j := 0; j < s.Cols; j++ {
 			rows, vals := s.Column(j)
 			for p, i := range rows {
-				fmt.Fprintf(bw, "%d %d %s\n", i+1, j+1, strconv.FormatFloat(vals[p], 'g', -1, 64))
+				line = strconv.AppendInt(line[:0], int64(i+1), 10)
+				line = append(line, ' ')
+				line = strconv.AppendInt(line, int64(j+1), 10)
+				line = append(line, ' ')
+				line = strconv.AppendFloat(line, vals[p], 'g', -1, 64)
+				line = append(line, '\n')
+				bw.Write(line)
 			}
 		}
 	} else {
