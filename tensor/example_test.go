@@ -32,3 +32,13 @@ func ExampleOneHot() {
 	// ⎢0  0  0⎥
 	// ⎣1  0  0⎦
 }
+
+// SqDist measures how well W·H fits X without forming W·H.
+func ExampleSqDist() {
+	x := tensor.MustFromRows([][]float64{{1, 2}, {3, 4}})
+	w := tensor.MustFromRows([][]float64{{1}, {2}})
+	h := tensor.MustFromRows([][]float64{{1, 2}})
+	// W·H = [[1 2] [2 4]]: only the entry (1, 0) differs, by 1.
+	fmt.Println(tensor.SqDist(x, w, h))
+	// Output: 1
+}
