@@ -89,11 +89,7 @@ func Write(w io.Writer, in Input) error {
 	}
 
 	var layers []layerView
-	topics := m.A[0]
-	for l := range m.A {
-		if l > 0 {
-			topics = tensor.MatMul(false, false, topics, m.A[l])
-		}
+	for l, topics := range neuralnmf.LayerTopics(m.A) {
 		share := shares(m.S[l])
 		lv := layerView{Index: l + 1}
 		for j, ws := range neuralnmf.TopWords(topics, names, words) {

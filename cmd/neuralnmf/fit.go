@@ -415,11 +415,7 @@ func runTopics(args []string, stdout, stderr io.Writer) error {
 	if len(vocab) != m.A[0].Rows {
 		return fmt.Errorf("%s: %d words, but the model has %d features", *vocabPath, len(vocab), m.A[0].Rows)
 	}
-	topics := m.A[0]
-	for l := range m.A {
-		if l > 0 {
-			topics = tensor.MatMul(false, false, topics, m.A[l])
-		}
+	for l, topics := range neuralnmf.LayerTopics(m.A) {
 		fmt.Fprintf(stdout, "Layer %d (%d topics):\n", l+1, topics.Cols)
 		for j, ws := range neuralnmf.TopWords(topics, vocab, *n) {
 			fmt.Fprintf(stdout, "  topic %-3d %s\n", j+1, strings.Join(ws, ", "))

@@ -227,11 +227,7 @@ func TopWords(a *tensor.Dense, vocab []string, n int) [][]string {
 // WriteKeywords writes the top-10 words of each topic at each layer of res;
 // layer ℓ's topics are the columns of A⁽⁰⁾⋯A⁽ˡ⁾.
 func WriteKeywords(w io.Writer, res *Result, vocab []string) {
-	topics := res.A[0]
-	for l := range res.A {
-		if l > 0 {
-			topics = tensor.MatMul(false, false, topics, res.A[l])
-		}
+	for l, topics := range neuralnmf.LayerTopics(res.A) {
 		words := TopWords(topics, vocab, 10)
 		fmt.Fprintf(w, "\nLayer %d (%d topics), top 10 words:\n", l+1, len(words))
 		for j, ws := range words {

@@ -1034,9 +1034,24 @@ func FitReadout(s *tensor.Dense, labels []int, classes int) (*tensor.Dense, erro
 	return b.Value(), nil
 }
 
+// LayerTopics returns, for each layer ℓ of the factors a (A⁽⁰⁾ N×k⁽⁰⁾, A⁽¹⁾,
+// …), the topics of that layer in feature space: the N×k⁽ˡ⁾ product
+// A⁽⁰⁾⋯A⁽ˡ⁾ (the first is a[0] itself, not a copy).
+func LayerTopics(a []*tensor.Dense) []*tensor.Dense {
+	out := make([]*tensor.Dense, len(a))
+	for l := range a {
+		if l == 0 {
+			out[l] = a[0]
+		} else {
+			out[l] = tensor.MatMul(false, false, out[l-1], a[l])
+		}
+	}
+	return out
+}
+
 // TopWords returns, for each column of a (features × topics), the names of
 // the n features with the largest weights, largest first (ties keep feature
-// order). names[i] names row i. For layer ℓ's topics pass A⁽⁰⁾⋯A⁽ˡ⁾.
+// order). names[i] names row i. For layer ℓ's topics pass LayerTopics(A)[ℓ].
 func TopWords(a *tensor.Dense, names []string, n int) [][]string {
 	out := make([][]string, a.Cols)
 	idx := make([]int, a.Rows)
