@@ -3,9 +3,9 @@ package tensor
 import (
 	"fmt"
 	"runtime"
-	"sync"
 
 	"github.com/neuralnmf/neuralnmf/internal/gemm"
+	"github.com/neuralnmf/neuralnmf/internal/parallel"
 )
 
 // sqDistRows is the number of rows of X per block in SqDist: a block of
@@ -27,42 +27,28 @@ func SqDist(x, w, h *Dense) float64 {
 	}
 	blocks := (m + sqDistRows - 1) / sqDistRows
 	sums := make([]float64, blocks)
-	workers := min(runtime.GOMAXPROCS(0), blocks)
-	var next sync.Mutex
-	b := 0
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			buf := make([]float64, sqDistRows*n)
-			var ws gemm.Workspace
-			for {
-				next.Lock()
-				i := b
-				b++
-				next.Unlock()
-				if i >= blocks {
-					return
-				}
-				r0, r1 := i*sqDistRows, min(m, (i+1)*sqDistRows)
-				rows := r1 - r0
-				// buf = X[r0:r1] − W[r0:r1]·H.
-				for r := 0; r < rows; r++ {
-					copy(buf[r*n:(r+1)*n], x.Data[(r0+r)*x.Stride:(r0+r)*x.Stride+n])
-				}
-				if w.Cols > 0 {
-					gemm.Serial(false, false, rows, n, w.Cols, -1, w.Data[r0*w.Stride:], w.Stride, h.Data, h.Stride, 1, buf, n, &ws)
-				}
-				var s float64
-				for _, v := range buf[:rows*n] {
-					s += v * v
-				}
-				sums[i] = s
-			}
-		}()
-	}
-	wg.Wait()
+	workers := parallel.Workers(m, sqDistRows, runtime.GOMAXPROCS(0))
+	bufs := make([][]float64, workers)
+	ws := make([]gemm.Workspace, workers)
+	parallel.ForChunks(m, sqDistRows, workers, func(wi, r0, r1 int) {
+		rows := r1 - r0
+		if bufs[wi] == nil {
+			bufs[wi] = make([]float64, sqDistRows*n)
+		}
+		buf := bufs[wi][:rows*n]
+		// buf = X[r0:r1] − W[r0:r1]·H.
+		for r := 0; r < rows; r++ {
+			copy(buf[r*n:(r+1)*n], x.Data[(r0+r)*x.Stride:(r0+r)*x.Stride+n])
+		}
+		if w.Cols > 0 {
+			gemm.Serial(false, false, rows, n, w.Cols, -1, w.Data[r0*w.Stride:], w.Stride, h.Data, h.Stride, 1, buf, n, &ws[wi])
+		}
+		var s float64
+		for _, v := range buf {
+			s += v * v
+		}
+		sums[r0/sqDistRows] = s
+	})
 	var total float64
 	for _, s := range sums {
 		total += s
