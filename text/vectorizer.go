@@ -10,8 +10,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 
+	"github.com/neuralnmf/neuralnmf/internal/parallel"
 	"github.com/neuralnmf/neuralnmf/tensor"
 )
 
@@ -213,37 +213,55 @@ const batchSize = 2048
 // counts keyed by word (in first-occurrence order).
 func (a analyzer) countBatch(docs []string) [][]wordCount {
 	out := make([][]wordCount, len(docs))
-	workers := min(runtime.GOMAXPROCS(0), len(docs))
-	var wg sync.WaitGroup
-	next := make(chan int, len(docs))
-	for i := range docs {
-		next <- i
+	type scratch struct {
+		toks []string
+		seen map[string]int
 	}
-	close(next)
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var toks []string
-			seen := map[string]int{}
-			for i := range next {
-				toks = a.tokens(toks[:0], docs[i])
-				clear(seen)
-				var wc []wordCount
-				for _, t := range toks {
-					if k, ok := seen[t]; ok {
-						wc[k].count++
-						continue
-					}
-					seen[t] = len(wc)
-					wc = append(wc, wordCount{t, 1})
-				}
-				out[i] = wc
+	workers := parallel.Workers(len(docs), 1, runtime.GOMAXPROCS(0))
+	scr := make([]scratch, workers)
+	parallel.ForChunks(len(docs), 1, workers, func(wi, i, _ int) {
+		sc := &scr[wi]
+		if sc.seen == nil {
+			sc.seen = map[string]int{}
+		}
+		sc.toks = a.tokens(sc.toks[:0], docs[i])
+		clear(sc.seen)
+		var wc []wordCount
+		for _, t := range sc.toks {
+			if k, ok := sc.seen[t]; ok {
+				wc[k].count++
+				continue
 			}
-		}()
-	}
-	wg.Wait()
+			sc.seen[t] = len(wc)
+			wc = append(wc, wordCount{t, 1})
+		}
+		out[i] = wc
+	})
 	return out
+}
+
+// count reads docs a batch at a time, tokenises each batch on all cores
+// (countBatch) and calls add with each document's word counts, in order. It
+// returns the first error docs yields.
+func (a analyzer) count(docs iter.Seq2[string, error], add func([]wordCount)) error {
+	var batch []string
+	flush := func() {
+		for _, wc := range a.countBatch(batch) {
+			add(wc)
+		}
+		batch = batch[:0]
+	}
+	for doc, err := range docs {
+		if err != nil {
+			return err
+		}
+		batch = append(batch, doc)
+		if len(batch) == batchSize {
+			flush()
+		}
+	}
+	flush()
+	return nil
 }
 
 type wordCount struct {
@@ -265,34 +283,23 @@ func Fit(docs iter.Seq2[string, error], o Options) (*Vectorizer, *tensor.Sparse,
 	index := map[string]int32{}
 	var words []string
 	var cols [][]termCount
-	var batch []string
-	flush := func() {
-		for _, wc := range a.countBatch(batch) {
-			col := make([]termCount, len(wc))
-			for k, e := range wc {
-				id, ok := index[e.word]
-				if !ok {
-					id = int32(len(words))
-					w := strings.Clone(e.word) // not a slice of the document
-					index[w] = id
-					words = append(words, w)
-				}
-				col[k] = termCount{id, e.count}
+	err := a.count(docs, func(wc []wordCount) {
+		col := make([]termCount, len(wc))
+		for k, e := range wc {
+			id, ok := index[e.word]
+			if !ok {
+				id = int32(len(words))
+				w := strings.Clone(e.word) // not a slice of the document
+				index[w] = id
+				words = append(words, w)
 			}
-			cols = append(cols, col)
+			col[k] = termCount{id, e.count}
 		}
-		batch = batch[:0]
+		cols = append(cols, col)
+	})
+	if err != nil {
+		return nil, nil, err
 	}
-	for doc, err := range docs {
-		if err != nil {
-			return nil, nil, err
-		}
-		batch = append(batch, doc)
-		if len(batch) == batchSize {
-			flush()
-		}
-	}
-	flush()
 	n := len(cols)
 	if n == 0 {
 		return nil, nil, ErrNoDocuments
@@ -462,29 +469,18 @@ func (v *Vectorizer) Transform(docs iter.Seq2[string, error]) (*tensor.Sparse, e
 	}
 	a := v.Options.analyzer()
 	var cols [][]termCount
-	var batch []string
-	flush := func() {
-		for _, wc := range a.countBatch(batch) {
-			col := make([]termCount, 0, len(wc))
-			for _, e := range wc {
-				if r, ok := v.index[e.word]; ok {
-					col = append(col, termCount{int32(r), e.count})
-				}
+	err := a.count(docs, func(wc []wordCount) {
+		col := make([]termCount, 0, len(wc))
+		for _, e := range wc {
+			if r, ok := v.index[e.word]; ok {
+				col = append(col, termCount{int32(r), e.count})
 			}
-			cols = append(cols, col)
 		}
-		batch = batch[:0]
+		cols = append(cols, col)
+	})
+	if err != nil {
+		return nil, err
 	}
-	for doc, err := range docs {
-		if err != nil {
-			return nil, err
-		}
-		batch = append(batch, doc)
-		if len(batch) == batchSize {
-			flush()
-		}
-	}
-	flush()
 	row := make([]int32, len(v.Vocab))
 	for i := range row {
 		row[i] = int32(i)
