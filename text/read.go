@@ -273,5 +273,21 @@ func readDir(dir string, yield func(Document, error) bool) {
 	}
 }
 
+// ReadStopWords reads a stop-word file: one word per line, surrounding
+// whitespace trimmed, blank lines skipped.
+func ReadStopWords(path string) ([]string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var words []string
+	for _, w := range strings.Split(string(b), "\n") {
+		if w = strings.TrimSpace(w); w != "" {
+			words = append(words, w)
+		}
+	}
+	return words, nil
+}
+
 // ErrNoDocuments is returned when a source holds no document.
 var ErrNoDocuments = errors.New("text: no documents")

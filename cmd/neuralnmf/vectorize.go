@@ -84,14 +84,8 @@ func (t textFlags) options() (text.Options, error) {
 		return o, err
 	}
 	if *t.stopwords != "" {
-		b, err := os.ReadFile(*t.stopwords)
-		if err != nil {
+		if o.StopWords, err = text.ReadStopWords(*t.stopwords); err != nil {
 			return o, err
-		}
-		for _, w := range strings.Split(strings.ReplaceAll(string(b), "\r\n", "\n"), "\n") {
-			if w = strings.TrimSpace(w); w != "" {
-				o.StopWords = append(o.StopWords, w)
-			}
 		}
 	}
 	return o, nil

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
 	"github.com/neuralnmf/neuralnmf/models/ssnmf"
@@ -32,11 +31,10 @@ type TestSet struct {
 // defaults, the notebooks' stop words, the 20 Newsgroups cleaning) on the
 // 5,616 training posts in dir/raw, and checks that its vocabulary is d's.
 func PaperVectorizer(dir string, d *Data) (*text.Vectorizer, error) {
-	raw, err := os.ReadFile(filepath.Join(dir, "paper_subset", "stopwords.txt"))
+	stop, err := text.ReadStopWords(filepath.Join(dir, "paper_subset", "stopwords.txt"))
 	if err != nil {
 		return nil, err
 	}
-	stop := strings.Fields(string(raw))
 	src := text.Source{Path: filepath.Join(dir, "raw", "train_10groups.jsonl.gz")}
 	v, _, err := text.Fit(src.Texts(), text.Options{StopWords: stop, Newsgroups: true})
 	if err != nil {
