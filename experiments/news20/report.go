@@ -6,11 +6,9 @@ import (
 	"math"
 	"runtime"
 	"strings"
-	"sync"
 	"time"
 	"unicode/utf8"
 
-	"github.com/neuralnmf/neuralnmf/internal/parallel"
 	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
 	"github.com/neuralnmf/neuralnmf/plot"
 	"github.com/neuralnmf/neuralnmf/tensor"
@@ -99,11 +97,8 @@ func Run(d *Data, o Options) (*Report, error) {
 			rep.TestAcc[r] = make([][2]float64, o.Trials)
 		}
 	}
-	start := time.Now()
-	var mu sync.Mutex
-	var firstErr error
-	done := 0
-	parallel.ForChunks(len(jobs), 1, runtime.GOMAXPROCS(0), func(_, i, _ int) {
+	var err error
+	rep.Elapsed, err = runJobs(len(jobs), o.Progress, func(i int) (func(), error) {
 		j := jobs[i]
 		semi := strings.HasSuffix(j.row, "semi-supervised")
 		seed := o.Seed + uint64(j.trial)
@@ -126,13 +121,10 @@ func Run(d *Data, o Options) (*Report, error) {
 		if err == nil && o.Test != nil && j.row != NMFRow {
 			r.TestAcc, err = TestAccuracy(r, d, o.Test)
 		}
-		mu.Lock()
-		defer mu.Unlock()
-		done++
-		if err != nil && firstErr == nil {
-			firstErr = fmt.Errorf("%s, trial %d: %w", j.row, j.trial+1, err)
+		if err != nil {
+			return nil, fmt.Errorf("%s, trial %d: %w", j.row, j.trial+1, err)
 		}
-		if err == nil {
+		return func() {
 			rep.Acc[j.row][j.trial] = r.Acc
 			if o.Test != nil {
 				rep.TestAcc[j.row][j.trial] = r.TestAcc
@@ -140,13 +132,9 @@ func Run(d *Data, o Options) (*Report, error) {
 			if j.row == "Neural NMF semi-supervised" && j.trial == 0 {
 				rep.Example = r
 			}
-		}
-		if o.Progress != nil {
-			o.Progress(done, len(jobs), time.Since(start))
-		}
+		}, nil
 	})
-	rep.Elapsed = time.Since(start)
-	return rep, firstErr
+	return rep, err
 }
 
 // Mean returns the mean accuracy of a row per layer.

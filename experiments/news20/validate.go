@@ -4,11 +4,8 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"runtime"
-	"sync"
 	"time"
 
-	"github.com/neuralnmf/neuralnmf/internal/parallel"
 	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
 )
 
@@ -123,30 +120,17 @@ func Validate(d *Data, o ValidateOptions) (*Validation, error) {
 	for c := range cands {
 		v.Acc[c] = make([][2]float64, o.Seeds)
 	}
-	total := len(cands) * o.Seeds
-	start := time.Now()
-	var mu sync.Mutex
-	var firstErr error
-	done := 0
-	parallel.ForChunks(total, 1, runtime.GOMAXPROCS(0), func(_, i, _ int) {
+	var err error
+	v.Elapsed, err = runJobs(len(cands)*o.Seeds, o.Progress, func(i int) (func(), error) {
 		c, seed := i/o.Seeds, i%o.Seeds
 		r, err := neural(d, labels, train, cands[c].Semi, uint64(seed), cands[c].Config, 1)
-		mu.Lock()
-		defer mu.Unlock()
-		done++
-		if err != nil && firstErr == nil {
-			firstErr = fmt.Errorf("%s, seed %d: %w", cands[c].Name, seed, err)
+		if err != nil {
+			return nil, fmt.Errorf("%s, seed %d: %w", cands[c].Name, seed, err)
 		}
-		if err == nil {
-			v.Acc[c][seed] = r.Acc
-		}
-		if o.Progress != nil {
-			o.Progress(done, total, time.Since(start))
-		}
+		return func() { v.Acc[c][seed] = r.Acc }, nil
 	})
-	v.Elapsed = time.Since(start)
-	if firstErr != nil {
-		return nil, firstErr
+	if err != nil {
+		return nil, err
 	}
 	v.Unsupervised, v.SemiSupervised = v.choose(false), v.choose(true)
 	return v, nil
