@@ -3,9 +3,9 @@
 // micro-kernel (AVX2 + FMA assembly on amd64 CPUs that have them, portable
 // Go elsewhere), parallel over the larger of C's two dimensions.
 //
-// It follows the Goto/BLIS scheme: B is packed kc×nc into strips NR wide,
-// A is packed mc×kc into strips MR tall, and the micro-kernel keeps an
-// MR×NR block of C in registers while it runs along kc. The block sizes are
+// It follows the Goto/BLIS scheme: B is packed kc×nc into strips nr wide,
+// A is packed mc×kc into strips mr tall, and the micro-kernel keeps an
+// mr×nr block of C in registers while it runs along kc. The block sizes are
 // fixed constants chosen for a core with a 1 MiB L2 cache (Zen 4); they
 // change speed, not results.
 package gemm
@@ -18,6 +18,8 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/blas/gonum"
+
+	"github.com/neuralnmf/neuralnmf/internal/parallel"
 )
 
 // Block sizes: the micro-kernel computes an mr×nr block of C (6×8 with
@@ -66,41 +68,25 @@ func Dgemm(tA, tB bool, m, n, k int, alpha float64, a []float64, lda int, b []fl
 		workers = runtime.GOMAXPROCS(0)
 	}
 	if workers > 1 && 2*float64(m)*float64(n)*float64(k) >= minParallelFlops {
-		// Split C in contiguous blocks along its larger dimension, in whole
-		// tiles; each worker packs its own panels.
+		// Split C in contiguous blocks of whole tiles along its larger
+		// dimension; each worker packs its own panels.
 		kern := kernel
-		if (m+kern.mr-1)/kern.mr >= (n+kern.nr-1)/kern.nr {
-			parts := split(m, kern.mr, workers)
-			if len(parts) > 1 {
-				run(parts, func(i0, i1 int) {
-					var aa []float64
-					if tA {
-						aa = a[i0:] // columns i0.. of A (k×m)
-					} else {
-						aa = a[i0*lda:] // rows i0.. of A (m×k)
-					}
-					ws := pool.Get().(*Workspace)
-					defer pool.Put(ws)
-					serial(tA, tB, i1-i0, n, k, alpha, aa, lda, b, ldb, c[i0*ldc:], ldc, overwrite, ws)
-				})
-				return
-			}
-		} else {
-			parts := split(n, kern.nr, workers)
-			if len(parts) > 1 {
-				run(parts, func(j0, j1 int) {
-					var bb []float64
-					if tB {
-						bb = b[j0*ldb:] // rows j0.. of B (n×k)
-					} else {
-						bb = b[j0:] // columns j0.. of B (k×n)
-					}
-					ws := pool.Get().(*Workspace)
-					defer pool.Put(ws)
-					serial(tA, tB, m, j1-j0, k, alpha, a, lda, bb, ldb, c[j0:], ldc, overwrite, ws)
-				})
-				return
-			}
+		byRows := (m+kern.mr-1)/kern.mr >= (n+kern.nr-1)/kern.nr
+		total, tile := n, kern.nr
+		if byRows {
+			total, tile = m, kern.mr
+		}
+		if size := ((total+tile-1)/tile + workers - 1) / workers * tile; size < total {
+			parallel.ForChunks(total, size, workers, func(_, lo, hi int) {
+				ws := pool.Get().(*Workspace)
+				defer pool.Put(ws)
+				if byRows { // rows lo:hi of op(A) and C
+					serial(tA, tB, hi-lo, n, k, alpha, a[offset(tA, lo, lda):], lda, b, ldb, c[lo*ldc:], ldc, overwrite, ws)
+				} else { // columns lo:hi of op(B) and C
+					serial(tA, tB, m, hi-lo, k, alpha, a, lda, b[offset(!tB, lo, ldb):], ldb, c[lo:], ldc, overwrite, ws)
+				}
+			})
+			return
 		}
 	}
 	ws := pool.Get().(*Workspace)
@@ -155,34 +141,14 @@ func prologue(tA, tB bool, m, n, k int, alpha float64, a []float64, lda int, b [
 	return work, beta == 0 && work
 }
 
-// split divides [0, n) into at most parts ranges of whole multiples of
-// tile (the last one ragged).
-func split(n, tile, parts int) [][2]int {
-	tiles := (n + tile - 1) / tile
-	parts = min(parts, tiles)
-	var out [][2]int
-	for p, start := 0, 0; p < parts; p++ {
-		t := tiles * (p + 1) / parts
-		end := min(n, t*tile)
-		if end > start {
-			out = append(out, [2]int{start, end})
-		}
-		start = end
+// offset returns where line i of a row-major matrix with leading dimension
+// ld starts: element i of the first row when the lines are its columns
+// (columns), else row i.
+func offset(columns bool, i, ld int) int {
+	if columns {
+		return i
 	}
-	return out
-}
-
-func run(parts [][2]int, f func(lo, hi int)) {
-	var wg sync.WaitGroup
-	for _, p := range parts[1:] {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			f(p[0], p[1])
-		}()
-	}
-	f(parts[0][0], parts[0][1])
-	wg.Wait()
+	return i * ld
 }
 
 func checkArgs(tA, tB bool, m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64, ldc int) {
