@@ -167,10 +167,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 		}
 		x, *xPath = &matio.Matrix{Sparse: xs}, *textPath
 	} else {
-		if x, err = matio.ReadMatrix(*xPath); err != nil {
-			return err
-		}
-		if err := checkNonnegative(*xPath, x); err != nil {
+		if x, err = readData(*xPath); err != nil {
 			return err
 		}
 	}
@@ -356,14 +353,8 @@ func readColumns(xPath, textPath, field, modelPath string, m *neuralnmf.Model) (
 		}
 		return &matio.Matrix{Sparse: xs}, textPath, nil
 	}
-	x, err := matio.ReadMatrix(xPath)
-	if err != nil {
-		return nil, "", err
-	}
-	if err := checkNonnegative(xPath, x); err != nil {
-		return nil, "", err
-	}
-	return x, xPath, nil
+	x, err := readData(xPath)
+	return x, xPath, err
 }
 
 func writeMatrix(path string, d *tensor.Dense) error {

@@ -88,6 +88,19 @@ func removeTemporaries() int {
 	return n
 }
 
+// readData reads the data matrix at path and checks that it is
+// nonnegative, as the models require.
+func readData(path string) (*matio.Matrix, error) {
+	x, err := matio.ReadMatrix(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkNonnegative(path, x); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
 // checkNonnegative reports the first negative entry of a data matrix read
 // from path, by its 1-based row and column, with what to do: the models
 // factorise nonnegative data.

@@ -1,7 +1,7 @@
 // Package gemm is the project's matrix product: C = α·op(A)·op(B) + β·C for
 // row-major float64 matrices, with packed panels and a register-blocked
-// micro-kernel (AVX2 + FMA assembly on amd64 CPUs that have them, portable
-// Go elsewhere), parallel over the larger of C's two dimensions.
+// micro-kernel (AVX-512 or AVX2 + FMA assembly on amd64 CPUs that have them,
+// portable Go elsewhere), parallel over the larger of C's two dimensions.
 //
 // It follows the Goto/BLIS scheme: B is packed kc×nc into strips nr wide,
 // A is packed mc×kc into strips mr tall, and the micro-kernel keeps an
