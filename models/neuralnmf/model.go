@@ -802,8 +802,12 @@ func relError(x data, xNorm float64, f *Forward) float64 {
 
 // Predict returns argmax_p (B·S)_pm for each column m of s (k⁽ᴸ⁾×M).
 func Predict(b, s *tensor.Dense) []int {
-	scores := tensor.MatMul(false, false, b, s)
-	pred := make([]int, s.Cols)
+	return argmaxColumns(tensor.MatMul(false, false, b, s))
+}
+
+// argmaxColumns returns the row of the largest entry of each column.
+func argmaxColumns(scores *tensor.Dense) []int {
+	pred := make([]int, scores.Cols)
 	for m := range pred {
 		best := math.Inf(-1)
 		for p := 0; p < scores.Rows; p++ {
@@ -903,28 +907,25 @@ func (m *Model) Predict() []int {
 // owned by the caller). It returns an error for a model trained without
 // supervision (it has no B), and as Transform for bad x.
 func (m *Model) Classify(x *tensor.Dense) ([]int, *tensor.Dense, error) {
-	if m.B == nil {
-		return nil, nil, fmt.Errorf("neuralnmf: Classify: the model was trained without labels, so it has no classifier B")
-	}
-	s, err := m.Transform(x)
-	if err != nil {
-		return nil, nil, err
-	}
-	top := s[len(s)-1]
-	return Predict(m.B, top), tensor.MatMul(false, false, m.B, top), nil
+	return m.classify("Classify", func() ([]*tensor.Dense, error) { return m.Transform(x) })
 }
 
 // ClassifySparse is Classify for a sparse x.
 func (m *Model) ClassifySparse(x *tensor.Sparse) ([]int, *tensor.Dense, error) {
+	return m.classify("ClassifySparse", func() ([]*tensor.Dense, error) { return m.TransformSparse(x) })
+}
+
+// classify runs transform and scores its last layer with B.
+func (m *Model) classify(name string, transform func() ([]*tensor.Dense, error)) ([]int, *tensor.Dense, error) {
 	if m.B == nil {
-		return nil, nil, fmt.Errorf("neuralnmf: ClassifySparse: the model was trained without labels, so it has no classifier B")
+		return nil, nil, fmt.Errorf("neuralnmf: %s: the model was trained without labels, so it has no classifier B", name)
 	}
-	s, err := m.TransformSparse(x)
+	s, err := transform()
 	if err != nil {
 		return nil, nil, err
 	}
-	top := s[len(s)-1]
-	return Predict(m.B, top), tensor.MatMul(false, false, m.B, top), nil
+	scores := tensor.MatMul(false, false, m.B, s[len(s)-1])
+	return argmaxColumns(scores), scores, nil
 }
 
 // TransformSparse is Transform for a sparse x.
