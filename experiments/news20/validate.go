@@ -139,16 +139,12 @@ func Validate(d *Data, o ValidateOptions) (*Validation, error) {
 // ScoreStats returns candidate c's mean Score over seeds and its standard
 // error.
 func (v *Validation) ScoreStats(c int) (mean, se float64) {
-	n := float64(len(v.Acc[c]))
-	for _, a := range v.Acc[c] {
-		mean += Score(a)
+	scores := make([]float64, len(v.Acc[c]))
+	for i, a := range v.Acc[c] {
+		scores[i] = Score(a)
 	}
-	mean /= n
-	var ss float64
-	for _, a := range v.Acc[c] {
-		ss += (Score(a) - mean) * (Score(a) - mean)
-	}
-	return mean, math.Sqrt(ss/(n-1)) / math.Sqrt(n)
+	mean, sd, _, _ := summary(scores)
+	return mean, sd / math.Sqrt(float64(len(scores)))
 }
 
 // choose applies the one-standard-error rule to the candidates of one
@@ -177,17 +173,29 @@ func (v *Validation) choose(semi bool) int {
 // layerStats returns the mean, sample sd, minimum and maximum of layer l
 // over a candidate's seeds.
 func layerStats(acc [][2]float64, l int) (mean, sd, lo, hi float64) {
+	xs := make([]float64, len(acc))
+	for i, a := range acc {
+		xs[i] = a[l]
+	}
+	return summary(xs)
+}
+
+// summary returns the mean, sample standard deviation (0 for fewer than two
+// values), minimum and maximum of xs.
+func summary(xs []float64) (mean, sd, lo, hi float64) {
 	lo, hi = math.Inf(1), math.Inf(-1)
-	for _, a := range acc {
-		mean += a[l]
-		lo, hi = math.Min(lo, a[l]), math.Max(hi, a[l])
+	for _, x := range xs {
+		mean += x
+		lo, hi = math.Min(lo, x), math.Max(hi, x)
 	}
-	mean /= float64(len(acc))
-	for _, a := range acc {
-		sd += (a[l] - mean) * (a[l] - mean)
+	mean /= float64(len(xs))
+	for _, x := range xs {
+		sd += (x - mean) * (x - mean)
 	}
-	if len(acc) > 1 {
-		sd = math.Sqrt(sd / float64(len(acc)-1))
+	if len(xs) > 1 {
+		sd = math.Sqrt(sd / float64(len(xs)-1))
+	} else {
+		sd = 0
 	}
 	return mean, sd, lo, hi
 }
