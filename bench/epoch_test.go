@@ -128,8 +128,8 @@ func BenchmarkEpoch(b *testing.B) {
 					*d += time.Since(t0)
 				}
 				for b.Loop() {
-					t1 += timeTrain(b, x, cfg, 1)
-					tE += timeTrain(b, x, cfg, 1+extra)
+					t1 += timeTrain(b, cfg, 1, dense(x))
+					tE += timeTrain(b, cfg, 1+extra, dense(x))
 					lap(&tFloor, func() { gemmFloor(x, a0, fb) })
 				}
 				epoch := float64(tE-t1) / extra / float64(b.N)
@@ -175,22 +175,27 @@ func BenchmarkScalingM(b *testing.B) {
 			var t1, tE time.Duration
 			const extra = 16
 			for b.Loop() {
-				t1 += timeTrain(b, x, cfg, 1)
-				tE += timeTrain(b, x, cfg, 1+extra)
+				t1 += timeTrain(b, cfg, 1, dense(x))
+				tE += timeTrain(b, cfg, 1+extra, dense(x))
 			}
 			b.ReportMetric(float64(tE-t1)/extra/float64(b.N)/float64(m), "ns/col/epoch")
 		})
 	}
 }
 
-// timeTrain returns how long training cfg for the given epochs takes.
-func timeTrain(b *testing.B, x *tensor.Dense, cfg neuralnmf.Config, epochs int) time.Duration {
+// timeTrain returns how long train takes on cfg with the given epochs.
+func timeTrain(b *testing.B, cfg neuralnmf.Config, epochs int, train func(neuralnmf.Config) (*neuralnmf.Model, error)) time.Duration {
 	cfg.Epochs = epochs
 	t0 := time.Now()
-	if _, err := neuralnmf.Train(x, cfg); err != nil {
+	if _, err := train(cfg); err != nil {
 		b.Fatal(err)
 	}
 	return time.Since(t0)
+}
+
+// dense trains on x with neuralnmf.Train.
+func dense(x *tensor.Dense) func(neuralnmf.Config) (*neuralnmf.Model, error) {
+	return func(c neuralnmf.Config) (*neuralnmf.Model, error) { return neuralnmf.Train(x, c) }
 }
 
 // BenchmarkEpochNews20 is one unsupervised Neural NMF epoch on the 20
@@ -208,21 +213,13 @@ func BenchmarkEpochNews20(b *testing.B) {
 	a0 := []*tensor.Dense{tensor.Uniform(d.X.Rows, 10, 0, 1, rng), tensor.Uniform(10, 6, 0, 1, rng)}
 	cfg := neuralnmf.Config{Ranks: []int{10, 6}, Init: neuralnmf.GivenInit, InitA: a0, Optimizer: neuralnmf.GD,
 		LR: 1e-6, Tol: -1, Restarts: 1}
-	train := func(epochs int) time.Duration {
-		c := cfg
-		c.Epochs = epochs
-		t0 := time.Now()
-		if _, err := neuralnmf.TrainSparse(d.X, c); err != nil {
-			b.Fatal(err)
-		}
-		return time.Since(t0)
-	}
+	sparse := func(c neuralnmf.Config) (*neuralnmf.Model, error) { return neuralnmf.TrainSparse(d.X, c) }
 	dst := make([]float64, 10*d.X.Cols)
 	const extra = 8
 	var t1, tE, tP time.Duration
 	for b.Loop() {
-		t1 += train(1)
-		tE += train(1 + extra)
+		t1 += timeTrain(b, cfg, 1, sparse)
+		tE += timeTrain(b, cfg, 1+extra, sparse)
 		t0 := time.Now()
 		d.X.MulTA(a0[0], 0, d.X.Cols, dst, d.X.Cols)
 		tP += time.Since(t0)
