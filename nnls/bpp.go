@@ -43,6 +43,7 @@ type worker struct {
 	rho, ab []float64 // residual d − R·x and its rounding scale |d| + |R||x| (length p)
 	idx     []int     // F (direct form) or B (Schur form) as a list
 	sub     []float64 // |idx|×|idx| system and its factor
+	dinv    []float64 // reciprocals of the factor's diagonal
 	rhs     []float64
 	corr    []float64 // 2k: refinement correction
 	bad     []int     // infeasible variables
@@ -60,7 +61,7 @@ func newWorker(f *Factor, tau float64, maxIter int) *worker {
 		f: f, tau: tau, tauF: math.Max(tau, 4*float64(f.p+f.kk+2)*eps), maxIter: maxIter,
 		inF: make([]bool, k), x: make([]float64, k), y: make([]float64, k), bnd: make([]float64, k), bndF: make([]float64, k),
 		rho: make([]float64, p), ab: make([]float64, p),
-		idx: make([]int, 0, k), sub: make([]float64, k*k), rhs: make([]float64, k),
+		idx: make([]int, 0, k), sub: make([]float64, k*k), dinv: make([]float64, k), rhs: make([]float64, k),
 		corr: make([]float64, 2*k), bad: make([]int, 0, k),
 	}
 }
@@ -113,7 +114,7 @@ func (w *worker) direct(c []float64, nF int) bool {
 		}
 		w.rhs[a] = c[fa]
 	}
-	if !cholSolve(sub, nF, w.rhs[:nF]) {
+	if !cholSolve(sub, nF, w.rhs[:nF], w.dinv) {
 		return false
 	}
 	clear(w.x)
@@ -158,7 +159,7 @@ func (w *worker) schur(u []float64, nB int) bool {
 		}
 		w.rhs[p] = -u[bp]
 	}
-	if !cholSolve(sub, nB, w.rhs[:nB]) {
+	if !cholSolve(sub, nB, w.rhs[:nB], w.dinv) {
 		return false
 	}
 	zB := w.rhs[:nB]
@@ -195,21 +196,23 @@ func (w *worker) correct(r []float64) float64 {
 		for a, fa := range f {
 			z[a] = r[fa]
 		}
-		cholSolveFactored(w.sub, len(f), z)
+		cholSolveFactored(w.sub, len(f), z, w.dinv)
 		for a, fa := range f {
 			d[fa] = z[a]
 		}
 	} else { // Schur: idx = B
 		h, b, nB := w.f.h, w.idx, w.nSchur
-		v, rt := w.corr[k:], d // d is zero here: use it for r̃ = r on F, 0 on B
+		v, rt := w.corr[k:2*k], d // d is zero here: use it for r̃ = r on F, 0 on B
 		for j, in := range w.inF {
 			if in {
 				rt[j] = r[j]
 			}
 		}
 		for i := range v { // v = H·r̃
+			hr := h[i*k : (i+1)*k]
+			hr = hr[:len(rt)]
 			var s float64
-			for j, hv := range h[i*k : (i+1)*k] {
+			for j, hv := range hr {
 				s += hv * rt[j]
 			}
 			v[i] = s
@@ -219,12 +222,12 @@ func (w *worker) correct(r []float64) float64 {
 		for p, bp := range b {
 			z[p] = -v[bp]
 		}
-		cholSolveFactored(w.sub, nB, z)
+		cholSolveFactored(w.sub, nB, z, w.dinv)
 		for i, in := range w.inF {
 			if !in {
 				continue
 			}
-			row := h[i*k:]
+			row := h[i*k : (i+1)*k]
 			s := v[i]
 			for p, bp := range b {
 				s += row[bp] * z[p]
@@ -246,36 +249,86 @@ func (w *worker) correct(r []float64) float64 {
 
 // cholSolve solves sub·z = rhs in place for the symmetric positive definite
 // n×n matrix whose upper triangle is in sub (row-major, stride n), leaving
-// the Cholesky factor in sub.
-func cholSolve(sub []float64, n int, rhs []float64) bool {
-	t, ok := lapack64.Potrf(blas64.Symmetric{N: n, Stride: n, Data: sub, Uplo: blas.Upper})
-	if !ok {
+// the Cholesky factor in sub. It returns false if the matrix is not
+// numerically positive definite.
+func cholSolve(sub []float64, n int, rhs, dinv []float64) bool {
+	if !cholUpper(sub, n, dinv) {
 		return false
 	}
-	_ = t
-	cholSolveFactored(sub, n, rhs)
+	cholSolveFactored(sub, n, rhs, dinv)
+	return true
+}
+
+// smallChol is the order up to which cholUpper factorises with its own
+// loops; above it LAPACK's blocked Dpotrf is faster than its call overhead.
+const smallChol = 32
+
+// cholUpper overwrites the upper triangle of the n×n matrix in a (row-major,
+// stride n) with U, A = UᵀU, and reports whether A was numerically positive
+// definite (every pivot positive); dinv receives 1/U_ii. For small n it is the unblocked
+// right-looking algorithm of LAPACK's Dpotf2, written out because the
+// subproblems of the Gram path are tiny and a LAPACK call costs more than
+// the arithmetic; the trailing update runs along rows.
+func cholUpper(a []float64, n int, dinv []float64) bool {
+	if n > smallChol {
+		_, ok := lapack64.Potrf(blas64.Symmetric{N: n, Stride: n, Data: a, Uplo: blas.Upper})
+		for i := 0; ok && i < n; i++ {
+			dinv[i] = 1 / a[i*n+i]
+		}
+		return ok
+	}
+	for j := 0; j < n; j++ {
+		ajj := a[j*n+j]
+		if !(ajj > 0) {
+			return false
+		}
+		ajj = math.Sqrt(ajj)
+		a[j*n+j] = ajj
+		row := a[j*n+j+1 : (j+1)*n]
+		inv := 1 / ajj
+		dinv[j] = inv
+		for l := range row {
+			row[l] *= inv
+		}
+		for i, v := range row { // row j+1+i of the trailing block, from its diagonal
+			t := a[(j+1+i)*n+j+1+i : (j+2+i)*n]
+			rr := row[i:]
+			rr = rr[:len(t)]
+			for l := range t {
+				t[l] -= v * rr[l]
+			}
+		}
+	}
 	return true
 }
 
 // cholSolveFactored solves UᵀU·z = rhs in place for the upper Cholesky
-// factor U (n×n, row-major, stride n) that cholSolve left in sub: two
-// triangular solves, written out because the systems are tiny and LAPACK's
-// per-call overhead would dominate.
-func cholSolveFactored(u []float64, n int, z []float64) {
-	for i := 0; i < n; i++ { // Uᵀ·v = z
-		s := z[i]
-		for j := 0; j < i; j++ {
-			s -= u[j*n+i] * z[j]
+// factor U (n×n, row-major, stride n) that cholUpper left in sub, with dinv
+// the reciprocals of its diagonal: two triangular solves, written out
+// because the systems are tiny and LAPACK's per-call overhead would
+// dominate. Both run along U's rows (the first as a sequence of axpys), and
+// multiply by dinv instead of dividing, which takes a chain of divisions out
+// of the critical path at the cost of one rounding per entry (the solves stay
+// backward stable).
+func cholSolveFactored(u []float64, n int, z, dinv []float64) {
+	z, dinv = z[:n], dinv[:n]
+	for i := range z { // Uᵀ·v = z, column by column of Uᵀ (row by row of U)
+		zi := z[i] * dinv[i]
+		z[i] = zi
+		row, zz := u[i*n+i+1:(i+1)*n], z[i+1:]
+		zz = zz[:len(row)]
+		for l, v := range row {
+			zz[l] -= v * zi
 		}
-		z[i] = s / u[i*n+i]
 	}
 	for i := n - 1; i >= 0; i-- { // U·z = v
-		s := z[i]
-		row := u[i*n : (i+1)*n]
-		for j := i + 1; j < n; j++ {
-			s -= row[j] * z[j]
+		row, zz := u[i*n+i+1:(i+1)*n], z[i+1:]
+		zz = zz[:len(row)]
+		var s float64
+		for j, v := range row {
+			s += v * zz[j]
 		}
-		z[i] = s / row[i]
+		z[i] = (z[i] - s) * dinv[i]
 	}
 }
 
@@ -368,13 +421,15 @@ func (w *worker) refine(d []float64) bool {
 				}
 			}
 		}
-		dx := w.corr[:k] // zero off F
-		for i := 0; i < k; i++ {
+		dx, y := w.corr[:k], w.y[:k] // dx is zero off F
+		for i := range y {
+			gr := g[i*k : (i+1)*k]
+			gr = gr[:len(dx)]
 			var s float64
-			for j, v := range g[i*k : (i+1)*k] {
+			for j, v := range gr {
 				s += v * dx[j]
 			}
-			w.y[i] -= s
+			y[i] -= s
 		}
 		if dm*math.Min(rate, 1) <= floor*xm {
 			return true
@@ -409,34 +464,37 @@ const eps = 0x1p-52
 // ε·|ρ_j| + O(k²ε²)·a_j, and w.bnd = |R|ᵀ·(|ρ| + ε·a): sharp to the size of
 // the residual itself. Otherwise w.bnd = w.bndF.
 func (w *worker) residual(d []float64, bound bool) {
-	k, p, r, ra := w.f.kk, w.f.p, w.f.r, w.f.rabs
+	f := w.f
+	k, p, r, ra := f.kk, f.p, f.r, f.rabs
+	x, rho, ab := w.x[:k], w.rho[:p], w.ab[:p]
+	d = d[:p]
 	var amax, dmax float64
-	for j := 0; j < p; j++ {
-		row, arow := r[j*k:(j+1)*k], ra[j*k:(j+1)*k]
-		s, a := d[j], math.Abs(d[j])
-		for i := j; i < k; i++ {
-			if xi := w.x[i]; xi != 0 { // x ≥ 0 here
-				s -= row[i] * xi
-				a += arow[i] * xi
-			}
+	for j := range rho { // ρ_j = d_j − Σ_i R_ji·x_i and a_j = |d_j| + Σ_i |R_ji|·x_i (x ≥ 0)
+		row := r[j*k+j : (j+1)*k]
+		arow, xx := ra[j*k+j:(j+1)*k], x[j:]
+		arow, xx = arow[:len(row)], xx[:len(row)]
+		var s, a float64
+		for i, v := range row {
+			s += v * xx[i]
+			a += arow[i] * xx[i]
 		}
-		w.rho[j], w.ab[j] = s, a
-		if a > amax {
-			amax = a
-		}
-		if ad := math.Abs(d[j]); ad > dmax {
-			dmax = ad
-		}
+		dj := d[j]
+		ad := math.Abs(dj)
+		rho[j], ab[j] = dj-s, ad+a
+		amax = max(amax, ad+a)
+		dmax = max(dmax, ad)
 	}
 	compensated := bound && amax > 8*dmax
 	if compensated {
-		for j := 0; j < p; j++ {
-			row := r[j*k : (j+1)*k]
+		for j := range rho {
+			row := r[j*k+j : (j+1)*k]
+			xx := x[j:]
+			xx = xx[:len(row)]
 			s, c := d[j], 0.0
-			for i := j; i < k; i++ {
-				if xi := w.x[i]; xi != 0 {
-					t := row[i] * xi
-					te := math.FMA(row[i], xi, -t) // t + te = row[i]·xi exactly
+			for i, v := range row {
+				if xi := xx[i]; xi != 0 {
+					t := v * xi
+					te := math.FMA(v, xi, -t) // t + te = v·xi exactly
 					u := s - t
 					bv := u - s // TwoSum(s, −t): u + e = s − t exactly
 					e := (s - (u - bv)) + (-t - bv)
@@ -444,22 +502,26 @@ func (w *worker) residual(d []float64, bound bool) {
 					c += e - te
 				}
 			}
-			w.rho[j] = s + c
+			rho[j] = s + c
 		}
 	}
-	y := w.y[:k]
-	clear(y)
+	// y_i = Σ_{j ≤ i} R_ji·ρ_j as a dot product with column i of R (a row of
+	// f.rt), and likewise the bound |R|ᵀa.
+	y, rt, rat := w.y[:k], f.rt, f.rabsT
 	if !bound {
-		for j := 0; j < p; j++ {
-			rj := w.rho[j]
-			for i, v := range r[j*k+j : (j+1)*k] {
-				y[j+i] += v * rj
+		for i := range y {
+			n := min(i+1, p)
+			col, rr := rt[i*p:i*p+n], rho[:n]
+			var s float64
+			for j, v := range col {
+				s += v * rr[j]
 			}
+			y[i] = s
 		}
 		return
 	}
 	var dn float64
-	for _, v := range d[:p] {
+	for _, v := range d {
 		dn += v * v
 	}
 	dn = math.Sqrt(dn) // d is scaled to max|d_j| ∈ [1, 2): no overflow
@@ -468,46 +530,40 @@ func (w *worker) residual(d []float64, bound bool) {
 	// error spreads over every coefficient, so a row whose own coefficients
 	// are small still sees the large ones' rounding.
 	var xn float64
-	for _, v := range w.x {
+	for _, v := range x {
 		xn += v * v
 	}
 	normwise := math.Sqrt(float64(k) * xn)
-	bf := w.bndF[:k]
-	for i := range bf {
-		bf[i] = dn
-	}
-	for j := 0; j < p; j++ {
-		rj, aj := w.rho[j], w.ab[j]
-		arow := ra[j*k+j : (j+1)*k]
-		for i, v := range r[j*k+j : (j+1)*k] {
-			y[j+i] += v * rj
-			bf[j+i] += arow[i] * aj
+	bf, bnd := w.bndF[:k], w.bnd[:k]
+	for i := range y {
+		n := min(i+1, p)
+		col, acol, rr, aa := rt[i*p:i*p+n], rat[i*p:i*p+n], rho[:n], ab[:n]
+		acol = acol[:len(col)]
+		var s, b float64
+		for j, v := range col {
+			s += v * rr[j]
+			b += acol[j] * aa[j]
 		}
+		y[i], bf[i] = s, dn+b
 	}
 	if compensated {
-		for j := range w.ab {
-			w.ab[j] = math.Abs(w.rho[j]) + eps*w.ab[j]
+		for j := range ab {
+			ab[j] = math.Abs(rho[j]) + eps*ab[j]
 		}
-		absBound(w.bnd, ra, w.ab, p, k)
-		for i := range w.bnd {
-			w.bnd[i] += dn
+		for i := range bnd {
+			n := min(i+1, p)
+			acol, aa := rat[i*p:i*p+n], ab[:n]
+			var b float64
+			for j, v := range acol {
+				b += v * aa[j]
+			}
+			bnd[i] = dn + b
 		}
 	} else {
-		copy(w.bnd, w.bndF) // before the normwise term: the sign test stays sharp
+		copy(bnd, bf) // before the normwise term: the sign test stays sharp
 	}
 	for i := range bf {
 		bf[i] += normwise
-	}
-}
-
-// absBound sets dst = |R|ᵀ·v for |R| (p×k, upper trapezoidal) in ra.
-func absBound(dst, ra, v []float64, p, k int) {
-	clear(dst)
-	for j := 0; j < p; j++ {
-		vj := v[j]
-		for i, a := range ra[j*k+j : (j+1)*k] {
-			dst[j+i] += a * vj
-		}
 	}
 }
 

@@ -39,6 +39,9 @@ type Factor struct {
 	q     *tensor.Dense // n×p: the first p columns of Q
 	r     []float64     // p×kk, row-major, upper trapezoidal: Ã = Q·R
 	rabs  []float64     // |R|, for rounding bounds
+	rt    []float64     // kk×p, row-major: Rᵀ, so that Rᵀv is a dot product per entry
+	rabsT []float64     // |R|ᵀ, likewise
+	rdinv []float64     // 1/R_ii (only on the fast path)
 	g, h  []float64     // kk×kk, both triangles: G = RᵀR; H = G⁻¹ (only if trustH)
 	rcond float64       // reciprocal 1-norm condition estimate of R; 0 if rank deficient
 	rank  int           // numerical rank of Ã (kk on the fast path)
@@ -82,24 +85,24 @@ func NewFactor(a *tensor.Dense) (*Factor, error) {
 	if err := tensor.CheckNotEmpty("A", a); err != nil {
 		return nil, fmt.Errorf("nnls: %w", err)
 	}
-	if err := tensor.CheckFinite("A", a); err != nil {
-		return nil, fmt.Errorf("nnls: %w", err)
-	}
 	n, k := a.Rows, a.Cols
-	f := &Factor{n: n, k: k, pos: make([]int, k)}
-	for i := 0; i < k; i++ {
-		nrm := columnNorm(a, i)
-		if math.IsInf(nrm, 0) {
-			return nil, fmt.Errorf("nnls: A: column %d is too large: its norm overflows float64; rescale A", i)
-		}
+	norms, err := columnNorms(a)
+	if err != nil {
+		return nil, err
+	}
+	f := &Factor{n: n, k: k}
+	ints := make([]int, 2*k)
+	f.pos, f.cols = ints[:k], ints[k:k:2*k]
+	for i, nrm := range norms {
 		f.pos[i] = -1
 		if nrm > 0 {
 			f.pos[i] = len(f.cols)
 			f.cols = append(f.cols, i)
-			f.norm = append(f.norm, nrm)
+			norms[len(f.cols)-1] = nrm
 		}
 	}
 	kk := len(f.cols)
+	f.norm = norms[:kk]
 	f.kk, f.p = kk, min(n, kk)
 	if kk == 0 {
 		return f, nil
@@ -113,21 +116,34 @@ func NewFactor(a *tensor.Dense) (*Factor, error) {
 			dst[c] = src[i] / f.norm[c]
 		}
 	}
-	tau := make([]float64, p)
-	work := make([]float64, 1)
-	lapack64.Geqrf(at.RawMatrix(), tau, work, -1)
-	lwork := int(work[0])
-	lapack64.Orgqr(blas64.General{Rows: n, Cols: p, Stride: at.Stride, Data: at.Data}, tau, work, -1)
-	lwork = max(lwork, int(work[0]), 1)
-	work = make([]float64, lwork)
+	var query [1]float64
+	lapack64.Geqrf(at.RawMatrix(), nil, query[:], -1)
+	lwork := int(query[0])
+	lapack64.Orgqr(blas64.General{Rows: n, Cols: p, Stride: at.Stride, Data: at.Data}, nil, query[:], -1)
+	lwork = max(lwork, int(query[0]), 3*kk, 1)
+	// One allocation for the small arrays: R, |R|, Rᵀ, |R|ᵀ, G, H and the
+	// scratch of the factorisation.
+	slab := make([]float64, 4*p*kk+3*kk*kk+kk+p+lwork)
+	take := func(m int) []float64 {
+		v := slab[:m:m]
+		slab = slab[m:]
+		return v
+	}
+	f.r, f.rabs, f.rt, f.rabsT = take(p*kk), take(p*kk), take(kk*p), take(kk*p)
+	f.g, f.rdinv = take(kk*kk), take(kk)
+	hbuf, rinvBuf := take(kk*kk), take(kk*kk)
+	tau, work := take(p), take(lwork)
 	lapack64.Geqrf(at.RawMatrix(), tau, work, lwork)
-	f.r = make([]float64, p*kk)
 	for i := 0; i < p; i++ {
 		copy(f.r[i*kk+i:(i+1)*kk], at.Row(i)[i:])
 	}
-	f.rabs = make([]float64, len(f.r))
 	for i, v := range f.r {
 		f.rabs[i] = math.Abs(v)
+	}
+	for j := 0; j < p; j++ {
+		for i := j; i < kk; i++ {
+			f.rt[i*p+j], f.rabsT[i*p+j] = f.r[j*kk+i], f.rabs[j*kk+i]
+		}
 	}
 	if p == kk { // Q overwrites the reflectors in place
 		f.q = at
@@ -139,7 +155,6 @@ func NewFactor(a *tensor.Dense) (*Factor, error) {
 	}
 	lapack64.Orgqr(f.q.RawMatrix(), tau, work, lwork)
 
-	f.g = make([]float64, kk*kk)
 	rm := blas64.General{Rows: p, Cols: kk, Stride: kk, Data: f.r}
 	blas64.Gemm(blas.Trans, blas.NoTrans, 1, rm, rm, 0, blas64.General{Rows: kk, Cols: kk, Stride: kk, Data: f.g})
 	for i := 0; i < kk; i++ { // symmetrise exactly
@@ -149,23 +164,29 @@ func NewFactor(a *tensor.Dense) (*Factor, error) {
 		}
 	}
 	if p == kk {
-		f.rcond = lapack64.Trcon(lapack.MaxColumnSum, f.rTriangular(), make([]float64, 3*kk), make([]int, kk))
+		f.rcond = lapack64.Trcon(lapack.MaxColumnSum, f.rTriangular(), work[:3*kk], make([]int, kk))
 		if math.IsNaN(f.rcond) {
 			f.rcond = 0
 		}
 	}
 	f.fast = f.rcond >= rcondFast
+	if f.fast {
+		for i := range f.rdinv {
+			f.rdinv[i] = 1 / f.r[i*kk+i]
+		}
+	}
 	f.trust = f.rcond >= rcondSchur
 	f.rank = kk
 	if !f.fast {
 		f.rank = numericalRank(f.r, p, kk, max(n, kk))
 	}
 	if f.trust { // H = R⁻¹R⁻ᵀ
-		rinv := append([]float64(nil), f.r...)
+		rinv := rinvBuf
+		copy(rinv, f.r)
 		if ok := lapack64.Trtri(blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: kk, Stride: kk, Data: rinv}); !ok {
 			f.trust, f.fast = false, false
 		} else {
-			f.h = make([]float64, kk*kk)
+			f.h = hbuf
 			ri := blas64.General{Rows: kk, Cols: kk, Stride: kk, Data: rinv}
 			blas64.Gemm(blas.NoTrans, blas.Trans, 1, ri, ri, 0, blas64.General{Rows: kk, Cols: kk, Stride: kk, Data: f.h})
 			for i := 0; i < kk; i++ {
@@ -207,22 +228,89 @@ func (f *Factor) rTriangular() blas64.Triangular {
 	return blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: f.kk, Stride: f.kk, Data: f.r}
 }
 
-// columnNorm returns ‖a_i‖, scaled so that squares neither overflow nor
-// underflow.
-func columnNorm(a *tensor.Dense, i int) float64 {
-	var mx float64
+// columnNorms returns ‖a_i‖ for every column of A, or an error if A has a
+// non-finite entry or a column norm overflows float64. It reads A by rows: a
+// first pass finds m_i = max_r |A_ri| (and any NaN or Inf); a second sums
+// (A_ri/m_i)², which neither overflows nor underflows harmfully.
+func columnNorms(a *tensor.Dense) ([]float64, error) {
+	k := a.Cols
+	buf := make([]float64, 2*k)
+	mx, sq := buf[:k], buf[k:]
 	for r := 0; r < a.Rows; r++ {
-		if v := math.Abs(a.Data[r*a.Stride+i]); v > mx {
-			mx = v
+		row := a.Row(r)
+		row = row[:len(mx)]
+		for i, v := range row {
+			if v < 0 {
+				v = -v
+			}
+			if !(v <= mx[i]) { // also NaN
+				mx[i] = v
+			}
 		}
 	}
-	if mx == 0 {
-		return 0
+	for _, m := range mx {
+		if !(m <= math.MaxFloat64) {
+			return nil, fmt.Errorf("nnls: %w", tensor.CheckFinite("A", a))
+		}
 	}
-	var q float64
 	for r := 0; r < a.Rows; r++ {
-		v := a.Data[r*a.Stride+i] / mx
-		q += v * v
+		row := a.Row(r)
+		row = row[:len(mx)]
+		for i, v := range row {
+			if m := mx[i]; m > 0 {
+				v /= m
+				sq[i] += v * v
+			}
+		}
 	}
-	return mx * math.Sqrt(q)
+	for i, m := range mx {
+		nrm := m * math.Sqrt(sq[i])
+		if math.IsInf(nrm, 0) {
+			return nil, fmt.Errorf("nnls: A: column %d is too large: its norm overflows float64; rescale A", i)
+		}
+		mx[i] = nrm
+	}
+	return mx, nil
+}
+
+// gramRHS sets C = Rᵀ·D and U = R⁻¹·D for the Gram path (p = kk), for the
+// nc columns of D (kk×nc, row stride ld; C and U likewise): the right-hand
+// sides of the normal equations and the unconstrained solutions. Both run
+// along rows, so every inner loop is an axpy over the chunk's columns: no
+// chain of dependent operations, as a column-by-column solve would have. U
+// is formed by back substitution with the reciprocals of R's diagonal (one
+// more rounding per entry than a division; still backward stable:
+// (R + ΔR)·u = d with |ΔR| ≤ γ_{k+1}|R|).
+func (f *Factor) gramRHS(dm, cm, um []float64, nc, ld int) {
+	k, r := f.kk, f.r
+	for i := 0; i < k; i++ {
+		clear(cm[i*ld : i*ld+nc])
+	}
+	for j := 0; j < k; j++ {
+		dj := dm[j*ld : j*ld+nc]
+		for i := j; i < k; i++ {
+			v := r[j*k+i]
+			ci := cm[i*ld : i*ld+nc]
+			ci = ci[:len(dj)]
+			for c, x := range dj {
+				ci[c] += v * x
+			}
+		}
+	}
+	for i := k - 1; i >= 0; i-- {
+		ui := um[i*ld : i*ld+nc]
+		copy(ui, dm[i*ld:i*ld+nc])
+		for j := i + 1; j < k; j++ {
+			v := r[i*k+j]
+			uj := um[j*ld : j*ld+nc]
+			uj = uj[:len(ui)]
+			for c, x := range uj {
+				ui[c] -= v * x
+			}
+		}
+		rd := f.rdinv[i]
+		for c := range ui {
+			ui[c] *= rd
+		}
+	}
 }

@@ -3,8 +3,10 @@ package nnls_test
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"os"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -359,5 +361,53 @@ func TestLawsonHansonFallback(t *testing.T) {
 		}
 		require.LessOrEqual(t, kktViolation(a, x, res.S), kktTol)
 		t.Logf("%d of %d columns by Lawson–Hanson", res.Stats.Fallbacks, x.Cols)
+	}
+}
+
+// Solve recycles its per-worker workspaces between calls (a sync.Pool). A
+// workspace left by a problem of another shape, another conditioning (fast
+// path or Lawson–Hanson), or another goroutine must not change an answer:
+// every solve below, run interleaved from four goroutines, is bit-identical
+// to the same solve run first, alone, and passes the independent KKT check.
+func TestRecycledWorkspacesChangeNothing(t *testing.T) {
+	type prob struct{ a, x *tensor.Dense }
+	var probs []prob
+	for i, s := range [][3]int{{90, 9, 87}, {200, 50, 300}, {60, 8, 700}, {40, 3, 5}, {300, 40, 257}} {
+		a, x := uniform(uint64(40+i), s[0], s[1], s[2])
+		probs = append(probs, prob{a, x})
+	}
+	a, x := uniform(50, 60, 8, 300) // two nearly parallel columns: Lawson–Hanson
+	for r := 0; r < a.Rows; r++ {
+		a.Set(r, 3, a.At(r, 2)*(1+1e-9*float64(r%3)))
+	}
+	probs = append(probs, prob{a, x})
+	want := make([]*nnls.Result, len(probs))
+	for i, p := range probs {
+		res, err := nnls.Solve(p.a, p.x, &nnls.Options{Workers: 2})
+		require.NoError(t, err)
+		require.Less(t, kktViolation(p.a, p.x, res.S), kktTol, "problem %d", i)
+		want[i] = res
+	}
+	errs := make(chan error, 4)
+	for g := range 4 {
+		go func() {
+			for round := range 3 {
+				for j := range probs {
+					i := (j + g + round) % len(probs)
+					res, err := nnls.Solve(probs[i].a, probs[i].x, &nnls.Options{Workers: 1 + g%2})
+					if err == nil && (!slices.Equal(res.S.Data, want[i].S.Data) || res.Stats != want[i].Stats) {
+						err = fmt.Errorf("goroutine %d, problem %d: answer or stats differ after recycling", g, i)
+					}
+					if err != nil {
+						errs <- err
+						return
+					}
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range 4 {
+		require.NoError(t, <-errs)
 	}
 }

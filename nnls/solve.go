@@ -5,6 +5,7 @@ import (
 	"math"
 	"runtime"
 	"slices"
+	"sync"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -229,9 +230,9 @@ func (o *Options) resolve(k, m int) (Options, error) {
 type chunkBuf struct {
 	w           *worker
 	dt, c, u    []float64 // Qᵀx_j, Rᵀ(Qᵀx_j) and R⁻¹(Qᵀx_j) for the chunk's columns (rows × chunk)
-	dj          []float64 // one column of dt, contiguous
-	cj, uj      []float64
-	cs          int // chunk size: the row stride of dt, c and u
+	dj          []float64 // one column of dt, contiguous and scaled
+	cj, uj      []float64 // the same column of c and u, scaled
+	cs          int       // chunk size: the row stride of dt, c and u
 	st          Stats
 	uncertified []int
 	overflow    bool
@@ -240,6 +241,34 @@ type chunkBuf struct {
 	// xbuf is the scaled copy of the chunk.
 	cmax, unscale, xbuf []float64
 	scaled              bool
+	shape               [3]int // (k, p, cs) the workspace is sized for
+}
+
+// chunkBufs recycles the solver's per-worker workspaces between calls. A
+// training loop solves problems of one shape every epoch; without the pool
+// each solve would allocate, and the collector clear, about 3·k floats per
+// column of a chunk per worker, which at small sizes costs as much as the
+// solve's arithmetic. A workspace is reused only for the same (k, p, chunk
+// size); every field is overwritten before it is read.
+var chunkBufs sync.Pool
+
+// getChunkBuf returns a workspace for solves with f in chunks of cs columns.
+func getChunkBuf(f *Factor, tau float64, maxIter, cs int) *chunkBuf {
+	shape := [3]int{f.kk, f.p, cs}
+	cb, ok := chunkBufs.Get().(*chunkBuf)
+	if !ok || cb.shape != shape {
+		cb = &chunkBuf{w: newWorker(f, tau, maxIter), dt: make([]float64, cs*f.p), dj: make([]float64, f.p), cs: cs,
+			cmax: make([]float64, cs), unscale: make([]float64, cs), shape: shape}
+	}
+	w := cb.w
+	w.f, w.tau, w.tauF, w.maxIter = f, tau, math.Max(tau, 4*float64(f.p+f.kk+2)*eps), maxIter
+	w.iterSum, w.iterMax = 0, 0
+	cb.st, cb.uncertified, cb.overflow, cb.scaled = Stats{}, cb.uncertified[:0], false, false
+	if f.fast && cb.c == nil {
+		cb.c, cb.u = make([]float64, cs*f.kk), make([]float64, cs*f.kk)
+		cb.cj, cb.uj = make([]float64, f.kk), make([]float64, f.kk)
+	}
+	return cb
 }
 
 // xScaleLimit bounds max|x_j| of a column before X is rescaled column by
@@ -266,14 +295,14 @@ func (f *Factor) solve(x data, opt *Options) (*Result, error) {
 	tau := tolFor(o.Tol, p, kk)
 	bufs := make([]*chunkBuf, parallel.Workers(m, cs, workers))
 	for i := range bufs {
-		cb := &chunkBuf{w: newWorker(f, tau, o.MaxIter), dt: make([]float64, cs*p), dj: make([]float64, p), cs: cs,
-			cmax: make([]float64, cs), unscale: make([]float64, cs)}
-		if f.fast {
-			cb.c, cb.u = make([]float64, cs*kk), make([]float64, cs*kk)
-			cb.cj, cb.uj = make([]float64, kk), make([]float64, kk)
-		}
-		bufs[i] = cb
+		bufs[i] = getChunkBuf(f, tau, o.MaxIter, cs)
 	}
+	defer func() {
+		for _, cb := range bufs {
+			cb.w.f = nil // do not keep A's factor alive in the pool
+			chunkBufs.Put(cb)
+		}
+	}()
 	parallel.ForChunks(m, cs, len(bufs), func(wi, j0, j1 int) {
 		f.solveChunk(bufs[wi], x, s, sup, o.Warm, j0, j1)
 	})
@@ -294,7 +323,7 @@ func (f *Factor) solve(x data, opt *Options) (*Result, error) {
 
 // solveChunk solves columns j0:j1 into s and sup.
 func (f *Factor) solveChunk(cb *chunkBuf, x data, s *tensor.Dense, sup *Support, warm *Support, j0, j1 int) {
-	kk, w := f.kk, cb.w
+	w := cb.w
 	nc := j1 - j0
 	// Columns whose entries are extreme are scaled by powers of two (exactly)
 	// before QᵀX, where their products could overflow or underflow.
@@ -318,22 +347,21 @@ func (f *Factor) solveChunk(cb *chunkBuf, x data, s *tensor.Dense, sup *Support,
 		x.qtx(f.q, j0, j1, cb.dt, cb.cs)
 	}
 	if f.fast { // C = RᵀD and U = R⁻¹D: the Gram right-hand sides and unconstrained solutions
-		for i := 0; i < kk; i++ {
-			copy(cb.c[i*cb.cs:i*cb.cs+nc], cb.dt[i*cb.cs:i*cb.cs+nc])
-			copy(cb.u[i*cb.cs:i*cb.cs+nc], cb.dt[i*cb.cs:i*cb.cs+nc])
-		}
-		cm := blas64.General{Rows: kk, Cols: nc, Stride: cb.cs, Data: cb.c}
-		um := blas64.General{Rows: kk, Cols: nc, Stride: cb.cs, Data: cb.u}
-		blas64.Trmm(blas.Left, blas.Trans, 1, f.rTriangular(), cm)
-		blas64.Trsm(blas.Left, blas.NoTrans, 1, f.rTriangular(), um)
+		f.gramRHS(cb.dt, cb.c, cb.u, nc, cb.cs)
 	}
 	for jj := 0; jj < nc; jj++ {
 		j := j0 + jj
 		d := cb.dj
 		var dm float64
 		for i := range d {
-			d[i] = cb.dt[i*cb.cs+jj]
-			dm = math.Max(dm, math.Abs(d[i]))
+			v := cb.dt[i*cb.cs+jj]
+			d[i] = v
+			if v < 0 {
+				v = -v
+			}
+			if v > dm {
+				dm = v
+			}
 		}
 		if dm == 0 {
 			continue // x_j is orthogonal to the range of A: S column stays zero
