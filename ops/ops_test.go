@@ -3,6 +3,7 @@ package ops_test
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -249,4 +250,25 @@ func TestSoftmaxCrossEntropyRejectsNegativeTargets(t *testing.T) {
 	y := tape.Const(tensor.MustFromRows([][]float64{{1, 0}, {-1, 1}}))
 	ops.SoftmaxCrossEntropy(l, y, tape.Const(tensor.New(2, 2)))
 	require.True(t, errors.Is(tape.Err(), tensor.ErrNegative), "%v", tape.Err())
+}
+
+// Pinv's backward pass keeps every intermediate min(m, n)² in size: for the
+// classifier's S⁽ᴸ⁾ (k×M) its memory and time are linear in M. Before, it
+// formed two M×M matrices (2·8·M² bytes: 256 MB at M = 4000). The bound here
+// is the forward and backward tensors of a k×M problem with a wide margin
+// (64 k×M matrices), far below one M×M matrix.
+func TestPinvBackwardIsLinearInColumns(t *testing.T) {
+	for _, sh := range [][2]int{{4, 4000}, {4000, 4}} {
+		a := tensor.Uniform(sh[0], sh[1], 0, 1, tensor.NewRand(17))
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		tape := autograd.NewTape()
+		av := tape.Param(a)
+		loss := ops.Sum(ops.Pinv(av))
+		_, err := tape.Backward(loss)
+		require.NoError(t, err)
+		runtime.ReadMemStats(&after)
+		allocated := after.TotalAlloc - before.TotalAlloc
+		require.Less(t, allocated, uint64(64*8*sh[0]*sh[1]), "%v: %d bytes allocated", sh, allocated)
+	}
 }

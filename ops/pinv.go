@@ -19,7 +19,9 @@ import (
 //
 //	∂L/∂a = −Xᵀ G Xᵀ + (I − aX) Gᵀ X Xᵀ + Xᵀ X Gᵀ (I − Xa)
 //
-// evaluated without forming the n×n or m×m projectors. This is what makes the
+// evaluated without forming the n×n or m×m projectors, and with every
+// intermediate of size min(m, n)², so the cost is O(min(m, n)²·max(m, n)):
+// linear in the number of columns of a wide a. This is what makes the
 // paper's classifier B = (Z∘Y)(S⁽ᴸ⁾)† part of the graph: gradients flow
 // through B into S⁽ᴸ⁾. The rank found is marked as a piece of the tape (see
 // autograd.Tape.MarkPiece), since a† jumps where the rank changes.
@@ -47,13 +49,38 @@ func Pinv(a *autograd.Var) *autograd.Var {
 	out := t.Alloc(n, m)
 	out.Copy(x)
 	return t.Record(op, out, func(g *tensor.Dense, need []bool) []*tensor.Dense {
-		// Shapes: a m×n, X n×m, G n×m.
+		// Shapes: a m×n, X n×m, G n×m. Every product is associated so that
+		// its intermediates are p×p, p = min(m, n), never max(m, n)²: for
+		// the classifier's S⁽ᴸ⁾ (k×M) that is k×k instead of M×M.
 		ga := t.Alloc(m, n)
-		// −Xᵀ G Xᵀ: (m×n)(n×m)(m×n).
-		xtg := t.Alloc(m, m)
-		gemm(true, false, 1, out, g, 0, xtg)
-		gemm(false, true, -1, xtg, out, 0, ga)
-		// (I − aX) Gᵀ X Xᵀ = H − a(X H) with H = Gᵀ X Xᵀ (m×n).
+		if m <= n {
+			// −Xᵀ G Xᵀ = −(XᵀG)·Xᵀ.
+			xtg := t.Alloc(m, m)
+			gemm(true, false, 1, out, g, 0, xtg)
+			gemm(false, true, -1, xtg, out, 0, ga)
+			// (I − aX)·H with H = Gᵀ X Xᵀ = (XᵀG)ᵀ·Xᵀ: H − (aX)·H.
+			h := t.Alloc(m, n)
+			gemm(true, true, 1, xtg, out, 0, h)
+			tensor.AddScaled(ga, 1, h)
+			ax := t.Alloc(m, m)
+			gemm(false, false, 1, av, out, 0, ax)
+			gemm(false, false, -1, ax, h, 1, ga)
+			// K·(I − Xa) with K = (XᵀX)·Gᵀ: K − (KX)·a.
+			xtx := t.Alloc(m, m)
+			gemm(true, false, 1, out, out, 0, xtx)
+			k := t.Alloc(m, n)
+			gemm(false, true, 1, xtx, g, 0, k)
+			tensor.AddScaled(ga, 1, k)
+			kx := t.Alloc(m, m)
+			gemm(false, false, 1, k, out, 0, kx)
+			gemm(false, false, -1, kx, av, 1, ga)
+			return []*tensor.Dense{ga}
+		}
+		// −Xᵀ G Xᵀ = −Xᵀ·(GXᵀ).
+		gxt := t.Alloc(n, n)
+		gemm(false, true, 1, g, out, 0, gxt)
+		gemm(true, false, -1, out, gxt, 0, ga)
+		// (I − aX)·H with H = Gᵀ·(XXᵀ): H − a·(XH).
 		xxt := t.Alloc(n, n)
 		gemm(false, true, 1, out, out, 0, xxt)
 		h := t.Alloc(m, n)
@@ -62,15 +89,15 @@ func Pinv(a *autograd.Var) *autograd.Var {
 		xh := t.Alloc(n, n)
 		gemm(false, false, 1, out, h, 0, xh)
 		gemm(false, false, -1, av, xh, 1, ga)
-		// Xᵀ X Gᵀ (I − Xa) = K − (K X) a with K = Xᵀ X Gᵀ (m×n).
-		xtx := t.Alloc(m, m)
-		gemm(true, false, 1, out, out, 0, xtx)
+		// K·(I − Xa) with K = Xᵀ·(XGᵀ): K − K·(Xa).
+		xgt := t.Alloc(n, n)
+		gemm(false, true, 1, out, g, 0, xgt)
 		k := t.Alloc(m, n)
-		gemm(false, true, 1, xtx, g, 0, k)
+		gemm(true, false, 1, out, xgt, 0, k)
 		tensor.AddScaled(ga, 1, k)
-		kx := t.Alloc(m, m)
-		gemm(false, false, 1, k, out, 0, kx)
-		gemm(false, false, -1, kx, av, 1, ga)
+		xa := t.Alloc(n, n)
+		gemm(false, false, 1, out, av, 0, xa)
+		gemm(false, false, -1, k, xa, 1, ga)
 		return []*tensor.Dense{ga}
 	}, a)
 }
