@@ -275,9 +275,13 @@ type trainer struct {
 	held   []int // the held-out labels (−1 where Known or unlabelled)
 	xNorm  float64
 	warm   []*nnls.Support
-	steps  []func(p, g *tensor.Dense) error
-	gds    []*optim.ProjectedGD
-	adams  []*optim.Adam
+	// fit is this epoch's unnormalised ‖X − A⁽⁰⁾⋯S⁽ᴸ⁾‖² term of the built-in
+	// loss (Reconstruction, no data mask), from which the relative error is
+	// read; nil otherwise.
+	fit   *autograd.Var
+	steps []func(p, g *tensor.Dense) error
+	gds   []*optim.ProjectedGD
+	adams []*optim.Adam
 	// Safeguard state: the parameters and gradients before the last step,
 	// whether a step is awaiting its trial, and the learning-rate factor.
 	prevP, prevG []*tensor.Dense
@@ -434,7 +438,11 @@ func (t *trainer) builtinLoss(f *Forward) *autograd.Var {
 			loss = ops.Add(loss, per(ops.FrobeniusLoss(f.S[l-1], ops.MatMul(f.A[l], f.S[l])), t.cfg.Ranks[l-1]*mcols))
 		}
 	} else {
-		loss = per(fitX(f, f.A[0], belowFirst(f)), n*mcols)
+		fit := fitX(f, f.A[0], belowFirst(f))
+		if t.cfg.DataMask == nil {
+			t.fit = fit
+		}
+		loss = per(fit, n*mcols)
 	}
 	if s := t.cfg.Supervision; s != nil {
 		pred := ops.MatMul(f.B, f.S[L-1])
@@ -540,6 +548,7 @@ func (t *trainer) train(upTo int) error {
 	backtracks := 0
 	for epoch := len(h.Loss) + 1; epoch <= upTo && !t.done; {
 		t.tape.Reset()
+		t.fit = nil
 		f, res := t.forward(t.tape)
 		var loss *autograd.Var
 		if c.CustomLoss != nil && t.tape.Err() == nil {
@@ -578,8 +587,9 @@ func (t *trainer) train(upTo int) error {
 			return fmt.Errorf("neuralnmf: epoch %d: loss is %v at the starting point", epoch, lv)
 		}
 		var rel float64
-		if c.Loss == Reconstruction && c.Supervision == nil && c.CustomLoss == nil && c.DataMask == nil && !c.Normalize {
-			rel = math.Sqrt(math.Max(lv, 0)) / t.xNorm // the loss is ‖X − A⁽⁰⁾⋯S⁽ᴸ⁾‖²
+		if t.fit != nil && c.CustomLoss == nil {
+			// The loss has the term ‖X − A⁽⁰⁾⋯S⁽ᴸ⁾‖² itself: no second product.
+			rel = math.Sqrt(math.Max(t.fit.Value().Data[0], 0)) / t.xNorm
 		} else {
 			rel = relError(t.x, t.xNorm, f)
 		}

@@ -475,3 +475,48 @@ func TestClassify(t *testing.T) {
 	_, _, err = u.Classify(x)
 	require.ErrorContains(t, err, "trained without labels")
 }
+
+// History.RelError is ‖X − A⁽⁰⁾⋯S⁽ᴸ⁾‖/‖X‖ at the epoch's parameters whatever
+// the loss: read from the loss's own fit term where it has one (plain,
+// supervised, normalised), computed separately otherwise (energy, data
+// mask). At the last epoch it must equal the error of the returned model.
+func TestRelErrorHistoryIsTheModelsError(t *testing.T) {
+	x := synthetic.X()
+	labels, _ := synthetic.Labels(9)
+	known := make([]bool, len(labels))
+	for j := range known {
+		known[j] = j%4 != 0
+	}
+	mask := tensor.New(x.Rows, x.Cols)
+	for i := range mask.Data {
+		mask.Data[i] = float64(i % 2)
+	}
+	cases := []struct {
+		name string
+		edit func(*neuralnmf.Config)
+	}{
+		{"plain", func(*neuralnmf.Config) {}},
+		{"supervised", func(c *neuralnmf.Config) {
+			c.Supervision = &neuralnmf.Supervision{Labels: labels, Classes: 9, Known: known}
+		}},
+		{"supervised, normalised", func(c *neuralnmf.Config) {
+			c.Supervision = &neuralnmf.Supervision{Labels: labels, Classes: 9, Known: known}
+			c.Normalize = true
+		}},
+		{"energy", func(c *neuralnmf.Config) { c.Loss = neuralnmf.Energy }},
+		{"data mask", func(c *neuralnmf.Config) { c.DataMask = mask }},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := neuralnmf.Config{Ranks: []int{9, 4}, Epochs: 15, Tol: -1, Optimizer: neuralnmf.Adam, Seed: 4, Restarts: 1}
+			tc.edit(&cfg)
+			m, err := neuralnmf.Train(x, cfg)
+			require.NoError(t, err)
+			diff := m.Reconstruction()
+			tensor.Sub(diff, x, diff)
+			want := math.Sqrt(tensor.SqNorm(diff) / tensor.SqNorm(x))
+			got := m.History.RelError[len(m.History.RelError)-1]
+			require.InEpsilon(t, want, got, 1e-9)
+		})
+	}
+}
