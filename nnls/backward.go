@@ -178,13 +178,12 @@ func (r *Result) solveUChunk(w *worker, gs, ut *tensor.Dense, g, u []float64, j0
 		if f.fast {
 			var uj []float64
 			if f.trust {
-				for i := range u { // u = H·g̃
-					row := f.h[i*k:]
+				for i := range u { // u = H·g̃ (g̃ is zero off T)
+					row := f.h[i*k : (i+1)*k]
+					row = row[:len(g)]
 					var s float64
 					for p, gp := range g {
-						if gp != 0 {
-							s += row[p] * gp
-						}
+						s += row[p] * gp
 					}
 					u[i] = s
 				}
@@ -192,18 +191,17 @@ func (r *Result) solveUChunk(w *worker, gs, ut *tensor.Dense, g, u []float64, j0
 			}
 			if ok = w.subproblem(g, uj, uj != nil); ok {
 				// One correction with the residual g̃_F − G_FF·x_F.
-				res := w.y
+				res, x := w.y, w.x[:k] // x is zero off T
 				for i, in := range w.inF {
 					res[i] = 0
 					if in {
-						row := f.g[i*k:]
-						s := g[i]
-						for p, xp := range w.x {
-							if xp != 0 {
-								s -= row[p] * xp
-							}
+						row := f.g[i*k : (i+1)*k]
+						row = row[:len(x)]
+						var s float64
+						for p, xp := range x {
+							s += row[p] * xp
 						}
-						res[i] = s
+						res[i] = g[i] - s
 					}
 				}
 				w.correct(res)
