@@ -1,6 +1,8 @@
 // Package ops holds the differentiable operations recorded on an
 // autograd.Tape: matrix products, element-wise arithmetic, the Frobenius and
-// masked losses, a pseudoinverse for the semi-supervised classifier
+// masked losses (and FactorLoss, ‖X − W·H‖² fused so that no N×M matrix is
+// formed: prefer it to FrobeniusLoss(x, MatMul(w, h)) when X is large data),
+// a pseudoinverse for the semi-supervised classifier
 // B = (Z∘Y)S†, a column-wise softmax cross-entropy, and NNLS, the
 // nonnegative least-squares layer of Neural NMF.
 //

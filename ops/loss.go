@@ -35,6 +35,90 @@ func FrobeniusLoss(x, y *autograd.Var) *autograd.Var {
 	}, x, y)
 }
 
+// factorLossSmall is the number of entries of x (256 KB) up to which
+// FactorLoss forms the residual matrix.
+const factorLossSmall = 1 << 15
+
+// FactorLoss returns the 1×1 loss ‖x − w·h‖²_F for x (N×M), w (N×k) and
+// h (k×M): FrobeniusLoss(x, MatMul(w, h)) without its N×M intermediates. The
+// value is tensor.SqDist (W·H formed a block of rows at a time, so it is as
+// accurate as the direct form); the gradients are
+//
+//	∂/∂w = 2(w·(h·hᵀ) − x·hᵀ),  ∂/∂h = 2((wᵀ·w)·h − wᵀ·x),
+//
+// products whose rounding is that of the direct 2(w·h − x)·hᵀ and
+// 2·wᵀ(w·h − x). So when x needs no gradient (data) the op allocates only
+// k×k, N×k and k×M matrices, and reads x three times instead of writing and
+// reading several N×M ones. If x requires a gradient, ∂/∂x = 2(x − w·h) is
+// formed. Below factorLossSmall entries of x the op forms the residual
+// w·h − x once instead (one N×M matrix that fits in cache, three products):
+// the same values to rounding, fewer calls. Shapes must agree; otherwise the
+// tape records an error.
+func FactorLoss(x, w, h *autograd.Var) *autograd.Var {
+	const op = "ops.FactorLoss"
+	t := autograd.TapeOf(op, x, w, h)
+	if t.Err() != nil {
+		return t.Failed()
+	}
+	xv, wv, hv := x.Value(), w.Value(), h.Value()
+	if wv.Rows != xv.Rows || hv.Cols != xv.Cols || wv.Cols != hv.Rows {
+		return t.Fail(fmt.Errorf("%s: %w: x is %d×%d, w is %d×%d, h is %d×%d", op, tensor.ErrShape, xv.Rows, xv.Cols, wv.Rows, wv.Cols, hv.Rows, hv.Cols))
+	}
+	n, k, m := xv.Rows, wv.Cols, xv.Cols
+	out := t.Alloc(1, 1)
+	if n*m <= factorLossSmall {
+		// Small: one residual matrix R = w·h − x is cheaper than the six
+		// products and the blocked distance below.
+		r := t.Alloc(n, m)
+		r.Copy(xv)
+		gemm(false, false, 1, wv, hv, -1, r)
+		out.Data[0] = tensor.SqNorm(r)
+		return t.Record(op, out, func(g *tensor.Dense, need []bool) []*tensor.Dense {
+			s := 2 * g.Data[0]
+			var gx, gw, gh *tensor.Dense
+			if need[0] {
+				gx = t.Alloc(n, m)
+				tensor.Scale(gx, -s, r)
+			}
+			if need[1] {
+				gw = t.Alloc(n, k)
+				gemm(false, true, s, r, hv, 0, gw)
+			}
+			if need[2] {
+				gh = t.Alloc(k, m)
+				gemm(true, false, s, wv, r, 0, gh)
+			}
+			return []*tensor.Dense{gx, gw, gh}
+		}, x, w, h)
+	}
+	out.Data[0] = tensor.SqDist(xv, wv, hv)
+	return t.Record(op, out, func(g *tensor.Dense, need []bool) []*tensor.Dense {
+		s := 2 * g.Data[0]
+		var gx, gw, gh *tensor.Dense
+		if need[0] { // 2(x − w·h)
+			gx = t.Alloc(n, m)
+			gx.Copy(xv)
+			gemm(false, false, -1, wv, hv, 1, gx)
+			tensor.Scale(gx, s, gx)
+		}
+		if need[1] { // 2(w·(h·hᵀ) − x·hᵀ)
+			hht := t.Alloc(k, k)
+			gemm(false, true, 1, hv, hv, 0, hht)
+			gw = t.Alloc(n, k)
+			gemm(false, false, s, wv, hht, 0, gw)
+			gemm(false, true, -s, xv, hv, 1, gw)
+		}
+		if need[2] { // 2((wᵀ·w)·h − wᵀ·x)
+			wtw := t.Alloc(k, k)
+			gemm(true, false, 1, wv, wv, 0, wtw)
+			gh = t.Alloc(k, m)
+			gemm(false, false, s, wtw, hv, 0, gh)
+			gemm(true, false, -s, wv, xv, 1, gh)
+		}
+		return []*tensor.Dense{gx, gw, gh}
+	}, x, w, h)
+}
+
 // MaskedLoss returns the 1×1 masked squared distance ‖w ∘ (x − y)‖²_F, the
 // form of both terms of the SSNMF objective (w = W for the data, w = Z for the
 // labels). w, x and y must have one shape. w is usually a constant 0/1 mask,

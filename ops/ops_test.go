@@ -3,6 +3,7 @@ package ops_test
 import (
 	"errors"
 	"fmt"
+	"math"
 	"runtime"
 	"testing"
 
@@ -82,6 +83,8 @@ func TestOpsGradcheck(t *testing.T) {
 			func(t *autograd.Tape, in []*autograd.Var) *autograd.Var { return ops.FrobeniusLoss(in[0], in[1]) }},
 		{"MaskedLoss", func(r, c int) [][2]int { return [][2]int{{r, c}, {r, c}, {r, c}} },
 			func(t *autograd.Tape, in []*autograd.Var) *autograd.Var { return ops.MaskedLoss(in[0], in[1], in[2]) }},
+		{"FactorLoss", func(r, c int) [][2]int { return [][2]int{{r, c}, {r, 2}, {2, c}} },
+			func(t *autograd.Tape, in []*autograd.Var) *autograd.Var { return ops.FactorLoss(in[0], in[1], in[2]) }},
 		{"Pinv", func(r, c int) [][2]int { return [][2]int{{r, c}} },
 			func(t *autograd.Tape, in []*autograd.Var) *autograd.Var { return weighted(t, ops.Pinv(in[0]), 9) }},
 		{"SoftmaxCrossEntropy", func(r, c int) [][2]int { return [][2]int{{r, c}} },
@@ -270,5 +273,61 @@ func TestPinvBackwardIsLinearInColumns(t *testing.T) {
 		runtime.ReadMemStats(&after)
 		allocated := after.TotalAlloc - before.TotalAlloc
 		require.Less(t, allocated, uint64(64*8*sh[0]*sh[1]), "%v: %d bytes allocated", sh, allocated)
+	}
+}
+
+// FactorLoss equals FrobeniusLoss(x, MatMul(w, h)) in value and gradients
+// (to rounding), and with a constant x it allocates less than half of one
+// N×M matrix, where the direct form allocates several.
+func TestFactorLossMatchesDirectForm(t *testing.T) {
+	const n, k, m = 400, 3, 3000
+	rng := tensor.NewRand(21)
+	x, w, h := tensor.Uniform(n, m, 0, 1, rng), tensor.Uniform(n, k, 0, 1, rng), tensor.Uniform(k, m, 0, 1, rng)
+	run := func(fused bool) (float64, *tensor.Dense, *tensor.Dense, uint64) {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		tape := autograd.NewTape()
+		xv, wv, hv := tape.Const(x), tape.Param(w), tape.Param(h)
+		var loss *autograd.Var
+		if fused {
+			loss = ops.FactorLoss(xv, wv, hv)
+		} else {
+			loss = ops.FrobeniusLoss(xv, ops.MatMul(wv, hv))
+		}
+		g, err := tape.Backward(loss)
+		require.NoError(t, err)
+		runtime.ReadMemStats(&after)
+		return loss.Value().Data[0], g.Of(wv).Clone(), g.Of(hv).Clone(), after.TotalAlloc - before.TotalAlloc
+	}
+	v0, gw0, gh0, bytes0 := run(false)
+	v1, gw1, gh1, bytes1 := run(true)
+	require.InEpsilon(t, v0, v1, 1e-12)
+	for i := range gw0.Data {
+		require.InDelta(t, gw0.Data[i], gw1.Data[i], 1e-10*math.Abs(gw0.Data[i])+1e-9, "∂w %d", i)
+	}
+	for i := range gh0.Data {
+		require.InDelta(t, gh0.Data[i], gh1.Data[i], 1e-10*math.Abs(gh0.Data[i])+1e-9, "∂h %d", i)
+	}
+	t.Logf("allocated: direct %d bytes, fused %d bytes", bytes0, bytes1)
+	require.Less(t, bytes1, uint64(8*n*m/2))
+}
+
+// The blocked form of FactorLoss (above its small-size threshold) passes the
+// finite-difference check in w and h, and its ∂/∂x is 2(x − w·h).
+func TestFactorLossBlockedForm(t *testing.T) {
+	const n, m = 200, 200 // 40,000 entries: the blocked form
+	rng := tensor.NewRand(22)
+	x := tensor.Uniform(n, m, 0, 1, rng)
+	w, h := tensor.Uniform(n, 2, 0, 1, rng), tensor.Uniform(2, m, 0, 1, rng)
+	gradcheck.Assert(t, func(tape *autograd.Tape, in []*autograd.Var) *autograd.Var {
+		return ops.FactorLoss(tape.Const(x), in[0], in[1])
+	}, []*tensor.Dense{w, h}, nil)
+	tape := autograd.NewTape()
+	xv := tape.Param(x)
+	g, err := tape.Backward(ops.FactorLoss(xv, tape.Const(w), tape.Const(h)))
+	require.NoError(t, err)
+	wh := tensor.MatMul(false, false, w, h)
+	for i, v := range g.Of(xv).Data {
+		require.InDelta(t, 2*(x.Data[i]-wh.Data[i]), v, 1e-13, "∂x %d", i)
 	}
 }

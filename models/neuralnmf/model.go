@@ -502,7 +502,8 @@ func belowFirst(f *Forward) *autograd.Var {
 }
 
 // fitX is ‖X − W·H‖², in the sparse form when X is sparse, masked when
-// there is a data mask.
+// there is a data mask, and otherwise by ops.FactorLoss, which forms no N×M
+// matrix.
 func fitX(f *Forward, w, h *autograd.Var) *autograd.Var {
 	if f.XSparse != nil {
 		return ops.SparseFrobeniusLoss(f.XSparse, w, h)
@@ -510,7 +511,7 @@ func fitX(f *Forward, w, h *autograd.Var) *autograd.Var {
 	if f.mask != nil {
 		return ops.MaskedLoss(f.mask, f.X, ops.MatMul(w, h))
 	}
-	return ops.FrobeniusLoss(f.X, ops.MatMul(w, h))
+	return ops.FactorLoss(f.X, w, h)
 }
 
 // Safeguard constants: a trial step is accepted when its loss is at most the
