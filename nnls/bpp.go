@@ -509,15 +509,7 @@ func (w *worker) residual(d []float64, bound bool) {
 	// f.rt), and likewise the bound |R|ᵀa.
 	y, rt, rat := w.y[:k], f.rt, f.rabsT
 	if !bound {
-		for i := range y {
-			n := min(i+1, p)
-			col, rr := rt[i*p:i*p+n], rho[:n]
-			var s float64
-			for j, v := range col {
-				s += v * rr[j]
-			}
-			y[i] = s
-		}
+		lowerDot(y, rt, rho, p)
 		return
 	}
 	var dn float64
@@ -550,20 +542,30 @@ func (w *worker) residual(d []float64, bound bool) {
 		for j := range ab {
 			ab[j] = math.Abs(rho[j]) + eps*ab[j]
 		}
+		lowerDot(bnd, rat, ab, p)
 		for i := range bnd {
-			n := min(i+1, p)
-			acol, aa := rat[i*p:i*p+n], ab[:n]
-			var b float64
-			for j, v := range acol {
-				b += v * aa[j]
-			}
-			bnd[i] = dn + b
+			bnd[i] += dn
 		}
 	} else {
 		copy(bnd, bf) // before the normwise term: the sign test stays sharp
 	}
 	for i := range bf {
 		bf[i] += normwise
+	}
+}
+
+// lowerDot sets dst_i = Σ_{j ≤ min(i, p−1)} lt_ij·v_j for the lower
+// trapezoidal len(dst)×p matrix lt (row-major, stride p): Rᵀ·v or |R|ᵀ·v
+// with lt = f.rt or f.rabsT.
+func lowerDot(dst, lt, v []float64, p int) {
+	for i := range dst {
+		n := min(i+1, p)
+		row, vv := lt[i*p:i*p+n], v[:n]
+		var s float64
+		for j, a := range row {
+			s += a * vv[j]
+		}
+		dst[i] = s
 	}
 }
 

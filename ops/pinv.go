@@ -49,57 +49,50 @@ func Pinv(a *autograd.Var) *autograd.Var {
 	out := t.Alloc(n, m)
 	out.Copy(x)
 	return t.Record(op, out, func(g *tensor.Dense, need []bool) []*tensor.Dense {
-		// Shapes: a m×n, X n×m, G n×m. Every product is associated so that
-		// its intermediates are p×p, p = min(m, n), never max(m, n)²: for
-		// the classifier's S⁽ᴸ⁾ (k×M) that is k×k instead of M×M.
+		// Shapes: a m×n, X n×m, G n×m.
 		ga := t.Alloc(m, n)
 		if m <= n {
-			// −Xᵀ G Xᵀ = −(XᵀG)·Xᵀ.
-			xtg := t.Alloc(m, m)
-			gemm(true, false, 1, out, g, 0, xtg)
-			gemm(false, true, -1, xtg, out, 0, ga)
-			// (I − aX)·H with H = Gᵀ X Xᵀ = (XᵀG)ᵀ·Xᵀ: H − (aX)·H.
-			h := t.Alloc(m, n)
-			gemm(true, true, 1, xtg, out, 0, h)
-			tensor.AddScaled(ga, 1, h)
-			ax := t.Alloc(m, m)
-			gemm(false, false, 1, av, out, 0, ax)
-			gemm(false, false, -1, ax, h, 1, ga)
-			// K·(I − Xa) with K = (XᵀX)·Gᵀ: K − (KX)·a.
-			xtx := t.Alloc(m, m)
-			gemm(true, false, 1, out, out, 0, xtx)
-			k := t.Alloc(m, n)
-			gemm(false, true, 1, xtx, g, 0, k)
-			tensor.AddScaled(ga, 1, k)
-			kx := t.Alloc(m, m)
-			gemm(false, false, 1, k, out, 0, kx)
-			gemm(false, false, -1, kx, av, 1, ga)
+			pinvGradWide(t, av, out, g, ga)
 			return []*tensor.Dense{ga}
 		}
-		// −Xᵀ G Xᵀ = −Xᵀ·(GXᵀ).
-		gxt := t.Alloc(n, n)
-		gemm(false, true, 1, g, out, 0, gxt)
-		gemm(true, false, -1, out, gxt, 0, ga)
-		// (I − aX)·H with H = Gᵀ·(XXᵀ): H − a·(XH).
-		xxt := t.Alloc(n, n)
-		gemm(false, true, 1, out, out, 0, xxt)
-		h := t.Alloc(m, n)
-		gemm(true, false, 1, g, xxt, 0, h)
-		tensor.AddScaled(ga, 1, h)
-		xh := t.Alloc(n, n)
-		gemm(false, false, 1, out, h, 0, xh)
-		gemm(false, false, -1, av, xh, 1, ga)
-		// K·(I − Xa) with K = Xᵀ·(XGᵀ): K − K·(Xa).
-		xgt := t.Alloc(n, n)
-		gemm(false, true, 1, out, g, 0, xgt)
-		k := t.Alloc(m, n)
-		gemm(true, false, 1, out, xgt, 0, k)
-		tensor.AddScaled(ga, 1, k)
-		xa := t.Alloc(n, n)
-		gemm(false, false, 1, out, av, 0, xa)
-		gemm(false, false, -1, k, xa, 1, ga)
+		// A tall a is the transpose of a wide one: (aᵀ)† = (a†)ᵀ, so
+		// ∂L/∂a = (∂L/∂aᵀ)ᵀ with the upstream gradient Gᵀ.
+		at, xt, gt, gat := t.Alloc(n, m), t.Alloc(m, n), t.Alloc(m, n), t.Alloc(n, m)
+		tensor.TransposeInto(at, av)
+		tensor.TransposeInto(xt, out)
+		tensor.TransposeInto(gt, g)
+		pinvGradWide(t, at, xt, gt, gat)
+		tensor.TransposeInto(ga, gat)
 		return []*tensor.Dense{ga}
 	}, a)
+}
+
+// pinvGradWide writes into ga (m×n) the gradient of a loss through X = a†
+// for a wide a (m ≤ n) with upstream gradient G (n×m):
+//
+//	−(XᵀG)·Xᵀ + H − (aX)·H + K − (KX)·a,  H = (XᵀG)ᵀ·Xᵀ,  K = (XᵀX)·Gᵀ,
+//
+// the doc's three terms associated so that every intermediate is m×m (k×k
+// for the classifier's S⁽ᴸ⁾) or m×n, never n×n.
+func pinvGradWide(t *autograd.Tape, a, x, g, ga *tensor.Dense) {
+	m, n := a.Rows, a.Cols
+	xtg := t.Alloc(m, m)
+	gemm(true, false, 1, x, g, 0, xtg)
+	gemm(false, true, -1, xtg, x, 0, ga)
+	h := t.Alloc(m, n)
+	gemm(true, true, 1, xtg, x, 0, h)
+	tensor.AddScaled(ga, 1, h)
+	ax := t.Alloc(m, m)
+	gemm(false, false, 1, a, x, 0, ax)
+	gemm(false, false, -1, ax, h, 1, ga)
+	xtx := t.Alloc(m, m)
+	gemm(true, false, 1, x, x, 0, xtx)
+	k := t.Alloc(m, n)
+	gemm(false, true, 1, xtx, g, 0, k)
+	tensor.AddScaled(ga, 1, k)
+	kx := t.Alloc(m, m)
+	gemm(false, false, 1, k, x, 0, kx)
+	gemm(false, false, -1, kx, a, 1, ga)
 }
 
 // pinvSVD returns a† and the numerical rank of a.
