@@ -144,7 +144,7 @@
 // Work is split over column chunks; each worker owns its scratch, so no
 // memory is allocated per column and the number of allocations per call does
 // not depend on M. The workers' scratch is recycled between calls (a
-// sync.Pool, reused only for the same k and chunk size), so a training loop
+// sync.Pool per shape, reused only for the same k and chunk size), so a training loop
 // that solves problems of one shape every epoch allocates only the result and
 // the factorisation of A. Solve is safe for concurrent use. See package bench
 // for benchmarks against same-shape Dgemm baselines.

@@ -411,3 +411,21 @@ func TestRecycledWorkspacesChangeNothing(t *testing.T) {
 		require.NoError(t, <-errs)
 	}
 }
+
+// Solves of different shapes in turn (a Neural NMF epoch solves one shape
+// per layer) each find their own recycled workspace: alternating two shapes
+// allocates no more than solving each alone.
+func TestWorkspacesRecycledAcrossAlternatingShapes(t *testing.T) {
+	a1, x1 := uniform(60, 90, 9, 87)
+	a2, x2 := uniform(61, 9, 4, 87)
+	opt := &nnls.Options{Workers: 1}
+	solve := func(a, x *tensor.Dense) {
+		_, err := nnls.Solve(a, x, opt)
+		require.NoError(t, err)
+	}
+	one := testing.AllocsPerRun(20, func() { solve(a1, x1) })
+	two := testing.AllocsPerRun(20, func() { solve(a2, x2) })
+	both := testing.AllocsPerRun(20, func() { solve(a1, x1); solve(a2, x2) })
+	t.Logf("allocations per solve: %v and %v alone, %v alternating", one, two, both)
+	require.LessOrEqual(t, both, one+two+1)
+}

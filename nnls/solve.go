@@ -249,14 +249,27 @@ type chunkBuf struct {
 // each solve would allocate, and the collector clear, about 3·k floats per
 // column of a chunk per worker, which at small sizes costs as much as the
 // solve's arithmetic. A workspace is reused only for the same (k, p, chunk
-// size); every field is overwritten before it is read.
-var chunkBufs sync.Pool
+// size), from a pool per shape: Neural NMF solves one shape per layer in
+// turn, and a single pool would hand each solve the previous layer's
+// workspace. Every field is overwritten before it is read. The map holds
+// one small entry per shape a program uses; the pools' contents are dropped
+// by the garbage collector as usual.
+var chunkBufs sync.Map // [3]int{k, p, cs} → *sync.Pool of *chunkBuf
+
+// chunkPool returns the pool for workspaces of the given shape.
+func chunkPool(shape [3]int) *sync.Pool {
+	if p, ok := chunkBufs.Load(shape); ok {
+		return p.(*sync.Pool)
+	}
+	p, _ := chunkBufs.LoadOrStore(shape, new(sync.Pool))
+	return p.(*sync.Pool)
+}
 
 // getChunkBuf returns a workspace for solves with f in chunks of cs columns.
 func getChunkBuf(f *Factor, tau float64, maxIter, cs int) *chunkBuf {
 	shape := [3]int{f.kk, f.p, cs}
-	cb, ok := chunkBufs.Get().(*chunkBuf)
-	if !ok || cb.shape != shape {
+	cb, ok := chunkPool(shape).Get().(*chunkBuf)
+	if !ok {
 		cb = &chunkBuf{w: newWorker(f, tau, maxIter), dt: make([]float64, cs*f.p), dj: make([]float64, f.p), cs: cs,
 			cmax: make([]float64, cs), unscale: make([]float64, cs), shape: shape}
 	}
@@ -300,7 +313,7 @@ func (f *Factor) solve(x data, opt *Options) (*Result, error) {
 	defer func() {
 		for _, cb := range bufs {
 			cb.w.f = nil // do not keep A's factor alive in the pool
-			chunkBufs.Put(cb)
+			chunkPool(cb.shape).Put(cb)
 		}
 	}()
 	parallel.ForChunks(m, cs, len(bufs), func(wi, j0, j1 int) {
