@@ -65,26 +65,17 @@ func (r *Result) backward(a *tensor.Dense, x data, xd *tensor.Dense, gs, ga, gx 
 	}
 
 	workers = effectiveWorkers(workers, n, k, m)
-	// Phase 1, by column chunks: U, ∂L/∂X = A·U for the chunk, and each
-	// worker's share of P = S·Uᵀ.
+	// Phase 1, by column chunks: U, and ∂L/∂X = A·U for the chunk.
 	u := tensor.New(k, m)
 	type buf struct {
 		w    *worker
 		g, u []float64
-		p    []float64     // k×k partial S·Uᵀ
-		xu   *tensor.Dense // N×k partial X·Uᵀ, for a sparse X
 	}
 	sp, isSparse := x.(sparseData)
 	cs := chunkFor(m, workers)
 	bufs := make([]*buf, parallel.Workers(m, cs, workers))
 	for i := range bufs {
 		bufs[i] = &buf{w: newWorker(r.Factor, 0, 1), g: make([]float64, r.Factor.kk), u: make([]float64, r.Factor.kk)}
-		if ga != nil {
-			bufs[i].p = make([]float64, k*k)
-			if isSparse {
-				bufs[i].xu = tensor.New(n, k)
-			}
-		}
 	}
 	var errOnce sync.Once
 	var firstErr error
@@ -99,13 +90,6 @@ func (r *Result) backward(a *tensor.Dense, x data, xd *tensor.Dense, gs, ga, gx 
 			gemmSerial(blas.NoTrans, blas.NoTrans, 1, a.RawMatrix(), uc, 0,
 				blas64.General{Rows: n, Cols: j1 - j0, Stride: gx.Stride, Data: gx.Data[j0:]})
 		}
-		if ga != nil { // P += S[:, j0:j1]·U[:, j0:j1]ᵀ
-			sc := blas64.General{Rows: k, Cols: j1 - j0, Stride: r.S.Stride, Data: r.S.Data[j0:]}
-			gemmSerial(blas.NoTrans, blas.Trans, 1, sc, uc, 1, blas64.General{Rows: k, Cols: k, Stride: k, Data: b.p})
-			if isSparse {
-				sp.x.MulDenseT(1, u, j0, j1, b.xu)
-			}
-		}
 	})
 	if firstErr != nil {
 		return firstErr
@@ -113,21 +97,28 @@ func (r *Result) backward(a *tensor.Dense, x data, xd *tensor.Dense, gs, ga, gx 
 	if ga == nil {
 		return nil
 	}
-	// Q = P + Pᵀ = S·Uᵀ + U·Sᵀ.
+	// Q = P + Pᵀ with P = S·Uᵀ, one product after the chunks rather than
+	// per-worker partial sums: which chunks a worker takes varies from run
+	// to run, and partials summed per worker would make ∂L/∂A vary in its
+	// last bits with it.
 	q := make([]float64, k*k)
-	for _, b := range bufs {
-		for i, v := range b.p {
-			q[i] += v
-		}
-	}
+	tensor.Gemm(false, true, 1, r.S, u, 0, &tensor.Dense{Rows: k, Cols: k, Stride: k, Data: q})
 	for i := 0; i < k; i++ {
 		for j := i; j < k; j++ {
 			v := q[i*k+j] + q[j*k+i]
 			q[i*k+j], q[j*k+i] = v, v
 		}
 	}
-	// Phase 2, by row tiles: ∂L/∂A = X·Uᵀ − A·Q. For a sparse X, X·Uᵀ is the
-	// sum of the workers' partials from phase 1.
+	// Phase 2, by row tiles: ∂L/∂A = X·Uᵀ − A·Q. For a sparse X, row r of
+	// X·Uᵀ is Σ_j x_rj·(Uᵀ)_j over the row's nonzeros, read from Xᵀ (the rows
+	// of X in CSC form) and Uᵀ (M×k, so each term is a contiguous k-vector):
+	// no partial sums per worker, and the same rounding however the columns
+	// were shared out.
+	var ut *tensor.Dense
+	var xs *tensor.Sparse
+	if isSparse {
+		xs, ut = sp.x.T(), u.T()
+	}
 	qm := blas64.General{Rows: k, Cols: k, Stride: k, Data: q}
 	parallel.ForChunks(n, rowTile, workers, func(_, r0, r1 int) {
 		gt := blas64.General{Rows: r1 - r0, Cols: k, Stride: ga.Stride, Data: ga.Data[r0*ga.Stride:]}
@@ -136,9 +127,11 @@ func (r *Result) backward(a *tensor.Dense, x data, xd *tensor.Dense, gs, ga, gx 
 			for rr := r0; rr < r1; rr++ {
 				row := ga.Row(rr)
 				clear(row)
-				for _, b := range bufs {
-					for i, v := range b.xu.Row(rr) {
-						row[i] += v
+				for p := xs.ColPtr[rr]; p < xs.ColPtr[rr+1]; p++ {
+					v, ur := xs.Val[p], ut.Row(xs.RowIdx[p])
+					ur = ur[:len(row)]
+					for i, uv := range ur {
+						row[i] += v * uv
 					}
 				}
 			}

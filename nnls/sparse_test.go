@@ -36,3 +36,44 @@ func TestSparseMatchesDense(t *testing.T) {
 		require.InDelta(t, gaD.Data[i], gaS.Data[i], 1e-10)
 	}
 }
+
+// ∂L/∂A for a sparse X is bit-identical whatever the number of workers:
+// each row of X·Uᵀ is summed over its own nonzeros in order (before, each
+// worker kept a partial N×k sum over whichever column chunks it happened to
+// take, and the partials were added in worker order).
+func TestBackwardSparseDeterministicAcrossWorkers(t *testing.T) {
+	rng := tensor.NewRand(33)
+	a := tensor.Uniform(3000, 10, 0, 1, rng)
+	xs := tensor.SparseFromDense(randmat.Sparse(3000, 1000, 0.98, rng))
+	res, err := nnls.SolveSparse(a, xs, nil)
+	require.NoError(t, err)
+	gs := tensor.Uniform(10, 1000, -1, 1, rng)
+	ref := tensor.New(3000, 10)
+	require.NoError(t, res.BackwardSparse(a, xs, gs, ref, 1))
+	for _, w := range []int{2, 3, 8} {
+		for range 3 {
+			ga := tensor.New(3000, 10)
+			require.NoError(t, res.BackwardSparse(a, xs, gs, ga, w))
+			require.Equal(t, ref.Data, ga.Data, "workers=%d", w)
+		}
+	}
+}
+
+// The same for a dense X, ∂L/∂A and ∂L/∂X.
+func TestBackwardDeterministicAcrossWorkers(t *testing.T) {
+	rng := tensor.NewRand(34)
+	a, x := tensor.Uniform(400, 12, 0, 1, rng), tensor.Uniform(400, 3000, 0, 1, rng)
+	res, err := nnls.Solve(a, x, nil)
+	require.NoError(t, err)
+	gs := tensor.Uniform(12, 3000, -1, 1, rng)
+	refA, refX := tensor.New(400, 12), tensor.New(400, 3000)
+	require.NoError(t, res.Backward(a, x, gs, refA, refX, 1))
+	for _, w := range []int{2, 3, 8} {
+		for range 3 {
+			ga, gx := tensor.New(400, 12), tensor.New(400, 3000)
+			require.NoError(t, res.Backward(a, x, gs, ga, gx, w))
+			require.Equal(t, refA.Data, ga.Data, "∂A, workers=%d", w)
+			require.Equal(t, refX.Data, gx.Data, "∂X, workers=%d", w)
+		}
+	}
+}

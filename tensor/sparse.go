@@ -152,6 +152,28 @@ func checkSparse(name string, s *Sparse, nonneg bool) error {
 	return nil
 }
 
+// T returns the transpose of s (s.Cols×s.Rows), also in CSC form, so that
+// its columns are the rows of s, each with increasing column indices. It
+// costs O(nnz + rows) and allocates the result.
+func (s *Sparse) T() *Sparse {
+	t := &Sparse{Rows: s.Cols, Cols: s.Rows, ColPtr: make([]int, s.Rows+1), RowIdx: make([]int, len(s.RowIdx)), Val: make([]float64, len(s.Val))}
+	for _, r := range s.RowIdx {
+		t.ColPtr[r+1]++
+	}
+	for r := 0; r < s.Rows; r++ {
+		t.ColPtr[r+1] += t.ColPtr[r]
+	}
+	next := append([]int(nil), t.ColPtr[:s.Rows]...)
+	for j := 0; j < s.Cols; j++ {
+		for p := s.ColPtr[j]; p < s.ColPtr[j+1]; p++ {
+			r := s.RowIdx[p]
+			t.RowIdx[next[r]], t.Val[next[r]] = j, s.Val[p]
+			next[r]++
+		}
+	}
+	return t
+}
+
 // MulTA writes Aᵀ·s[:, j0:j1] into dst (a.Cols×(j1−j0), row-major with the
 // given stride), for A of shape s.Rows×k. Its cost is k·nnz of the columns.
 func (s *Sparse) MulTA(a *Dense, j0, j1 int, dst []float64, stride int) {

@@ -54,3 +54,27 @@ func TestNewSparse(t *testing.T) {
 	require.ErrorIs(t, tensor.CheckSparseData("X", inf), tensor.ErrNotFinite)
 	require.ErrorIs(t, tensor.CheckSparseData("X", &tensor.Sparse{Rows: 0, Cols: 3}), tensor.ErrEmpty)
 }
+
+// T is the transpose: its dense form is the dense form's transpose, each of
+// its columns lists increasing indices, and T∘T is the identity.
+func TestSparseTranspose(t *testing.T) {
+	rng := tensor.NewRand(12)
+	d := tensor.Uniform(37, 23, 0, 1, rng)
+	for i := range d.Data {
+		if rng.Float64() < 0.8 {
+			d.Data[i] = 0
+		}
+	}
+	for r := 0; r < d.Rows; r++ { // an empty row: an empty column of Xᵀ
+		d.Set(r, 5, 0)
+	}
+	s := tensor.SparseFromDense(d)
+	st := s.T()
+	require.Equal(t, d.T().Data, st.Dense().Data)
+	for j := 0; j < st.Cols; j++ {
+		for p := st.ColPtr[j] + 1; p < st.ColPtr[j+1]; p++ {
+			require.Less(t, st.RowIdx[p-1], st.RowIdx[p])
+		}
+	}
+	require.Equal(t, s, st.T())
+}
