@@ -520,3 +520,45 @@ func TestRelErrorHistoryIsTheModelsError(t *testing.T) {
 		})
 	}
 }
+
+// Training is deterministic given a seed, whatever the number of workers
+// (dense and sparse X, semi-supervised so that every op is exercised): the
+// NNLS solves and their gradients do not depend on how columns are shared
+// out among goroutines.
+func TestTrainingIsDeterministic(t *testing.T) {
+	// N·k·M above 2·2¹⁹, so that the solves use two goroutines.
+	x := tensor.Uniform(300, 600, 0, 1, tensor.NewRand(8))
+	for i := range x.Data { // sparse enough for the sparse path to matter
+		if i%3 != 0 {
+			x.Data[i] = 0
+		}
+	}
+	labels := make([]int, x.Cols)
+	known := make([]bool, x.Cols)
+	for j := range labels {
+		labels[j], known[j] = j%3, j%2 == 0
+	}
+	for _, sparse := range []bool{false, true} {
+		var ref *neuralnmf.Model
+		for _, workers := range []int{1, 2, 2, 5} {
+			cfg := neuralnmf.Config{Ranks: []int{6, 3}, Init: neuralnmf.RandomInit, Restarts: 1, Epochs: 8, Tol: -1, Seed: 3, Workers: workers,
+				Supervision: &neuralnmf.Supervision{Labels: labels, Classes: 3, Known: known}}
+			var m *neuralnmf.Model
+			var err error
+			if sparse {
+				m, err = neuralnmf.TrainSparse(tensor.SparseFromDense(x), cfg)
+			} else {
+				m, err = neuralnmf.Train(x, cfg)
+			}
+			require.NoError(t, err)
+			if ref == nil {
+				ref = m
+				continue
+			}
+			require.Equal(t, ref.History.Loss, m.History.Loss, "sparse=%v workers=%d", sparse, workers)
+			for l := range ref.A {
+				require.Equal(t, ref.A[l].Data, m.A[l].Data, "sparse=%v workers=%d layer %d", sparse, workers, l)
+			}
+		}
+	}
+}
