@@ -176,7 +176,9 @@ type Config struct {
 	// Progress, if not nil, is called after every epoch, including the
 	// burn-in epochs of every restart (Epoch.Epoch counts from 1 for each).
 	Progress func(Epoch)
-	// Workers bounds the NNLS goroutines; 0 means GOMAXPROCS.
+	// Workers bounds the NNLS goroutines; 0 means GOMAXPROCS. Training is
+	// deterministic given Seed: the result is bit-for-bit the same for any
+	// Workers and any GOMAXPROCS.
 	Workers int
 }
 

@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -522,7 +523,7 @@ func TestRelErrorHistoryIsTheModelsError(t *testing.T) {
 }
 
 // Training is deterministic given a seed, whatever the number of workers
-// (dense and sparse X, semi-supervised so that every op is exercised): the
+// and of cores (dense and sparse X, semi-supervised so that every op is exercised): the
 // NNLS solves and their gradients do not depend on how columns are shared
 // out among goroutines.
 func TestTrainingIsDeterministic(t *testing.T) {
@@ -538,26 +539,31 @@ func TestTrainingIsDeterministic(t *testing.T) {
 	for j := range labels {
 		labels[j], known[j] = j%3, j%2 == 0
 	}
+	train := func(sparse bool, workers, procs int) *neuralnmf.Model {
+		if procs > 0 {
+			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+		}
+		cfg := neuralnmf.Config{Ranks: []int{6, 3}, Init: neuralnmf.RandomInit, Restarts: 1, Epochs: 8, Tol: -1, Seed: 3, Workers: workers,
+			Supervision: &neuralnmf.Supervision{Labels: labels, Classes: 3, Known: known}}
+		var m *neuralnmf.Model
+		var err error
+		if sparse {
+			m, err = neuralnmf.TrainSparse(tensor.SparseFromDense(x), cfg)
+		} else {
+			m, err = neuralnmf.Train(x, cfg)
+		}
+		require.NoError(t, err)
+		return m
+	}
 	for _, sparse := range []bool{false, true} {
-		var ref *neuralnmf.Model
-		for _, workers := range []int{1, 2, 2, 5} {
-			cfg := neuralnmf.Config{Ranks: []int{6, 3}, Init: neuralnmf.RandomInit, Restarts: 1, Epochs: 8, Tol: -1, Seed: 3, Workers: workers,
-				Supervision: &neuralnmf.Supervision{Labels: labels, Classes: 3, Known: known}}
-			var m *neuralnmf.Model
-			var err error
-			if sparse {
-				m, err = neuralnmf.TrainSparse(tensor.SparseFromDense(x), cfg)
-			} else {
-				m, err = neuralnmf.Train(x, cfg)
-			}
-			require.NoError(t, err)
-			if ref == nil {
-				ref = m
-				continue
-			}
-			require.Equal(t, ref.History.Loss, m.History.Loss, "sparse=%v workers=%d", sparse, workers)
+		ref := train(sparse, 1, 0)
+		// workers, GOMAXPROCS (0: unchanged); the last run on one core
+		// makes every product and distance serial.
+		for _, run := range [][2]int{{2, 0}, {2, 0}, {5, 0}, {0, 1}} {
+			m := train(sparse, run[0], run[1])
+			require.Equal(t, ref.History.Loss, m.History.Loss, "sparse=%v run %v", sparse, run)
 			for l := range ref.A {
-				require.Equal(t, ref.A[l].Data, m.A[l].Data, "sparse=%v workers=%d layer %d", sparse, workers, l)
+				require.Equal(t, ref.A[l].Data, m.A[l].Data, "sparse=%v run %v layer %d", sparse, run, l)
 			}
 		}
 	}
