@@ -65,3 +65,17 @@ func ExampleNNLS() {
 	fmt.Println(losses[len(losses)-1] < losses[0])
 	// Output: true
 }
+
+// FactorLoss is ‖X − W·H‖² as one op: the same value and gradients as
+// FrobeniusLoss(x, MatMul(w, h)) above (worked by hand: the residual is
+// [[0, 0], [1, 0]]), without forming W·H when X is large.
+func ExampleFactorLoss() {
+	t := autograd.NewTape()
+	x := t.Const(tensor.MustFromRows([][]float64{{1, 2}, {3, 4}}))
+	w := t.Param(tensor.MustFromRows([][]float64{{1}, {2}}))
+	h := t.Param(tensor.MustFromRows([][]float64{{1, 2}}))
+	loss := ops.FactorLoss(x, w, h)
+	g, _ := t.Backward(loss)
+	fmt.Println(loss.Value().Data[0], g.Of(w).Data, g.Of(h).Data)
+	// Output: 1 [0 -2] [-4 0]
+}

@@ -42,3 +42,10 @@ func ExampleSqDist() {
 	fmt.Println(tensor.SqDist(x, w, h))
 	// Output: 1
 }
+
+// T transposes a sparse matrix: its columns are the rows of the original.
+func ExampleSparse_T() {
+	s, _ := tensor.NewSparse(2, 3, []tensor.Entry{{Row: 0, Col: 2, Val: 5}, {Row: 1, Col: 0, Val: 7}})
+	fmt.Println(s.T().Dense().Data)
+	// Output: [0 7 0 0 5 0]
+}
