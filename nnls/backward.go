@@ -67,21 +67,20 @@ func (r *Result) backward(a *tensor.Dense, x data, xd *tensor.Dense, gs, ga, gx 
 	workers = effectiveWorkers(workers, n, k, m)
 	// Phase 1, by column chunks: U, and ∂L/∂X = A·U for the chunk.
 	u := tensor.New(k, m)
-	type buf struct {
-		w    *worker
-		g, u []float64
-	}
 	sp, isSparse := x.(sparseData)
 	cs := chunkFor(m, workers)
-	bufs := make([]*buf, parallel.Workers(m, cs, workers))
+	// The forward pass's recycled workspaces (its worker and two k-vectors,
+	// cj and uj, serve as g and u here).
+	bufs := make([]*chunkBuf, parallel.Workers(m, cs, workers))
 	for i := range bufs {
-		bufs[i] = &buf{w: newWorker(r.Factor, 0, 1), g: make([]float64, r.Factor.kk), u: make([]float64, r.Factor.kk)}
+		bufs[i] = getChunkBuf(r.Factor, 0, 1, cs)
 	}
+	defer putChunkBufs(bufs)
 	var errOnce sync.Once
 	var firstErr error
 	parallel.ForChunks(m, cs, len(bufs), func(wi, j0, j1 int) {
 		b := bufs[wi]
-		if err := r.solveUChunk(b.w, gs, u, b.g, b.u, j0, j1); err != nil {
+		if err := r.solveUChunk(b.w, gs, u, b.cj, b.uj, j0, j1); err != nil {
 			errOnce.Do(func() { firstErr = err })
 			return
 		}

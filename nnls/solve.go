@@ -231,7 +231,7 @@ type chunkBuf struct {
 	w           *worker
 	dt, c, u    []float64 // Qᵀx_j, Rᵀ(Qᵀx_j) and R⁻¹(Qᵀx_j) for the chunk's columns (rows × chunk)
 	dj          []float64 // one column of dt, contiguous and scaled
-	cj, uj      []float64 // the same column of c and u, scaled
+	cj, uj      []float64 // the same column of c and u, scaled (the backward pass's g and u)
 	cs          int       // chunk size: the row stride of dt, c and u
 	st          Stats
 	uncertified []int
@@ -277,11 +277,21 @@ func getChunkBuf(f *Factor, tau float64, maxIter, cs int) *chunkBuf {
 	w.f, w.tau, w.tauF, w.maxIter = f, tau, math.Max(tau, 4*float64(f.p+f.kk+2)*eps), maxIter
 	w.iterSum, w.iterMax = 0, 0
 	cb.st, cb.uncertified, cb.overflow, cb.scaled = Stats{}, cb.uncertified[:0], false, false
-	if f.fast && cb.c == nil {
-		cb.c, cb.u = make([]float64, cs*f.kk), make([]float64, cs*f.kk)
+	if cb.cj == nil {
 		cb.cj, cb.uj = make([]float64, f.kk), make([]float64, f.kk)
 	}
+	if f.fast && cb.c == nil {
+		cb.c, cb.u = make([]float64, cs*f.kk), make([]float64, cs*f.kk)
+	}
 	return cb
+}
+
+// putChunkBufs returns workspaces to their pools.
+func putChunkBufs(bufs []*chunkBuf) {
+	for _, cb := range bufs {
+		cb.w.f = nil // do not keep A's factor alive in the pool
+		chunkPool(cb.shape).Put(cb)
+	}
 }
 
 // xScaleLimit bounds max|x_j| of a column before X is rescaled column by
@@ -310,12 +320,7 @@ func (f *Factor) solve(x data, opt *Options) (*Result, error) {
 	for i := range bufs {
 		bufs[i] = getChunkBuf(f, tau, o.MaxIter, cs)
 	}
-	defer func() {
-		for _, cb := range bufs {
-			cb.w.f = nil // do not keep A's factor alive in the pool
-			chunkPool(cb.shape).Put(cb)
-		}
-	}()
+	defer putChunkBufs(bufs)
 	parallel.ForChunks(m, cs, len(bufs), func(wi, j0, j1 int) {
 		f.solveChunk(bufs[wi], x, s, sup, o.Warm, j0, j1)
 	})
