@@ -124,16 +124,9 @@ func (r *Result) backward(a *tensor.Dense, x data, xd *tensor.Dense, gs, ga, gx 
 		at := blas64.General{Rows: r1 - r0, Cols: k, Stride: a.Stride, Data: a.Data[r0*a.Stride:]}
 		if isSparse {
 			for rr := r0; rr < r1; rr++ {
-				row := ga.Row(rr)
-				clear(row)
-				for p := xs.ColPtr[rr]; p < xs.ColPtr[rr+1]; p++ {
-					v, ur := xs.Val[p], ut.Row(xs.RowIdx[p])
-					ur = ur[:len(row)]
-					for i, uv := range ur {
-						row[i] += v * uv
-					}
-				}
+				clear(ga.Row(rr))
 			}
+			xs.MulTRows(1, ut, r0, r1, ga)
 		} else {
 			xt := blas64.General{Rows: r1 - r0, Cols: m, Stride: xd.Stride, Data: xd.Data[r0*xd.Stride:]}
 			gemmSerial(blas.NoTrans, blas.Trans, 1, xt, u.RawMatrix(), 0, gt)

@@ -174,6 +174,27 @@ func (s *Sparse) T() *Sparse {
 	return t
 }
 
+// MulTRows adds alpha·sᵀ[r0:r1, :]·B to rows r0:r1 of dst, for B of shape
+// s.Rows×k and dst of shape s.Cols×k: row i gains alpha·Σ s_pi·B_p over the
+// nonzeros of column i of s, in order. With s = Xᵀ (see T) this is X·B row
+// by row: rows can be shared among goroutines, each row reads contiguous
+// k-vectors of B, and the sums do not depend on how rows were shared. Its
+// cost is k·nnz of the columns r0:r1.
+func (s *Sparse) MulTRows(alpha float64, b *Dense, r0, r1 int, dst *Dense) {
+	k := b.Cols
+	for i := r0; i < r1; i++ {
+		row := dst.Data[i*dst.Stride : i*dst.Stride+k]
+		for p := s.ColPtr[i]; p < s.ColPtr[i+1]; p++ {
+			v := alpha * s.Val[p]
+			br := b.Data[s.RowIdx[p]*b.Stride : s.RowIdx[p]*b.Stride+k]
+			br = br[:len(row)]
+			for c, bv := range br {
+				row[c] += v * bv
+			}
+		}
+	}
+}
+
 // MulTA writes Aᵀ·s[:, j0:j1] into dst (a.Cols×(j1−j0), row-major with the
 // given stride), for A of shape s.Rows×k. Its cost is k·nnz of the columns.
 func (s *Sparse) MulTA(a *Dense, j0, j1 int, dst []float64, stride int) {

@@ -78,3 +78,28 @@ func TestSparseTranspose(t *testing.T) {
 	}
 	require.Equal(t, s, st.T())
 }
+
+// Xᵀ.MulTRows forms X·B row by row, in any split of the rows, equal to the
+// dense product to rounding, and adding to what dst holds.
+func TestSparseMulTRows(t *testing.T) {
+	rng := tensor.NewRand(13)
+	d := tensor.Uniform(41, 29, 0, 1, rng)
+	for i := range d.Data {
+		if rng.Float64() < 0.7 {
+			d.Data[i] = 0
+		}
+	}
+	b := tensor.Uniform(29, 4, -1, 1, rng)
+	want := tensor.MatMul(false, false, d, b)
+	xt := tensor.SparseFromDense(d).T()
+	got := tensor.New(41, 4)
+	for i := range got.Data {
+		got.Data[i] = 1
+	}
+	for _, split := range [][2]int{{0, 7}, {7, 30}, {30, 41}} {
+		xt.MulTRows(2, b, split[0], split[1], got)
+	}
+	for i := range want.Data {
+		require.InDelta(t, 1+2*want.Data[i], got.Data[i], 1e-13)
+	}
+}
