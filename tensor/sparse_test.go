@@ -58,13 +58,7 @@ func TestNewSparse(t *testing.T) {
 // T is the transpose: its dense form is the dense form's transpose, each of
 // its columns lists increasing indices, and T∘T is the identity.
 func TestSparseTranspose(t *testing.T) {
-	rng := tensor.NewRand(12)
-	d := tensor.Uniform(37, 23, 0, 1, rng)
-	for i := range d.Data {
-		if rng.Float64() < 0.8 {
-			d.Data[i] = 0
-		}
-	}
+	d := randmat.Sparse(37, 23, 0.8, tensor.NewRand(12))
 	for r := 0; r < d.Rows; r++ { // an empty row: an empty column of Xᵀ
 		d.Set(r, 5, 0)
 	}
@@ -83,12 +77,7 @@ func TestSparseTranspose(t *testing.T) {
 // dense product to rounding, and adding to what dst holds.
 func TestSparseMulTRows(t *testing.T) {
 	rng := tensor.NewRand(13)
-	d := tensor.Uniform(41, 29, 0, 1, rng)
-	for i := range d.Data {
-		if rng.Float64() < 0.7 {
-			d.Data[i] = 0
-		}
-	}
+	d := randmat.Sparse(41, 29, 0.7, rng)
 	b := tensor.Uniform(29, 4, -1, 1, rng)
 	want := tensor.MatMul(false, false, d, b)
 	xt := tensor.SparseFromDense(d).T()
