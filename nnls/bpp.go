@@ -57,13 +57,23 @@ type worker struct {
 
 func newWorker(f *Factor, tau float64, maxIter int) *worker {
 	k, p := f.kk, f.p
-	return &worker{
-		f: f, tau: tau, tauF: math.Max(tau, 4*float64(f.p+f.kk+2)*eps), maxIter: maxIter,
+	w := &worker{
 		inF: make([]bool, k), x: make([]float64, k), y: make([]float64, k), bnd: make([]float64, k), bndF: make([]float64, k),
 		rho: make([]float64, p), ab: make([]float64, p),
 		idx: make([]int, 0, k), sub: make([]float64, k*k), dinv: make([]float64, k), rhs: make([]float64, k),
 		corr: make([]float64, 2*k), bad: make([]int, 0, k),
 	}
+	w.use(f, tau, maxIter)
+	return w
+}
+
+// use points a worker sized for f's (kk, p) at f, with certificate
+// tolerance tau and pivoting bound maxIter, and zeroes its counters. The
+// stationarity tolerance on the support is the larger of tau and the
+// worst-case backward error constant 4(p+k+2)ε (see certify).
+func (w *worker) use(f *Factor, tau float64, maxIter int) {
+	w.f, w.tau, w.tauF, w.maxIter = f, tau, math.Max(tau, 4*float64(f.p+f.kk+2)*eps), maxIter
+	w.iterSum, w.iterMax = 0, 0
 }
 
 // subproblem solves min ‖d − R·s‖ with s_B = 0 (B = complement of F) on the

@@ -241,7 +241,6 @@ type chunkBuf struct {
 	// xbuf is the scaled copy of the chunk.
 	cmax, unscale, xbuf []float64
 	scaled              bool
-	shape               [3]int // (k, p, cs) the workspace is sized for
 }
 
 // chunkBufs recycles the solver's per-worker workspaces between calls. A
@@ -267,19 +266,13 @@ func chunkPool(shape [3]int) *sync.Pool {
 
 // getChunkBuf returns a workspace for solves with f in chunks of cs columns.
 func getChunkBuf(f *Factor, tau float64, maxIter, cs int) *chunkBuf {
-	shape := [3]int{f.kk, f.p, cs}
-	cb, ok := chunkPool(shape).Get().(*chunkBuf)
+	cb, ok := chunkPool([3]int{f.kk, f.p, cs}).Get().(*chunkBuf)
 	if !ok {
-		cb = &chunkBuf{w: newWorker(f, tau, maxIter), dt: make([]float64, cs*f.p), dj: make([]float64, f.p), cs: cs,
-			cmax: make([]float64, cs), unscale: make([]float64, cs), shape: shape}
+		cb = &chunkBuf{w: newWorker(f, tau, maxIter), dt: make([]float64, cs*f.p), dj: make([]float64, f.p),
+			cj: make([]float64, f.kk), uj: make([]float64, f.kk), cs: cs, cmax: make([]float64, cs), unscale: make([]float64, cs)}
 	}
-	w := cb.w
-	w.f, w.tau, w.tauF, w.maxIter = f, tau, math.Max(tau, 4*float64(f.p+f.kk+2)*eps), maxIter
-	w.iterSum, w.iterMax = 0, 0
+	cb.w.use(f, tau, maxIter)
 	cb.st, cb.uncertified, cb.overflow, cb.scaled = Stats{}, cb.uncertified[:0], false, false
-	if cb.cj == nil {
-		cb.cj, cb.uj = make([]float64, f.kk), make([]float64, f.kk)
-	}
 	if f.fast && cb.c == nil {
 		cb.c, cb.u = make([]float64, cs*f.kk), make([]float64, cs*f.kk)
 	}
@@ -289,8 +282,8 @@ func getChunkBuf(f *Factor, tau float64, maxIter, cs int) *chunkBuf {
 // putChunkBufs returns workspaces to their pools.
 func putChunkBufs(bufs []*chunkBuf) {
 	for _, cb := range bufs {
-		cb.w.f = nil // do not keep A's factor alive in the pool
-		chunkPool(cb.shape).Put(cb)
+		cb.w.f = nil                                             // do not keep A's factor alive in the pool
+		chunkPool([3]int{len(cb.cj), len(cb.dj), cb.cs}).Put(cb) // (k, p, cs)
 	}
 }
 

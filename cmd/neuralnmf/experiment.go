@@ -67,10 +67,9 @@ Flags:
 		return usageError{fmt.Errorf("-trials, -epochs, -init-restarts and -restarts must be at least 1 and -lambda at least 0")}
 	}
 	if *validate {
-		for _, f := range []string{"seed", "epochs", "lambda", "init-restarts", "restarts", "loss", "classifier", "out", "test-per-group", "test-seed"} {
-			if flagSet(fs, f) {
-				return usageError{fmt.Errorf("-%s has no effect with -validate, which runs its own candidate configurations", f)}
-			}
+		if err := rejectFlags(fs, []string{"seed", "epochs", "lambda", "init-restarts", "restarts", "loss", "classifier", "out", "test-per-group", "test-seed"},
+			"has no effect with -validate, which runs its own candidate configurations"); err != nil {
+			return err
 		}
 		seeds := 8
 		if flagSet(fs, "trials") {
@@ -158,6 +157,17 @@ func flagSet(fs *flag.FlagSet, name string) bool {
 	set := false
 	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
 	return set
+}
+
+// rejectFlags returns a usage error naming the first of names that was set
+// on the command line, followed by why; nil if none was.
+func rejectFlags(fs *flag.FlagSet, names []string, why string) error {
+	for _, name := range names {
+		if flagSet(fs, name) {
+			return usageError{fmt.Errorf("-%s %s", name, why)}
+		}
+	}
+	return nil
 }
 
 // runProgress returns a progress callback for total runs (nil when quiet)

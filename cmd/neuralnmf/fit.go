@@ -58,10 +58,8 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 		return usageError{errors.New("-ranks, -o and one of -x and -text are required")}
 	}
 	if *textPath == "" {
-		for _, name := range append(tf.names(), "field") {
-			if flagSet(fs, name) {
-				return usageError{fmt.Errorf("-%s applies to -text documents only", name)}
-			}
+		if err := rejectFlags(fs, append(tf.names(), "field"), "applies to -text documents only"); err != nil {
+			return err
 		}
 	}
 	topt, err := tf.options()
@@ -69,10 +67,8 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if *labelsPath == "" {
-		for _, name := range []string{"lambda", "label-mask", "classifier"} {
-			if flagSet(fs, name) {
-				return usageError{fmt.Errorf("-%s needs -labels", name)}
-			}
+		if err := rejectFlags(fs, []string{"lambda", "label-mask", "classifier"}, "needs -labels"); err != nil {
+			return err
 		}
 	}
 	if flagSet(fs, "decay") && !(*decay > 0 && *decay <= 1) {

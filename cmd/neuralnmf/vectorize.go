@@ -145,10 +145,8 @@ Flags:
 		return usageError{errors.New("-docs and -o are required")}
 	}
 	if *load != "" {
-		for _, f := range append(tf.names(), "save") {
-			if flagSet(fs, f) {
-				return usageError{fmt.Errorf("-%s has no effect with -vectorizer, whose options are saved in it", f)}
-			}
+		if err := rejectFlags(fs, append(tf.names(), "save"), "has no effect with -vectorizer, whose options are saved in it"); err != nil {
+			return err
 		}
 	}
 	o, err := tf.options()

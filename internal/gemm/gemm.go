@@ -322,34 +322,10 @@ func packA(MR int, tA bool, mb, kb int, a []float64, lda, i0, p0 int, dst []floa
 
 // packB packs rows p0..p0+kb, columns j0..j0+nb of op(B) into strips of NR
 // (the kernel's nr) columns: strip s holds, for each p, the NR values op(B)[p0+p][j0+s·NR+c]
-// (zero past the last column).
+// (zero past the last column). That is packA of op(B)ᵀ, whose rows are
+// op(B)'s columns: op(B)ᵀ = Bᵀ stored as b with the transpose flag flipped.
 func packB(NR int, tB bool, kb, nb int, b []float64, ldb, p0, j0 int, dst []float64) {
-	for s := 0; s < nb; s += NR {
-		nr := min(NR, nb-s)
-		d := dst[s*kb : s*kb+kb*NR]
-		if !tB {
-			for p := 0; p < kb; p++ {
-				src := b[(p0+p)*ldb+j0+s:]
-				q := d[p*NR : p*NR+NR]
-				copy(q, src[:nr])
-				clear(q[nr:])
-			}
-			continue
-		}
-		// op(B)[p][j] = b[j*ldb+p].
-		for cc := 0; cc < NR; cc++ {
-			if cc >= nr {
-				for p := 0; p < kb; p++ {
-					d[p*NR+cc] = 0
-				}
-				continue
-			}
-			src := b[(j0+s+cc)*ldb+p0 : (j0+s+cc)*ldb+p0+kb]
-			for p, v := range src {
-				d[p*NR+cc] = v
-			}
-		}
-	}
+	packA(NR, !tB, nb, kb, b, ldb, j0, p0, dst)
 }
 
 // goKernel is the portable micro-kernel, in the 6×8 shape.

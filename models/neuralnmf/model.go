@@ -275,13 +275,9 @@ type trainer struct {
 	held   []int // the held-out labels (−1 where Known or unlabelled)
 	xNorm  float64
 	warm   []*nnls.Support
-	// fit is this epoch's unnormalised ‖X − A⁽⁰⁾⋯S⁽ᴸ⁾‖² term of the built-in
-	// loss (Reconstruction, no data mask), from which the relative error is
-	// read; nil otherwise.
-	fit   *autograd.Var
-	steps []func(p, g *tensor.Dense) error
-	gds   []*optim.ProjectedGD
-	adams []*optim.Adam
+	steps  []func(p, g *tensor.Dense) error
+	gds    []*optim.ProjectedGD
+	adams  []*optim.Adam
 	// Safeguard state: the parameters and gradients before the last step,
 	// whether a step is awaiting its trial, and the learning-rate factor.
 	prevP, prevG []*tensor.Dense
@@ -420,8 +416,10 @@ func (t *trainer) forward(tape *autograd.Tape) (*Forward, []*nnls.Result) {
 	return f, res
 }
 
-// builtinLoss is the configured loss on f.
-func (t *trainer) builtinLoss(f *Forward) *autograd.Var {
+// builtinLoss is the configured loss on f. fit is its unnormalised term
+// ‖X − A⁽⁰⁾⋯S⁽ᴸ⁾‖² (Reconstruction loss, no data mask), from which the
+// epoch's relative error is read; nil otherwise.
+func (t *trainer) builtinLoss(f *Forward) (loss, fit *autograd.Var) {
 	L := len(f.A)
 	n, mcols := t.x.dims()
 	// per scales a term by 1/entries when the loss is normalised.
@@ -431,18 +429,17 @@ func (t *trainer) builtinLoss(f *Forward) *autograd.Var {
 		}
 		return ops.Scale(v, 1/float64(max(entries, 1)))
 	}
-	var loss *autograd.Var
 	if t.cfg.Loss == Energy {
 		loss = per(fitX(f, f.A[0], f.S[0]), n*mcols)
 		for l := 1; l < L; l++ {
 			loss = ops.Add(loss, per(ops.FrobeniusLoss(f.S[l-1], ops.MatMul(f.A[l], f.S[l])), t.cfg.Ranks[l-1]*mcols))
 		}
 	} else {
-		fit := fitX(f, f.A[0], belowFirst(f))
-		if t.cfg.DataMask == nil {
-			t.fit = fit
-		}
+		fit = fitX(f, f.A[0], belowFirst(f))
 		loss = per(fit, n*mcols)
+		if t.cfg.DataMask != nil {
+			fit = nil // a masked fit is not the error over all of X
+		}
 	}
 	if s := t.cfg.Supervision; s != nil {
 		pred := ops.MatMul(f.B, f.S[L-1])
@@ -458,7 +455,7 @@ func (t *trainer) builtinLoss(f *Forward) *autograd.Var {
 		}
 		loss = ops.Add(loss, ops.Scale(sup, s.Lambda))
 	}
-	return loss
+	return loss, fit
 }
 
 // customLoss calls Config.CustomLoss, turning a panic in it (user code, for
@@ -549,16 +546,15 @@ func (t *trainer) train(upTo int) error {
 	backtracks := 0
 	for epoch := len(h.Loss) + 1; epoch <= upTo && !t.done; {
 		t.tape.Reset()
-		t.fit = nil
 		f, res := t.forward(t.tape)
-		var loss *autograd.Var
+		var loss, fit *autograd.Var
 		if c.CustomLoss != nil && t.tape.Err() == nil {
 			var err error
 			if loss, err = t.customLoss(f); err != nil {
 				return fmt.Errorf("neuralnmf: epoch %d: %w", epoch, err)
 			}
 		} else {
-			loss = t.builtinLoss(f)
+			loss, fit = t.builtinLoss(f)
 		}
 		if loss == nil {
 			return fmt.Errorf("neuralnmf: epoch %d: CustomLoss returned nil", epoch)
@@ -588,9 +584,9 @@ func (t *trainer) train(upTo int) error {
 			return fmt.Errorf("neuralnmf: epoch %d: loss is %v at the starting point", epoch, lv)
 		}
 		var rel float64
-		if t.fit != nil && c.CustomLoss == nil {
+		if fit != nil {
 			// The loss has the term ‖X − A⁽⁰⁾⋯S⁽ᴸ⁾‖² itself: no second product.
-			rel = math.Sqrt(math.Max(t.fit.Value().Data[0], 0)) / t.xNorm
+			rel = math.Sqrt(math.Max(fit.Value().Data[0], 0)) / t.xNorm
 		} else {
 			rel = relError(t.x, t.xNorm, f)
 		}
