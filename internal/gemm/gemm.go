@@ -295,28 +295,55 @@ func packA(MR int, tA bool, mb, kb int, a []float64, lda, i0, p0 int, dst []floa
 	for s := 0; s < mb; s += MR {
 		mr := min(MR, mb-s)
 		d := dst[s*kb : s*kb+kb*MR]
+		if mr < MR {
+			// A ragged strip: zero it in one contiguous pass, then fill
+			// its mr rows (a strided zero store per padding entry cost
+			// more than the data when mr is small, as in a k×2 panel of
+			// B padded to the 24 columns of the AVX-512 kernel).
+			clear(d)
+		}
 		if tA {
 			// op(A)[i][p] = a[p*lda+i]: MR contiguous values per p.
 			for p := 0; p < kb; p++ {
 				src := a[(p0+p)*lda+i0+s:]
-				q := d[p*MR : p*MR+MR]
-				copy(q, src[:mr])
-				clear(q[mr:])
+				copy(d[p*MR:p*MR+mr], src[:mr])
 			}
 			continue
 		}
-		for r := 0; r < MR; r++ {
-			if r >= mr {
-				for p := 0; p < kb; p++ {
-					d[p*MR+r] = 0
-				}
-				continue
-			}
+		if mr == 8 && MR == 8 {
+			pack8(d, a, lda, (i0+s)*lda+p0, kb)
+			continue
+		}
+		for r := 0; r < mr; r++ {
 			src := a[(i0+s+r)*lda+p0 : (i0+s+r)*lda+p0+kb]
 			for p, v := range src {
 				d[p*MR+r] = v
 			}
 		}
+	}
+}
+
+// pack8 is packA's full strip of eight rows of a row-major op(A), the AVX-512
+// kernel's A panel: the eight rows starting at a[off] (row stride lda) are
+// read side by side, kb entries each, and each step p stores its eight
+// values contiguously in d[8p : 8p+8], rather than one row at a time with a
+// store every eight entries.
+func pack8(d, a []float64, lda, off, kb int) {
+	r0 := a[off : off+kb]
+	r1 := a[off+lda : off+lda+kb]
+	r2 := a[off+2*lda : off+2*lda+kb]
+	r3 := a[off+3*lda : off+3*lda+kb]
+	r4 := a[off+4*lda : off+4*lda+kb]
+	r5 := a[off+5*lda : off+5*lda+kb]
+	r6 := a[off+6*lda : off+6*lda+kb]
+	r7 := a[off+7*lda : off+7*lda+kb]
+	n := len(r0) // equal lengths let the compiler drop the bounds checks
+	r1, r2, r3, r4, r5, r6, r7 = r1[:n], r2[:n], r3[:n], r4[:n], r5[:n], r6[:n], r7[:n]
+	d = d[:8*n]
+	for p := range r0 {
+		q := d[8*p : 8*p+8 : 8*p+8]
+		q[0], q[1], q[2], q[3] = r0[p], r1[p], r2[p], r3[p]
+		q[4], q[5], q[6], q[7] = r4[p], r5[p], r6[p], r7[p]
 	}
 }
 

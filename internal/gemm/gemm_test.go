@@ -154,3 +154,53 @@ func useKernel(kern microKernel) func() {
 	kernel = kern
 	return func() { kernel = saved }
 }
+
+// packA against its definition: strip s holds op(A)[i0+s·MR+r][p0+p] at
+// s·kb + p·MR + r, zero past the last row, for every strip height the
+// kernels use, both layouts of A, full and ragged strips, and a buffer
+// that held garbage before.
+func TestPackA(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, MR := range []int{6, 8, 24} {
+		for _, tA := range []bool{false, true} {
+			for _, sz := range [][2]int{{1, 1}, {2, 90}, {MR, 7}, {MR + 3, 33}, {3*MR - 1, 5}, {mc, kc}} {
+				mb, kb := sz[0], sz[1]
+				const i0, p0, pad = 2, 3, 1
+				rows, cols := i0+mb, p0+kb // op(A)'s extent
+				lda := cols + pad
+				if tA {
+					lda = rows + pad
+				}
+				a := make([]float64, max(rows, cols)*lda)
+				for i := range a {
+					a[i] = rng.NormFloat64()
+				}
+				at := func(i, p int) float64 { // op(A)[i][p]
+					if tA {
+						return a[p*lda+i]
+					}
+					return a[i*lda+p]
+				}
+				strips := (mb + MR - 1) / MR
+				dst := make([]float64, strips*MR*kb)
+				for i := range dst {
+					dst[i] = math.NaN()
+				}
+				packA(MR, tA, mb, kb, a, lda, i0, p0, dst)
+				for s := 0; s < strips; s++ {
+					for p := 0; p < kb; p++ {
+						for r := 0; r < MR; r++ {
+							want := 0.0
+							if i := s*MR + r; i < mb {
+								want = at(i0+i, p0+p)
+							}
+							if got := dst[s*MR*kb+p*MR+r]; got != want {
+								t.Fatalf("MR=%d tA=%v mb=%d kb=%d: strip %d, p=%d, r=%d: got %v, want %v", MR, tA, mb, kb, s, p, r, got, want)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
