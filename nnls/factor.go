@@ -155,14 +155,7 @@ func NewFactor(a *tensor.Dense) (*Factor, error) {
 	}
 	lapack64.Orgqr(f.q.RawMatrix(), tau, work, lwork)
 
-	rm := blas64.General{Rows: p, Cols: kk, Stride: kk, Data: f.r}
-	blas64.Gemm(blas.Trans, blas.NoTrans, 1, rm, rm, 0, blas64.General{Rows: kk, Cols: kk, Stride: kk, Data: f.g})
-	for i := 0; i < kk; i++ { // symmetrise exactly
-		for j := i + 1; j < kk; j++ {
-			v := 0.5 * (f.g[i*kk+j] + f.g[j*kk+i])
-			f.g[i*kk+j], f.g[j*kk+i] = v, v
-		}
-	}
+	gramUpper(f.g, f.r, p, kk)
 	if p == kk {
 		f.rcond = lapack64.Trcon(lapack.MaxColumnSum, f.rTriangular(), work[:3*kk], make([]int, kk))
 		if math.IsNaN(f.rcond) {
@@ -187,17 +180,52 @@ func NewFactor(a *tensor.Dense) (*Factor, error) {
 			f.trust, f.fast = false, false
 		} else {
 			f.h = hbuf
-			ri := blas64.General{Rows: kk, Cols: kk, Stride: kk, Data: rinv}
-			blas64.Gemm(blas.NoTrans, blas.Trans, 1, ri, ri, 0, blas64.General{Rows: kk, Cols: kk, Stride: kk, Data: f.h})
-			for i := 0; i < kk; i++ {
-				for j := i + 1; j < kk; j++ {
-					v := 0.5 * (f.h[i*kk+j] + f.h[j*kk+i])
-					f.h[i*kk+j], f.h[j*kk+i] = v, v
-				}
-			}
+			outerUpper(f.h, rinv, kk)
 		}
 	}
 	return f, nil
+}
+
+// gramUpper sets g (k×k, row-major) to RᵀR for the p×k upper trapezoidal
+// R in r (row-major, stride k): g_ij = Σ_{l ≤ min(i, j)} R_li·R_lj, summed
+// in increasing l, the order a general product would use (the terms below
+// the diagonal of R are zero), computed once for i ≤ j and mirrored, so g is
+// exactly symmetric. The rows of R are read as axpys along j.
+func gramUpper(g, r []float64, p, k int) {
+	clear(g[:k*k])
+	for l := 0; l < p; l++ {
+		row := r[l*k : (l+1)*k]
+		for i := l; i < k; i++ {
+			v := row[i]
+			gi, rj := g[i*k+i:(i+1)*k], row[i:]
+			rj = rj[:len(gi)]
+			for j, w := range rj {
+				gi[j] += v * w
+			}
+		}
+	}
+	for i := 0; i < k; i++ {
+		for j := i + 1; j < k; j++ {
+			g[j*k+i] = g[i*k+j]
+		}
+	}
+}
+
+// outerUpper sets h (k×k) to U·Uᵀ for the upper triangular k×k U in u
+// (row-major): h_ij = Σ_{l ≥ max(i, j)} U_il·U_jl in increasing l, once for
+// i ≤ j and mirrored (exactly symmetric).
+func outerUpper(h, u []float64, k int) {
+	for i := 0; i < k; i++ {
+		for j := i; j < k; j++ {
+			ui, uj := u[i*k+j:(i+1)*k], u[j*k+j:(j+1)*k]
+			ui = ui[:len(uj)]
+			var s float64
+			for l, v := range uj {
+				s += ui[l] * v
+			}
+			h[i*k+j], h[j*k+i] = s, s
+		}
+	}
 }
 
 // numericalRank returns the number of singular values of the p×k matrix in
