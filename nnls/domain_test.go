@@ -1,9 +1,11 @@
 package nnls_test
 
 import (
+	"fmt"
 	"math"
 	"math/big"
 	"math/rand/v2"
+	"os"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -269,6 +271,69 @@ func TestDomainAgainstReference(t *testing.T) {
 				}
 			}
 			t.Logf("%+v", res.Stats)
+		})
+	}
+}
+
+// TestIllConditionedNearbyProblems asks of many nearby problems what
+// TestDomainAgainstReference asks of one seed per case: at cond(A) = 10⁸,
+// 10¹⁰ and 10¹², 200 signed problems each (A with the given condition
+// number, every entry then perturbed by −1, 0 or +1 units of roundoff), every
+// column the solver certifies must reach the 256-bit reference's objective
+// within the slack a backward-stable solution leaves. The slack here is the
+// lenient, first-order one: a solution optimal for A + δA with
+// ‖δA‖ ≤ e·‖x‖/‖|A|·s‖ (e as in objectiveSlack) has a relative residual at
+// most e above the optimum's, so its squared relative objective is at most
+// fr + 4e·√fr + e² (objectiveSlack alone is the e² term).
+//
+// Opt-in (NEURALNMF_NNLS_STRESS=1, a few seconds). It FAILS at present for
+// cond ≥ 10¹⁰: 5 of 1187 certified columns at 10¹⁰ and 59 of 1089 at 10¹²
+// have objectives 10⁻⁵–10⁻² (relative) above the optimum, all solved by the
+// Lawson–Hanson fallback (rcond ≈ 10⁻¹⁰ and 10⁻¹²) and passed by the
+// certificate. At 10⁸ every certified column passes. The one-seed cases of
+// TestDomainAgainstReference pass; perturbing A's column norms by an ulp
+// (an experiment with a cheaper column-norm pass) was enough to make its
+// cond-10¹² case fail. A known open defect, left for an issue of its own.
+func TestIllConditionedNearbyProblems(t *testing.T) {
+	if os.Getenv("NEURALNMF_NNLS_STRESS") == "" {
+		t.Skip("set NEURALNMF_NNLS_STRESS=1 to run")
+	}
+	for _, cond := range []float64{1e8, 1e10, 1e12} {
+		t.Run(fmt.Sprintf("cond-%.0e", cond), func(t *testing.T) {
+			bad, cols := 0, 0
+			for trial := 0; trial < 200; trial++ {
+				rng := rand.New(rand.NewPCG(uint64(trial), 99))
+				a := withCond(20, 8, cond, rng)
+				x := gaussian(20, 6, rng)
+				for i := range a.Data {
+					a.Data[i] *= 1 + eps64*float64(rng.IntN(3)-1)
+				}
+				res, err := nnls.Solve(a, x, nil)
+				require.NoError(t, err)
+				ref := reference(a, x)
+				uncertified := map[int]bool{}
+				for _, j := range res.Uncertified {
+					uncertified[j] = true
+				}
+				for j := 0; j < x.Cols; j++ {
+					if uncertified[j] {
+						continue
+					}
+					cols++
+					got := colOf(res.S, j)
+					fo, fr := relObjective(a, x, j, got), relObjective(a, x, j, colOf(ref, j))
+					e2 := objectiveSlack(a, x, j, got)
+					if fo > fr*(1+1e-9)+e2+4*math.Sqrt(e2*fr) {
+						bad++
+						if bad <= 3 {
+							t.Errorf("trial %d, column %d (certified): relative objective %.10g above the optimum %.10g (%+v)", trial, j, fo, fr, res.Stats)
+						}
+					}
+				}
+			}
+			if bad > 0 {
+				t.Errorf("%d of %d certified columns above the optimum beyond the slack", bad, cols)
+			}
 		})
 	}
 }
