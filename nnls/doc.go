@@ -113,6 +113,14 @@
 // at that conditioning. The old Gram-only solver had errors 600–8000× scipy's
 // for cond 10⁴–10⁶ and refused cond ≳ 3·10⁶.
 //
+// Known defect: beyond cond 10¹⁰ the certificate does not reject every
+// suboptimal column. On 200 problems per condition number perturbed by an
+// ulp (TestIllConditionedNearbyProblems, opt-in with
+// NEURALNMF_NNLS_STRESS=1), 5 of 1187 certified columns at cond 10¹⁰ and 59 of
+// 1089 at 10¹², all from the Lawson–Hanson fallback, have objectives
+// 10⁻⁵–10⁻² (relative) above the optimum, beyond what a backward-stable
+// solution allows; at 10⁸ none do.
+//
 // # Cost
 //
 // On a well-conditioned A the cost is about one N×k×M GEMM (QᵀX), as before
