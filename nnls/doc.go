@@ -113,13 +113,16 @@
 // at that conditioning. The old Gram-only solver had errors 600–8000× scipy's
 // for cond 10⁴–10⁶ and refused cond ≳ 3·10⁶.
 //
-// Known defect: beyond cond 10¹⁰ the certificate does not reject every
-// suboptimal column. On 200 problems per condition number perturbed by an
-// ulp (TestIllConditionedNearbyProblems, opt-in with
-// NEURALNMF_NNLS_STRESS=1), 5 of 1187 certified columns at cond 10¹⁰ and 59 of
-// 1089 at 10¹², all from the Lawson–Hanson fallback, have objectives
-// 10⁻⁵–10⁻² (relative) above the optimum, beyond what a backward-stable
-// solution allows; at 10⁸ none do.
+// Known defect: beyond cond 10¹⁰ a certified column is not always as good as
+// a backward-stable solution. On 200 problems per condition number perturbed
+// by an ulp (TestIllConditionedNearbyProblems, opt-in with
+// NEURALNMF_NNLS_STRESS=1), 5 of 1187 certified columns at cond 10¹⁰ and 59
+// of 1089 at 10¹², all from the Lawson–Hanson fallback, have objectives
+// 10⁻⁵–10⁻² (relative) above the optimum, beyond the first-order rounding
+// slack of a backward-stable solution (about 10⁻⁶ there); at 10⁸ none do. In
+// the cases examined the multipliers are resolved only to
+// about 10⁻⁹ while the coefficients reach 10⁸, so the rounding-level test on
+// the multipliers cannot tell such a support from the best one.
 //
 // # Cost
 //
