@@ -19,6 +19,10 @@ type lhScratch struct {
 	tau, z   []float64
 	beta     float64 // after lhSubproblem: d's component along the last column's new direction
 	work     []float64
+	// exchange's copy of the solution it may restore
+	saveX     []float64
+	saveF     []bool
+	saveOrder []int
 }
 
 // depTol is the distance, relative to its unit norm and to 1 + the size of
@@ -38,9 +42,10 @@ const depTol = 100 * eps
 // multiplier on a well-separated column fails this, a small real one on a
 // nearly parallel column passes). A refused variable is skipped until the
 // passive set next grows, and the passive set never grows beyond A's
-// numerical rank. So the support it returns has independent columns. It
-// leaves the solution in w.x, the passive set in w.inF and the multipliers
-// and bounds of the result in w.y, w.bnd and w.bndF.
+// numerical rank. So the support it returns has independent columns. The
+// result is then pruned (prune) and polished (exchange). It leaves the
+// solution in w.x, the passive set in w.inF and the multipliers and bounds
+// of the result in w.y, w.bnd and w.bndF.
 func (w *worker) lawsonHanson(d []float64) {
 	k := w.f.kk
 	w.ensureLH()
@@ -73,38 +78,116 @@ func (w *worker) lawsonHanson(d []float64) {
 			continue
 		}
 		clear(s.rejected)
-		for inner := 0; inner <= k; inner++ {
-			alpha, drop := 2.0, -1
-			for _, i := range s.order {
-				if s.z[i] <= 0 {
-					if a := w.x[i] / (w.x[i] - s.z[i]); a < alpha {
-						alpha, drop = a, i
-					}
-				}
-			}
-			if drop < 0 {
-				for _, i := range s.order {
-					w.x[i] = s.z[i]
-				}
-				break
-			}
-			// Move towards z until the first passive variable reaches zero,
-			// and drop it (and any other that rounding took to zero).
-			kept := s.order[:0]
-			for _, i := range s.order {
-				w.x[i] += alpha * (s.z[i] - w.x[i])
-				if i == drop || w.x[i] <= 0 {
-					w.x[i], w.inF[i] = 0, false
-					continue
-				}
-				kept = append(kept, i)
-			}
-			s.order = kept
-			w.lhSubproblem(d, false)
-		}
+		w.lhFeasible(d)
 		w.residual(d, true)
 	}
 	w.prune(d)
+	w.exchange(d)
+}
+
+// lhFeasible is Lawson and Hanson's inner loop: from the feasible w.x and
+// the subproblem solution in w.lh.z for the passive set, it moves towards z
+// until the first passive variable reaches zero, drops it (and any other
+// that rounding took to zero), solves again, and repeats until z is
+// positive on the passive set; then w.x = z.
+func (w *worker) lhFeasible(d []float64) {
+	s := w.lh
+	for inner := 0; inner <= w.f.kk; inner++ {
+		alpha, drop := 2.0, -1
+		for _, i := range s.order {
+			if s.z[i] <= 0 {
+				if a := w.x[i] / (w.x[i] - s.z[i]); a < alpha {
+					alpha, drop = a, i
+				}
+			}
+		}
+		if drop < 0 {
+			for _, i := range s.order {
+				w.x[i] = s.z[i]
+			}
+			return
+		}
+		kept := s.order[:0]
+		for _, i := range s.order {
+			w.x[i] += alpha * (s.z[i] - w.x[i])
+			if i == drop || w.x[i] <= 0 {
+				w.x[i], w.inF[i] = 0, false
+				continue
+			}
+			kept = append(kept, i)
+		}
+		s.order = kept
+		w.lhSubproblem(d, false)
+	}
+}
+
+// exchange improves a Lawson–Hanson solution where its multipliers cannot
+// decide. With coefficients much larger than the data (an ill-conditioned
+// A), the multipliers of the computed solution are resolved only to about
+// the size the on-support test tolerates, τ_F·bndF_i; an off-support
+// multiplier y_i that is negative but within that size may have the wrong
+// sign, and a support that passes the certificate can be far from the best
+// in objective (two supports of one column at cond 10¹⁰ both passed, with
+// ‖d − R·x‖² 0.177 and 0.162). The objective itself is resolved to
+// rounding (the residual is formed with compensated products where it
+// cancels). So for each such variable, largest multiplier first, exchange
+// tries it: it joins the passive set (if independent of it), Lawson and
+// Hanson's inner loop restores feasibility, and the result is kept only if
+// it lowers ‖d − R·x‖² by more than its rounding; otherwise the previous
+// solution is restored and the variable is not tried again until the
+// support changes. Each kept exchange lowers the objective, and at most 2k
+// are made.
+func (w *worker) exchange(d []float64) {
+	s := w.lh
+	k := w.f.kk
+	if cap(s.saveX) < k {
+		s.saveX, s.saveF = make([]float64, k), make([]bool, k)
+	}
+	saveX, saveF := s.saveX[:k], s.saveF[:k]
+	clear(s.rejected)
+	obj := w.objective()
+	for kept := 0; kept < 2*k; {
+		t, best := -1, math.Inf(-1)
+		for i, in := range w.inF {
+			if !in && !s.rejected[i] && w.y[i] > -w.tauF*w.bndF[i] && w.y[i] > best {
+				t, best = i, w.y[i]
+			}
+		}
+		if t < 0 {
+			return
+		}
+		copy(saveX, w.x)
+		copy(saveF, w.inF)
+		saveOrder := append(s.saveOrder[:0], s.order...)
+		s.saveOrder = saveOrder
+		w.inF[t] = true
+		s.order = append(s.order, t)
+		ok := len(s.order) <= w.f.rank && w.lhSubproblem(d, true) && s.z[t] > 0
+		if ok {
+			w.lhFeasible(d)
+			w.residual(d, true)
+			if o := w.objective(); o < obj*(1-16*float64(w.f.p)*eps) {
+				obj = o
+				kept++
+				clear(s.rejected)
+				continue
+			}
+		}
+		copy(w.x, saveX)
+		copy(w.inF, saveF)
+		s.order = append(s.order[:0], saveOrder...)
+		w.residual(d, true)
+		s.rejected[t] = true
+	}
+}
+
+// objective returns ‖ρ‖² for the residual ρ = d − R·x that residual left.
+func (w *worker) objective() float64 {
+	var o float64
+	for _, r := range w.rho[:w.f.p] {
+		o += r * r
+	}
+	return o
 }
 
 // prune drops passive variables at the level of rounding (x_i ≤ xTol: the
