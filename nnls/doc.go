@@ -91,27 +91,27 @@
 // (fixtures made by testdata/gen_scipy_conditioning.py):
 //
 //	problem        cond     Solve     scipy    path
-//	signed         1        5.9e-16   4.3e-16  Gram
-//	signed         7.2e1    2.2e-15   1.2e-15  Gram
-//	signed         7.3e3    2.3e-15   2.0e-14  Gram
+//	signed         1        6.0e-16   4.3e-16  Gram
+//	signed         7.2e1    2.0e-15   1.2e-15  Gram
+//	signed         7.3e3    2.1e-15   2.0e-14  Gram
 //	signed         1.2e6    8.8e-14   2.2e-14  Lawson–Hanson
 //	signed         7.4e7    1.5e-13   1.0e-12  Lawson–Hanson
 //	signed         8.5e9    4.0e-10   1.9e-10  Lawson–Hanson
 //	signed         5.1e11   3.7e-11   3.0e-11  Lawson–Hanson
-//	nonnegative    1.0e1    6.2e-16   7.0e-16  Gram
-//	nonnegative    1.4e3    3.9e-14   4.2e-14  Gram
-//	nonnegative    1.4e5    4.0e-12   1.8e-12  Gram
-//	nonnegative    1.0e7    3.0e-16   4.7e-16  Lawson–Hanson
-//	nonnegative    1.2e9    3.9e-16   3.6e-16  Lawson–Hanson
-//	nonnegative    1.2e11   3.2e-16   1.9e-16  Lawson–Hanson
-//	nonnegative    1.4e13   0.4       5.2e-16  Lawson–Hanson
+//	nonnegative    1.0e1    6.4e-16   7.0e-16  Gram
+//	nonnegative    1.4e3    3.6e-14   4.2e-14  Gram
+//	nonnegative    1.4e5    3.3e-12   1.8e-12  Gram
+//	nonnegative    1.0e7    3.4e-16   4.7e-16  Lawson–Hanson
+//	nonnegative    1.2e9    3.5e-16   3.6e-16  Lawson–Hanson
+//	nonnegative    1.2e11   2.9e-16   1.9e-16  Lawson–Hanson
+//	nonnegative    1.4e13   3.8e-16   5.2e-16  Lawson–Hanson
 //
 // Up to cond 10¹⁰ the test requires the error within 10× of scipy's (the
 // worst ratio is 4.0). At cond 1.4·10¹³ the nonnegative problem's columns
-// differ by 10⁻¹² of their norm, and Solve picks another support whose
-// objective equals the optimum to rounding: the minimiser is not determined
-// at that conditioning. The old Gram-only solver had errors 600–8000× scipy's
-// for cond 10⁴–10⁶ and refused cond ≳ 3·10⁶.
+// differ by 10⁻¹² of their norm; Lawson–Hanson alone picked another support
+// there (error 0.4, objective equal to the optimum to rounding), and the
+// exchange step below finds the reference's. The old Gram-only solver had
+// errors 600–8000× scipy's for cond 10⁴–10⁶ and refused cond ≳ 3·10⁶.
 //
 // Beyond cond 10¹⁰ the multipliers of a Lawson–Hanson solution are resolved
 // only to about the size the on-support test tolerates (coefficients reach
