@@ -94,7 +94,10 @@ func gemmFloor(x *tensor.Dense, a []*tensor.Dense, f *floorBuffers) {
 // iteration (it reports the mean): one floor is a single short measurement
 // beside the difference of two trainings of 17 epochs, and at 2000×2000,
 // where an iteration is about a second and b.N is 1 or 2, a single floor
-// made the ratio swing from 0.5 to 2.9 between runs.
+// made the ratio swing from 0.5 to 2.9 between runs. (The larger part of
+// that swing was the first floor's page faults on its freshly allocated
+// output buffers, 32 MB at 2000×2000, which BenchmarkEpoch now touches with
+// one untimed floor before it starts.)
 const floorReps = 4
 
 // BenchmarkEpoch measures one Neural NMF epoch (forward, backward, step)
@@ -128,6 +131,7 @@ func BenchmarkEpoch(b *testing.B) {
 				}
 				const extra = 16
 				fb := newFloorBuffers(x, a0)
+				gemmFloor(x, a0, fb) // touch the output buffers' pages before any timing
 				var t1, tE, tFloor time.Duration
 				lap := func(d *time.Duration, f func()) {
 					t0 := time.Now()
