@@ -102,21 +102,63 @@ func Solve(a, x *tensor.Dense, opt *Options) (*Result, error) {
 	if err := tensor.CheckNotEmpty("X", x); err != nil {
 		return nil, fmt.Errorf("nnls: %w", err)
 	}
-	extreme := false
-	for r := 0; r < x.Rows; r++ {
-		for _, v := range x.Row(r) {
-			if v < 0 {
-				v = -v
+	workers := runtimeWorkers()
+	if opt != nil && opt.Workers > 0 {
+		workers = opt.Workers
+	}
+	extreme, finite := scanX(x, workers)
+	if !finite {
+		return nil, fmt.Errorf("nnls: %w", tensor.CheckFinite("X", x))
+	}
+	return solveData(a, denseData{x: x, extreme: extreme}, opt)
+}
+
+// scanRows is the number of rows of X per chunk of scanX's parallel pass.
+const scanRows = 64
+
+// scanX reports whether X has an entry whose magnitude is above xScaleLimit
+// or below its reciprocal and not zero (extreme), and whether every entry is
+// finite. It is one pass over X, so blocks of rows are scanned on up to
+// workers goroutines when X has at least 2¹⁶ entries; each keeps the largest
+// and the smallest nonzero magnitude it saw (as bits, which order like the
+// values), and the answer does not depend on how the rows were shared out.
+func scanX(x *tensor.Dense, workers int) (extreme, finite bool) {
+	var mx, mn uint64
+	if workers <= 1 || x.Rows*x.Cols < 1<<16 {
+		mx, mn = magnitudeRange(x, 0, x.Rows)
+	} else {
+		const maxWorkers = 64
+		var hi, lo [maxWorkers]uint64
+		for i := range lo {
+			lo[i] = math.MaxUint64
+		}
+		parallel.ForChunks(x.Rows, scanRows, min(workers, maxWorkers), func(wi, r0, r1 int) {
+			a, b := magnitudeRange(x, r0, r1)
+			hi[wi], lo[wi] = max(hi[wi], a), min(lo[wi], b)
+		})
+		mx, mn = slices.Max(hi[:]), slices.Min(lo[:])
+	}
+	extreme = mx > math.Float64bits(xScaleLimit) || mn < math.Float64bits(1/xScaleLimit)
+	return extreme, mx <= math.Float64bits(math.MaxFloat64)
+}
+
+// magnitudeRange returns, as bits (which order like the values), the largest
+// magnitude in rows r0:r1 of X (NaN above +Inf) and the smallest nonzero one
+// (MaxUint64 if there is none).
+func magnitudeRange(x *tensor.Dense, r0, r1 int) (mx, mn uint64) {
+	mn = math.MaxUint64
+	for r := r0; r < r1; r++ {
+		for _, v := range x.Data[r*x.Stride : r*x.Stride+x.Cols] {
+			u := math.Float64bits(v) &^ (1 << 63)
+			if u > mx {
+				mx = u
 			}
-			if !(v <= xScaleLimit) || v < 1/xScaleLimit && v != 0 {
-				if !(v <= math.MaxFloat64) {
-					return nil, fmt.Errorf("nnls: %w", tensor.CheckFinite("X", x))
-				}
-				extreme = true
+			if u < mn && u != 0 {
+				mn = u
 			}
 		}
 	}
-	return solveData(a, denseData{x: x, extreme: extreme}, opt)
+	return mx, mn
 }
 
 // solveData checks that A and the validated X agree, factorises A and
