@@ -102,11 +102,16 @@ func Solve(a, x *tensor.Dense, opt *Options) (*Result, error) {
 	if err := tensor.CheckNotEmpty("X", x); err != nil {
 		return nil, fmt.Errorf("nnls: %w", err)
 	}
-	workers := runtimeWorkers()
+	// The scan runs on as many workers as the solve will (so a call's
+	// allocations do not jump when X crosses a size of its own).
+	workers, k := runtimeWorkers(), 1
 	if opt != nil && opt.Workers > 0 {
 		workers = opt.Workers
 	}
-	extreme, finite := scanX(x, workers)
+	if a != nil {
+		k = max(1, a.Cols)
+	}
+	extreme, finite := scanX(x, effectiveWorkers(workers, x.Rows, k, x.Cols))
 	if !finite {
 		return nil, fmt.Errorf("nnls: %w", tensor.CheckFinite("X", x))
 	}
@@ -118,13 +123,14 @@ const scanRows = 64
 
 // scanX reports whether X has an entry whose magnitude is above xScaleLimit
 // or below its reciprocal and not zero (extreme), and whether every entry is
-// finite. It is one pass over X, so blocks of rows are scanned on up to
-// workers goroutines when X has at least 2¹⁶ entries; each keeps the largest
-// and the smallest nonzero magnitude it saw (as bits, which order like the
-// values), and the answer does not depend on how the rows were shared out.
+// finite, from the largest and the smallest nonzero magnitude in X
+// (magnitudes: with AVX2 where the CPU has it). It is one pass over X, which
+// for a large X is bound by reading memory, so blocks of rows are scanned on
+// up to workers goroutines; the answer does not depend on how the rows were
+// shared out.
 func scanX(x *tensor.Dense, workers int) (extreme, finite bool) {
 	var mx, mn uint64
-	if workers <= 1 || x.Rows*x.Cols < 1<<16 {
+	if workers <= 1 || x.Rows < 2*scanRows {
 		mx, mn = magnitudeRange(x, 0, x.Rows)
 	} else {
 		const maxWorkers = 64
@@ -142,20 +148,29 @@ func scanX(x *tensor.Dense, workers int) (extreme, finite bool) {
 	return extreme, mx <= math.Float64bits(math.MaxFloat64)
 }
 
-// magnitudeRange returns, as bits (which order like the values), the largest
-// magnitude in rows r0:r1 of X (NaN above +Inf) and the smallest nonzero one
-// (MaxUint64 if there is none).
+// magnitudeRange returns magnitudes over rows r0:r1 of X.
 func magnitudeRange(x *tensor.Dense, r0, r1 int) (mx, mn uint64) {
 	mn = math.MaxUint64
+	if x.Stride == x.Cols { // contiguous rows: one call
+		return magnitudes(x.Data[r0*x.Stride : r1*x.Stride])
+	}
 	for r := r0; r < r1; r++ {
-		for _, v := range x.Data[r*x.Stride : r*x.Stride+x.Cols] {
-			u := math.Float64bits(v) &^ (1 << 63)
-			if u > mx {
-				mx = u
-			}
-			if u < mn && u != 0 {
-				mn = u
-			}
+		a, b := magnitudes(x.Data[r*x.Stride : r*x.Stride+x.Cols])
+		mx, mn = max(mx, a), min(mn, b)
+	}
+	return mx, mn
+}
+
+// magnitudesGo is magnitudes in Go.
+func magnitudesGo(x []float64) (mx, mn uint64) {
+	mn = math.MaxUint64
+	for _, v := range x {
+		u := math.Float64bits(v) &^ (1 << 63)
+		if u > mx {
+			mx = u
+		}
+		if u < mn && u != 0 {
+			mn = u
 		}
 	}
 	return mx, mn
