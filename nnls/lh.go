@@ -140,9 +140,6 @@ func (w *worker) lhFeasible(d []float64) {
 func (w *worker) exchange(d []float64) {
 	s := w.lh
 	k := w.f.kk
-	if cap(s.saveX) < k {
-		s.saveX, s.saveF = make([]float64, k), make([]bool, k)
-	}
 	saveX, saveF := s.saveX[:k], s.saveF[:k]
 	clear(s.rejected)
 	obj := w.objective()
@@ -158,8 +155,7 @@ func (w *worker) exchange(d []float64) {
 		}
 		copy(saveX, w.x)
 		copy(saveF, w.inF)
-		saveOrder := append(s.saveOrder[:0], s.order...)
-		s.saveOrder = saveOrder
+		s.saveOrder = append(s.saveOrder[:0], s.order...)
 		w.inF[t] = true
 		s.order = append(s.order, t)
 		ok := len(s.order) <= w.f.rank && w.lhSubproblem(d, true) && s.z[t] > 0
@@ -175,7 +171,7 @@ func (w *worker) exchange(d []float64) {
 		}
 		copy(w.x, saveX)
 		copy(w.inF, saveF)
-		s.order = append(s.order[:0], saveOrder...)
+		s.order = append(s.order[:0], s.saveOrder...)
 		w.residual(d, true)
 		s.rejected[t] = true
 	}
@@ -263,7 +259,8 @@ func (w *worker) ensureLH() {
 	}
 	k, p := w.f.kk, w.f.p
 	s := &lhScratch{order: make([]int, 0, k), dropped: make([]int, 0, k), dep: make([]float64, k), rejected: make([]bool, k), m: make([]float64, p*(k+1)),
-		tau: make([]float64, min(p, k+1)), z: make([]float64, k)}
+		tau: make([]float64, min(p, k+1)), z: make([]float64, k),
+		saveX: make([]float64, k), saveF: make([]bool, k), saveOrder: make([]int, 0, k)}
 	work := []float64{0}
 	lapack64.Geqrf(blas64.General{Rows: p, Cols: k + 1, Stride: k + 1, Data: s.m}, s.tau, work, -1)
 	s.work = make([]float64, max(1, int(work[0]), p*(k+1)))
