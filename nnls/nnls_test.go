@@ -295,6 +295,7 @@ func TestInputErrors(t *testing.T) {
 		msg    string
 	}{
 		{"nan-X", a, nan, nil, tensor.ErrNotFinite, "X: not finite: entry (1, 1)"},
+		{"nan-X-zero-A", tensor.New(6, 3), nan, nil, tensor.ErrNotFinite, "X: not finite: entry (1, 1)"},
 		{"inf-A", inf, x, nil, tensor.ErrNotFinite, "A: not finite: entry (0, 2)"},
 		{"empty-X", a, tensor.New(6, 0), nil, tensor.ErrEmpty, "X: empty"},
 		{"empty-A", tensor.New(6, 0), x, nil, tensor.ErrEmpty, "A: empty"},

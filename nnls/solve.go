@@ -102,20 +102,7 @@ func Solve(a, x *tensor.Dense, opt *Options) (*Result, error) {
 	if err := tensor.CheckNotEmpty("X", x); err != nil {
 		return nil, fmt.Errorf("nnls: %w", err)
 	}
-	// The scan runs on as many workers as the solve will (so a call's
-	// allocations do not jump when X crosses a size of its own).
-	workers, k := runtimeWorkers(), 1
-	if opt != nil && opt.Workers > 0 {
-		workers = opt.Workers
-	}
-	if a != nil {
-		k = max(1, a.Cols)
-	}
-	extreme, finite := scanX(x, effectiveWorkers(workers, x.Rows, k, x.Cols))
-	if !finite {
-		return nil, fmt.Errorf("nnls: %w", tensor.CheckFinite("X", x))
-	}
-	return solveData(a, denseData{x: x, extreme: extreme}, opt)
+	return solveData(a, denseData{x}, opt)
 }
 
 // scanRows is the number of rows of X per chunk of scanX's parallel pass.
@@ -126,8 +113,9 @@ const scanRows = 64
 // finite, from the largest and the smallest nonzero magnitude in X
 // (magnitudes: with AVX2 where the CPU has it). It is one pass over X, which
 // for a large X is bound by reading memory, so blocks of rows are scanned on
-// up to workers goroutines; the answer does not depend on how the rows were
-// shared out.
+// up to workers goroutines (the solve's own count, so that a call's
+// allocations do not depend on a size of the scan's); the answer does not
+// depend on how the rows were shared out.
 func scanX(x *tensor.Dense, workers int) (extreme, finite bool) {
 	var mx, mn uint64
 	if workers <= 1 || x.Rows < 2*scanRows {
@@ -144,6 +132,13 @@ func scanX(x *tensor.Dense, workers int) (extreme, finite bool) {
 		})
 		mx, mn = slices.Max(hi[:]), slices.Min(lo[:])
 	}
+	return classify(mx, mn)
+}
+
+// classify turns the largest and the smallest nonzero magnitude of X (as
+// bits, from magnitudes) into scan's verdict: extreme if either is beyond
+// xScaleLimit or its reciprocal, finite unless the largest is NaN or ±Inf.
+func classify(mx, mn uint64) (extreme, finite bool) {
 	extreme = mx > math.Float64bits(xScaleLimit) || mn < math.Float64bits(1/xScaleLimit)
 	return extreme, mx <= math.Float64bits(math.MaxFloat64)
 }
@@ -176,8 +171,8 @@ func magnitudesGo(x []float64) (mx, mn uint64) {
 	return mx, mn
 }
 
-// solveData checks that A and the validated X agree, factorises A and
-// solves.
+// solveData checks that A and X agree, factorises A and solves (the solve
+// validates X in the same pass that tells whether it needs rescaling).
 func solveData(a *tensor.Dense, x data, opt *Options) (*Result, error) {
 	n, m := x.dims()
 	if a != nil && a.Rows != n {
@@ -197,9 +192,11 @@ type data interface {
 	// qtx writes Qᵀ·X[:, j0:j1] into dst (q.Cols×(j1−j0), row-major, with
 	// the given stride), on the calling goroutine.
 	qtx(q *tensor.Dense, j0, j1 int, dst []float64, stride int)
-	// hasExtreme reports whether some entry's magnitude is above
-	// xScaleLimit or below its reciprocal (and not zero).
-	hasExtreme() bool
+	// scan reads X once, on up to workers goroutines, and reports whether
+	// some entry's magnitude is above xScaleLimit or below its reciprocal
+	// (and not zero), or returns an error naming X if an entry is NaN or
+	// ±Inf.
+	scan(workers int) (extreme bool, err error)
 	// colMax writes max_i |X_ij| of columns j0:j1 into dst[j−j0].
 	colMax(j0, j1 int, dst []float64)
 	// qtxScaled is qtx of X[:, j0:j1]·diag(f), using buf as scratch
@@ -207,12 +204,15 @@ type data interface {
 	qtxScaled(q *tensor.Dense, j0, j1 int, f []float64, dst []float64, stride int, buf []float64) []float64
 }
 
-type denseData struct {
-	x       *tensor.Dense
-	extreme bool // set by Solve's validation pass
-}
+type denseData struct{ x *tensor.Dense }
 
-func (d denseData) hasExtreme() bool { return d.extreme }
+func (d denseData) scan(workers int) (bool, error) {
+	extreme, finite := scanX(d.x, workers)
+	if !finite {
+		return false, fmt.Errorf("nnls: %w", tensor.CheckFinite("X", d.x))
+	}
+	return extreme, nil
+}
 
 func (d denseData) dims() (int, int) { return d.x.Rows, d.x.Cols }
 
@@ -357,13 +357,17 @@ func (f *Factor) solve(x data, opt *Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	workers := effectiveWorkers(o.Workers, n, k, m)
+	extreme, err := x.scan(workers)
+	if err != nil {
+		return nil, err
+	}
 	s := tensor.New(k, m)
 	sup := NewSupport(k, m)
 	res := &Result{S: s, Support: sup, Factor: f}
 	if kk == 0 {
 		return res, nil // S = 0 is the solution
 	}
-	workers := effectiveWorkers(o.Workers, n, k, m)
 	cs := chunkFor(m, workers)
 	tau := tolFor(o.Tol, p, kk)
 	bufs := make([]*chunkBuf, parallel.Workers(m, cs, workers))
@@ -372,7 +376,7 @@ func (f *Factor) solve(x data, opt *Options) (*Result, error) {
 	}
 	defer putChunkBufs(bufs)
 	parallel.ForChunks(m, cs, len(bufs), func(wi, j0, j1 int) {
-		f.solveChunk(bufs[wi], x, s, sup, o.Warm, j0, j1)
+		f.solveChunk(bufs[wi], x, extreme, s, sup, o.Warm, j0, j1)
 	})
 	for _, cb := range bufs {
 		res.Stats.Iterations += cb.w.iterSum
@@ -389,14 +393,15 @@ func (f *Factor) solve(x data, opt *Options) (*Result, error) {
 	return res, nil
 }
 
-// solveChunk solves columns j0:j1 into s and sup.
-func (f *Factor) solveChunk(cb *chunkBuf, x data, s *tensor.Dense, sup *Support, warm *Support, j0, j1 int) {
+// solveChunk solves columns j0:j1 into s and sup; extreme is what x.scan
+// reported.
+func (f *Factor) solveChunk(cb *chunkBuf, x data, extreme bool, s *tensor.Dense, sup *Support, warm *Support, j0, j1 int) {
 	w := cb.w
 	nc := j1 - j0
 	// Columns whose entries are extreme are scaled by powers of two (exactly)
 	// before QᵀX, where their products could overflow or underflow.
 	cb.scaled = false
-	if x.hasExtreme() {
+	if extreme {
 		x.colMax(j0, j1, cb.cmax)
 		for _, c := range cb.cmax[:nc] {
 			if c > xScaleLimit || c > 0 && c < 1/xScaleLimit {

@@ -11,9 +11,6 @@ import (
 // computed without forming any dense N×M matrix; QᵀX costs min(N, k)·nnz.
 // Errors are those of Solve.
 func SolveSparse(a *tensor.Dense, x *tensor.Sparse, opt *Options) (*Result, error) {
-	if err := tensor.CheckSparseFinite("X", x); err != nil {
-		return nil, fmt.Errorf("nnls: %w", err)
-	}
 	return solveData(a, sparseData{x}, opt)
 }
 
@@ -30,13 +27,13 @@ func (r *Result) BackwardSparse(a *tensor.Dense, x *tensor.Sparse, gs, ga *tenso
 
 type sparseData struct{ x *tensor.Sparse }
 
-func (d sparseData) hasExtreme() bool {
-	for _, v := range d.x.Val {
-		if v = math.Abs(v); v > xScaleLimit || v < 1/xScaleLimit && v != 0 {
-			return true
-		}
+// scan reads the nonzeros once (one goroutine: there are few of them).
+func (d sparseData) scan(int) (bool, error) {
+	extreme, finite := classify(magnitudes(d.x.Val))
+	if !finite {
+		return false, fmt.Errorf("nnls: %w", tensor.CheckSparseFinite("X", d.x))
 	}
-	return false
+	return extreme, nil
 }
 
 func (d sparseData) dims() (int, int) { return d.x.Rows, d.x.Cols }
