@@ -22,6 +22,41 @@ def header(name, mr, nr, regs, what):
             '\tMOVQ ldc+32(FP), R8', '\tSHLQ $3, R8', '\tMOVQ ldb+40(FP), R9', '\tSHLQ $3, R9', '']
 
 
+def kstep(v, mr, per_row, acc, width, aoff):
+    """One step p of a kernel: load a row of b (per_row registers v0..,
+    width bytes each), then for each of the mr rows broadcast its value of a
+    (at byte aoff + 8i, alternating between the two registers after b's) and
+    FMA it into that row's accumulators v{acc + per_row*i + j}."""
+    out = [f'\tVMOVUPD {width*j}(DI), {v}{j}' for j in range(per_row)]
+    for i in range(mr):
+        t = f'{v}{per_row + i % 2}'
+        out.append(f'\tVBROADCASTSD {aoff+8*i}(SI), {t}')
+        out += [f'\tVFMADD231PD {v}{j}, {t}, {v}{acc+per_row*i+j}' for j in range(per_row)]
+    out.append('\tADDQ R9, DI')
+    return out
+
+
+def epilogue(v, mr, per_row, acc, width):
+    """The kernels' common end: C += alpha * sums (alpha in register 0), then
+    the overwrite branch C = alpha * sums; row i of the tile is in registers
+    v{acc + per_row*i + j}, j < per_row, each width bytes of C, with registers
+    v1.. as scratch and DX stepping by the row stride R8."""
+    def rows(body):
+        out = []
+        for i in range(mr):
+            out += body(i)
+            if i < mr - 1:
+                out.append('\tADDQ R8, DX')
+        return out
+    js = range(per_row)
+    add = rows(lambda i: [f'\tVMOVUPD {width*j}(DX), {v}{1+j}' for j in js] +
+               [f'\tVFMADD231PD {v}{acc+per_row*i+j}, {v}0, {v}{1+j}' for j in js] +
+               [f'\tVMOVUPD {v}{1+j}, {width*j}(DX)' for j in js])
+    store = rows(lambda i: [f'\tVMULPD {v}{acc+per_row*i+j}, {v}0, {v}{1+j}' for j in js] +
+                 [f'\tVMOVUPD {v}{1+j}, {width*j}(DX)' for j in js])
+    return add + ['\tVZEROUPPER', '\tRET', '', 'overwrite:'] + store + ['\tVZEROUPPER', '\tRET', '']
+
+
 def gen6x8():
     lines = header('kernel6x8', 6, 8, 'Y4-Y15', [
         '// (two registers a row); per p it loads 8 values of b, broadcasts 6 of a',
@@ -30,33 +65,14 @@ def gen6x8():
         lines.append(f'\tVXORPD Y{r}, Y{r}, Y{r}')
 
     def step(aoff):
-        out = ['\tVMOVUPD 0(DI), Y0', '\tVMOVUPD 32(DI), Y1']
-        for i in range(6):
-            t = 'Y2' if i % 2 == 0 else 'Y3'
-            out.append(f'\tVBROADCASTSD {aoff+8*i}(SI), {t}')
-            out.append(f'\tVFMADD231PD Y0, {t}, Y{4+2*i}')
-            out.append(f'\tVFMADD231PD Y1, {t}, Y{5+2*i}')
-        out.append('\tADDQ R9, DI')
-        return out
+        return kstep('Y', 6, 2, 4, 32, aoff)
     lines += ['', '\t// Two steps per iteration while at least two remain.', '\tCMPQ CX, $2', '\tJLT tail', 'loop2:']
     lines += step(0)
     lines += step(48)
     lines += ['\tADDQ $96, SI', '\tSUBQ $2, CX', '\tCMPQ CX, $2', '\tJGE loop2', 'tail:', '\tTESTQ CX, CX', '\tJZ store']
     lines += step(0)
     lines += ['', 'store:', '\tVBROADCASTSD alpha+48(FP), Y0', '\tMOVBLZX overwrite+56(FP), AX', '\tTESTL AX, AX', '\tJNZ overwrite']
-    for i in range(6):
-        lines += ['\tVMOVUPD 0(DX), Y1', '\tVMOVUPD 32(DX), Y2',
-                  f'\tVFMADD231PD Y{4+2*i}, Y0, Y1', f'\tVFMADD231PD Y{5+2*i}, Y0, Y2',
-                  '\tVMOVUPD Y1, 0(DX)', '\tVMOVUPD Y2, 32(DX)']
-        if i < 5:
-            lines.append('\tADDQ R8, DX')
-    lines += ['\tVZEROUPPER', '\tRET', '', 'overwrite:']
-    for i in range(6):
-        lines += [f'\tVMULPD Y{4+2*i}, Y0, Y1', f'\tVMULPD Y{5+2*i}, Y0, Y2',
-                  '\tVMOVUPD Y1, 0(DX)', '\tVMOVUPD Y2, 32(DX)']
-        if i < 5:
-            lines.append('\tADDQ R8, DX')
-    lines += ['\tVZEROUPPER', '\tRET', '']
+    lines += epilogue('Y', 6, 2, 4, 32)
     return '\n'.join(lines)
 
 
@@ -68,36 +84,12 @@ def gen8x24():
         lines.append(f'\tVPXORQ Z{r}, Z{r}, Z{r}')
 
     def step(aoff):
-        out = ['\tVMOVUPD 0(DI), Z0', '\tVMOVUPD 64(DI), Z1', '\tVMOVUPD 128(DI), Z2']
-        for i in range(8):
-            t = 'Z3' if i % 2 == 0 else 'Z4'
-            out.append(f'\tVBROADCASTSD {aoff+8*i}(SI), {t}')
-            for j in range(3):
-                out.append(f'\tVFMADD231PD Z{j}, {t}, Z{8+3*i+j}')
-        out.append('\tADDQ R9, DI')
-        return out
+        return kstep('Z', 8, 3, 8, 64, aoff)
     lines += ['', 'loop:']
     lines += step(0)
     lines += ['\tADDQ $64, SI', '\tDECQ CX', '\tJNZ loop', '', '\tVBROADCASTSD alpha+48(FP), Z0',
               '\tMOVBLZX overwrite+56(FP), AX', '\tTESTL AX, AX', '\tJNZ overwrite']
-    for i in range(8):
-        for j in range(3):
-            lines.append(f'\tVMOVUPD {64*j}(DX), Z{1+j}')
-        for j in range(3):
-            lines.append(f'\tVFMADD231PD Z{8+3*i+j}, Z0, Z{1+j}')
-        for j in range(3):
-            lines.append(f'\tVMOVUPD Z{1+j}, {64*j}(DX)')
-        if i < 7:
-            lines.append('\tADDQ R8, DX')
-    lines += ['\tVZEROUPPER', '\tRET', '', 'overwrite:']
-    for i in range(8):
-        for j in range(3):
-            lines.append(f'\tVMULPD Z{8+3*i+j}, Z0, Z{1+j}')
-        for j in range(3):
-            lines.append(f'\tVMOVUPD Z{1+j}, {64*j}(DX)')
-        if i < 7:
-            lines.append('\tADDQ R8, DX')
-    lines += ['\tVZEROUPPER', '\tRET', '']
+    lines += epilogue('Z', 8, 3, 8, 64)
     return '\n'.join(lines)
 
 
