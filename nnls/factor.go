@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/lapack"
 	"gonum.org/v1/gonum/lapack/lapack64"
 
+	"github.com/neuralnmf/neuralnmf/internal/gemm"
 	"github.com/neuralnmf/neuralnmf/tensor"
 )
 
@@ -47,6 +48,7 @@ type Factor struct {
 	rank  int           // numerical rank of Ã (kk on the fast path)
 	fast  bool          // rcond ≥ rcondFast
 	trust bool          // rcond ≥ rcondSchur: H is formed
+	batch bool          // columns with a full support are solved together (trust; off only in tests)
 }
 
 // K returns the number of columns of A.
@@ -183,6 +185,7 @@ func NewFactor(a *tensor.Dense) (*Factor, error) {
 			outerUpper(f.h, rinv, kk)
 		}
 	}
+	f.batch = f.trust
 	return f, nil
 }
 
@@ -303,28 +306,17 @@ func columnNorms(a *tensor.Dense) ([]float64, error) {
 
 // gramRHS sets C = Rᵀ·D and U = R⁻¹·D for the Gram path (p = kk), for the
 // nc columns of D (kk×nc, row stride ld; C and U likewise): the right-hand
-// sides of the normal equations and the unconstrained solutions. Both run
-// along rows, so every inner loop is an axpy over the chunk's columns: no
-// chain of dependent operations, as a column-by-column solve would have. U
-// is formed by back substitution with the reciprocals of R's diagonal (one
-// more rounding per entry than a division; still backward stable:
+// sides of the normal equations and the unconstrained solutions. C is a
+// product (internal/gemm, with ws; β = 0, so each column's rounding does
+// not depend on the chunk's other columns). U is formed by back
+// substitution along rows, so every inner loop is an axpy over the chunk's
+// columns, with no chain of dependent operations as a column-by-column
+// solve would have, and with the reciprocals of R's diagonal (one more
+// rounding per entry than a division; still backward stable:
 // (R + ΔR)·u = d with |ΔR| ≤ γ_{k+1}|R|).
-func (f *Factor) gramRHS(dm, cm, um []float64, nc, ld int) {
+func (f *Factor) gramRHS(dm, cm, um []float64, nc, ld int, ws *gemm.Workspace) {
 	k, r := f.kk, f.r
-	for i := 0; i < k; i++ {
-		clear(cm[i*ld : i*ld+nc])
-	}
-	for j := 0; j < k; j++ {
-		dj := dm[j*ld : j*ld+nc]
-		for i := j; i < k; i++ {
-			v := r[j*k+i]
-			ci := cm[i*ld : i*ld+nc]
-			ci = ci[:len(dj)]
-			for c, x := range dj {
-				ci[c] += v * x
-			}
-		}
-	}
+	gemm.Serial(false, false, k, nc, k, 1, f.rt, k, dm, ld, 0, cm, ld, ws)
 	for i := k - 1; i >= 0; i-- {
 		ui := um[i*ld : i*ld+nc]
 		copy(ui, dm[i*ld:i*ld+nc])

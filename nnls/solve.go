@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 
+	"github.com/neuralnmf/neuralnmf/internal/gemm"
 	"github.com/neuralnmf/neuralnmf/internal/parallel"
 	"github.com/neuralnmf/neuralnmf/tensor"
 )
@@ -298,6 +299,9 @@ type chunkBuf struct {
 	// xbuf is the scaled copy of the chunk.
 	cmax, unscale, xbuf []float64
 	scaled              bool
+	bb                  *batchBuf // the columns solved together (fast path with H)
+	done                []bool    // per column of the chunk: solved by the batch
+	ws                  gemm.Workspace
 }
 
 // chunkBufs recycles the solver's per-worker workspaces between calls. A
@@ -331,7 +335,7 @@ func getChunkBuf(f *Factor, tau float64, maxIter, cs int) *chunkBuf {
 	cb.w.use(f, tau, maxIter)
 	cb.st, cb.uncertified, cb.overflow, cb.scaled = Stats{}, cb.uncertified[:0], false, false
 	if f.fast && cb.c == nil {
-		cb.c, cb.u = make([]float64, cs*f.kk), make([]float64, cs*f.kk)
+		cb.c, cb.u, cb.done = make([]float64, cs*f.kk), make([]float64, cs*f.kk), make([]bool, cs)
 	}
 	return cb
 }
@@ -420,9 +424,16 @@ func (f *Factor) solveChunk(cb *chunkBuf, x data, extreme bool, s *tensor.Dense,
 		x.qtx(f.q, j0, j1, cb.dt, cb.cs)
 	}
 	if f.fast { // C = RᵀD and U = R⁻¹D: the Gram right-hand sides and unconstrained solutions
-		f.gramRHS(cb.dt, cb.c, cb.u, nc, cb.cs)
+		f.gramRHS(cb.dt, cb.c, cb.u, nc, cb.cs, &cb.ws)
+	}
+	batched := f.batch
+	if batched {
+		f.solveFull(cb, warm, s, sup, j0, nc, cb.done[:nc])
 	}
 	for jj := 0; jj < nc; jj++ {
+		if batched && cb.done[jj] {
+			continue
+		}
 		j := j0 + jj
 		d := cb.dj
 		var dm float64
