@@ -80,7 +80,7 @@ func (r *Result) backward(a *tensor.Dense, x data, xd *tensor.Dense, gs, ga, gx 
 	var firstErr error
 	parallel.ForChunks(m, cs, len(bufs), func(wi, j0, j1 int) {
 		b := bufs[wi]
-		if err := r.solveUChunk(b.w, gs, u, b.cj, b.uj, j0, j1); err != nil {
+		if err := r.solveUChunk(b, gs, u, j0, j1); err != nil {
 			errOnce.Do(func() { firstErr = err })
 			return
 		}
@@ -141,12 +141,22 @@ func (r *Result) backward(a *tensor.Dense, x data, xd *tensor.Dense, gs, ga, gx 
 // the scaled Ã = A·D = Q·R, (A_TᵀA_T)⁻¹ = D_T·(R_TᵀR_T)⁻¹·D_T; the middle
 // solve uses the Gram factorisation when cond(R) ≤ 10⁶ (one correction step
 // follows) and a QR factorisation of R_T otherwise, so it never forms a
-// worse-conditioned matrix than the problem itself. g and u are k-length
+// worse-conditioned matrix than the problem itself. On the Gram path with
+// H, the columns whose support is full are solved together (uFull); the
+// others one by one, with cb's worker and its k-vectors cj and uj as
 // scratch.
-func (r *Result) solveUChunk(w *worker, gs, ut *tensor.Dense, g, u []float64, j0, j1 int) error {
+func (r *Result) solveUChunk(cb *chunkBuf, gs, ut *tensor.Dense, j0, j1 int) error {
+	w, g, u := cb.w, cb.cj, cb.uj
 	f := r.Factor
 	k := f.kk
+	batched := f.batch
+	if batched {
+		f.uFull(cb, r.Support, gs, ut, j0, j1-j0, cb.done[:j1-j0])
+	}
 	for j := j0; j < j1; j++ {
+		if batched && cb.done[j-j0] {
+			continue
+		}
 		nF := 0
 		for c, i := range f.cols {
 			w.inF[c] = r.Support.Has(i, j)

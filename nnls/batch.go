@@ -8,7 +8,7 @@ import (
 )
 
 // batchBuf is a chunk's workspace for the columns it solves together (see
-// solveFull): four kk×cs blocks and per-column scalars. It is allocated on first use and recycled with
+// solveFull and uFull): four kk×cs blocks and per-column scalars. It is allocated on first use and recycled with
 // its chunkBuf.
 type batchBuf struct {
 	m   [4][]float64 // kk×cs blocks, row stride cs
@@ -203,4 +203,52 @@ func fullSupport(s *Support, cols []int, j int) bool {
 		}
 	}
 	return true
+}
+
+// uFull computes, together, the columns of U in solveUChunk whose support
+// is full (every nonzero column of A): U_j = (ÃᵀÃ)⁻¹·g̃_j with g̃ = D·gs_j,
+// which the per-column path forms as u = H·g̃, one correction with the
+// residual r = g̃ − G·u, and x = u + H·r. Here those are three products over
+// the whole batch (internal/gemm, β = 0 and α = 1, so a column's rounding
+// does not depend on the other columns of its chunk). It needs f.fast and
+// f.trust (f.batch), writes the batch's columns of ut (scaled back by D) and sets
+// done[jj] (nc entries) for them, clearing the others.
+func (f *Factor) uFull(cb *chunkBuf, sup *Support, gs, ut *tensor.Dense, j0, nc int, done []bool) {
+	kk, cs := f.kk, cb.cs
+	bb := cb.batch(kk)
+	idx := bb.idx[:0]
+	for jj := range done {
+		done[jj] = fullSupport(sup, f.cols, j0+jj)
+		if done[jj] {
+			idx = append(idx, jj)
+		}
+	}
+	bb.idx = idx
+	nb := len(idx)
+	if nb == 0 {
+		return
+	}
+	g, u, t := bb.m[0], bb.m[1], bb.m[2]
+	for c, i := range f.cols {
+		gr, src, nrm := g[c*cs:c*cs+nb], gs.Data[i*gs.Stride+j0:], f.norm[c]
+		for b, jj := range idx {
+			gr[b] = src[jj] / nrm
+		}
+	}
+	cb.product(false, kk, nb, cs, f.h, g, u) // u = H·g̃
+	cb.product(false, kk, nb, cs, f.g, u, t) // G·u
+	for i := 0; i < kk; i++ {
+		gr, tr := g[i*cs:i*cs+nb], t[i*cs:i*cs+nb]
+		for b, v := range tr {
+			gr[b] -= v // r = g̃ − G·u
+		}
+	}
+	cb.product(false, kk, nb, cs, f.h, g, t) // H·r
+	for c, i := range f.cols {
+		ur, tr, nrm := u[c*cs:c*cs+nb], t[c*cs:c*cs+nb], f.norm[c]
+		dst := ut.Data[i*ut.Stride+j0:]
+		for b, jj := range idx {
+			dst[jj] = (ur[b] + tr[b]) / nrm
+		}
+	}
 }

@@ -30,7 +30,7 @@ func coneProblem(seed uint64, n, k, m int, zero, noise float64) (*tensor.Dense, 
 	return a, x
 }
 
-// The columns with a full support are solved together (solveFull)
+// The columns with a full support are solved together (solveFull, uFull)
 // by matrix products over the chunk; every other column, and every column
 // when f.batch is off, one by one. Both must give the same supports, the
 // same S and the same gradients up to the rounding of a different
