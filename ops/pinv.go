@@ -110,25 +110,30 @@ func pinvSVD(a *tensor.Dense) (*tensor.Dense, int, error) {
 	if len(s) > 0 {
 		tol = float64(max(m, n)) * eps * s[0]
 	}
-	x := tensor.New(n, m)
 	rank := 0
-	for r, sv := range s {
+	for _, sv := range s {
 		if sv <= tol {
 			break
 		}
 		rank++
-		inv := 1 / sv
-		for i := 0; i < n; i++ {
-			vi := v.At(i, r) * inv
-			if vi == 0 {
-				continue
-			}
-			row := x.Row(i)
-			for j := 0; j < m; j++ {
-				row[j] += vi * u.At(j, r)
-			}
+	}
+	// a† = V_r·Σ_r⁻¹·U_rᵀ over the rank kept, as one product.
+	x := tensor.New(n, m)
+	if rank == 0 {
+		return x, 0, nil
+	}
+	vs, ur := tensor.New(n, rank), tensor.New(m, rank)
+	vr, uraw := v.RawMatrix(), u.RawMatrix()
+	for i := 0; i < n; i++ {
+		row, src := vs.Row(i), vr.Data[i*vr.Stride:]
+		for r := range row {
+			row[r] = src[r] * (1 / s[r])
 		}
 	}
+	for j := 0; j < m; j++ {
+		copy(ur.Row(j), uraw.Data[j*uraw.Stride:j*uraw.Stride+rank])
+	}
+	gemm(false, true, 1, vs, ur, 0, x)
 	return x, rank, nil
 }
 

@@ -72,10 +72,12 @@ func Train(x *tensor.Dense, cfg Config) (*Model, error) {
 	if err := tensor.CheckData("X", x); err != nil {
 		return nil, fmt.Errorf("neuralnmf: %w", err)
 	}
-	var mx float64
+	var mx float64 // X is finite (CheckData): a plain comparison suffices
 	for i := 0; i < x.Rows; i++ {
 		for _, v := range x.Row(i) {
-			mx = math.Max(mx, v)
+			if v > mx {
+				mx = v
+			}
 		}
 	}
 	if err := checkScale(mx); err != nil {
@@ -115,9 +117,11 @@ func TrainSparse(x *tensor.Sparse, cfg Config) (*Model, error) {
 	if err := tensor.CheckSparseData("X", x); err != nil {
 		return nil, fmt.Errorf("neuralnmf: %w", err)
 	}
-	var mx float64
+	var mx float64 // finite, as above
 	for _, v := range x.Val {
-		mx = math.Max(mx, v)
+		if v > mx {
+			mx = v
+		}
 	}
 	if err := checkScale(mx); err != nil {
 		return nil, err
