@@ -195,10 +195,25 @@ func (f *Factor) solveFull(cb *chunkBuf, warm *Support, s *tensor.Dense, sup *Su
 	}
 }
 
-// fullSupport reports whether column j of s holds every index in cols.
+// fullSupport reports whether column j of s holds every index in cols (an
+// increasing subset of 0..k−1): with every index (A has no zero column) it
+// compares whole words.
 func fullSupport(s *Support, cols []int, j int) bool {
+	col := s.col(j)
+	if len(cols) == s.k {
+		for w, v := range col {
+			want := ^uint64(0)
+			if rem := s.k - 64*w; rem < 64 {
+				want = 1<<uint(rem) - 1
+			}
+			if v != want {
+				return false
+			}
+		}
+		return true
+	}
 	for _, i := range cols {
-		if !s.Has(i, j) {
+		if col[i/64]>>(uint(i)%64)&1 == 0 {
 			return false
 		}
 	}

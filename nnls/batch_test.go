@@ -149,3 +149,35 @@ func TestBatchDeterministicAcrossWorkers(t *testing.T) {
 		})
 	}
 }
+
+// fullSupport against its definition, for k at and around word boundaries,
+// with every index and with a subset (A with zero columns).
+func TestFullSupport(t *testing.T) {
+	rng := tensor.NewRand(3)
+	for _, k := range []int{1, 9, 63, 64, 65, 128, 130} {
+		s := NewSupport(k, 40)
+		for j := 0; j < 40; j++ {
+			p := []float64{0, 0.5, 0.99, 1}[j%4] // column 3, 7, …: full
+			for i := 0; i < k; i++ {
+				s.Set(i, j, rng.Float64() < p || p == 1)
+			}
+		}
+		all := make([]int, k)
+		for i := range all {
+			all[i] = i
+		}
+		some := all[:0:0]
+		for i := 0; i < k; i += 2 {
+			some = append(some, i)
+		}
+		for j := 0; j < 40; j++ {
+			for _, cols := range [][]int{all, some} {
+				want := true
+				for _, i := range cols {
+					want = want && s.Has(i, j)
+				}
+				require.Equal(t, want, fullSupport(s, cols, j), "k=%d j=%d |cols|=%d", k, j, len(cols))
+			}
+		}
+	}
+}
