@@ -2,7 +2,6 @@ package ops_test
 
 import (
 	"errors"
-	"fmt"
 	"math"
 	"runtime"
 	"testing"
@@ -225,24 +224,49 @@ func TestNoWorkForConstants(t *testing.T) {
 }
 
 func TestPinvMatchesDefinition(t *testing.T) {
+	type tc struct {
+		name string
+		a    *tensor.Dense
+	}
+	var cases []tc
 	for _, sh := range shapes {
-		a := tensor.Uniform(sh.r, sh.c, -1, 1, tensor.NewRand(16))
+		cases = append(cases, tc{sh.name, tensor.Uniform(sh.r, sh.c, -1, 1, tensor.NewRand(16))})
+	}
+	// Long shapes (the classifier's S⁽ᴸ⁾ is k×M) and rank-deficient ones,
+	// where singular values at rounding level must be dropped.
+	cases = append(cases, tc{"wide-long", tensor.Uniform(4, 300, 0, 1, tensor.NewRand(18))},
+		tc{"tall-long", tensor.Uniform(300, 4, 0, 1, tensor.NewRand(19))})
+	for _, name := range []string{"rank-2-of-4-wide", "rank-2-of-4-tall"} {
+		w, h := tensor.Uniform(4, 2, 0, 1, tensor.NewRand(20)), tensor.Uniform(2, 50, 0, 1, tensor.NewRand(21))
+		a := tensor.MatMul(false, false, w, h)
+		if name == "rank-2-of-4-tall" {
+			a = a.T()
+		}
+		cases = append(cases, tc{name, a})
+	}
+	for _, c := range cases {
+		a := c.a
+		r, cols := a.Rows, a.Cols
 		tape := autograd.NewTape()
 		x := ops.Pinv(tape.Const(a)).Value()
 		require.NoError(t, tape.Err())
-		// Penrose conditions: a x a = a and x a x = x.
-		ax := a.Mat()
-		var axa, xax, tmp = tensor.New(sh.r, sh.c), tensor.New(sh.c, sh.r), tensor.New(sh.r, sh.r)
-		tmp.Mat().Mul(ax, x.Mat())
-		axa.Mat().Mul(tmp.Mat(), ax)
-		tmp2 := tensor.New(sh.c, sh.c)
-		tmp2.Mat().Mul(x.Mat(), ax)
-		xax.Mat().Mul(tmp2.Mat(), x.Mat())
+		require.Equal(t, [2]int{cols, r}, [2]int{x.Rows, x.Cols}, c.name)
+		// The four Penrose conditions: a x a = a, x a x = x, and a x and
+		// x a symmetric.
+		ax, xa := tensor.MatMul(false, false, a, x), tensor.MatMul(false, false, x, a)
+		axa, xax := tensor.MatMul(false, false, ax, a), tensor.MatMul(false, false, xa, x)
 		for i := range a.Data {
-			require.InDelta(t, a.Data[i], axa.Data[i], 1e-12, fmt.Sprint(sh.name))
+			require.InDelta(t, a.Data[i], axa.Data[i], 1e-12, c.name)
 		}
 		for i := range x.Data {
-			require.InDelta(t, x.Data[i], xax.Data[i], 1e-10, fmt.Sprint(sh.name))
+			require.InDelta(t, x.Data[i], xax.Data[i], 1e-10, c.name)
+		}
+		for _, p := range []*tensor.Dense{ax, xa} {
+			for i := 0; i < p.Rows; i++ {
+				for j := 0; j < i; j++ {
+					require.InDelta(t, p.At(i, j), p.At(j, i), 1e-12, "%s: a·x or x·a not symmetric", c.name)
+				}
+			}
 		}
 	}
 }

@@ -3,6 +3,7 @@ package ops
 import (
 	"fmt"
 
+	"gonum.org/v1/gonum/lapack/gonum"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/neuralnmf/neuralnmf/autograd"
@@ -95,21 +96,52 @@ func pinvGradWide(t *autograd.Tape, a, x, g, ga *tensor.Dense) {
 	gemm(false, false, -1, kx, a, 1, ga)
 }
 
-// pinvSVD returns a† and the numerical rank of a.
+// pinvSVD returns a† and the numerical rank of a: the thin SVD a = U·Σ·Vᵀ
+// and a† = V_r·Σ_r⁻¹·U_rᵀ over the singular values above
+// max(m, n)·ε·σ_max. A tall a is handled through its transpose.
 func pinvSVD(a *tensor.Dense) (*tensor.Dense, int, error) {
+	if a.Rows > a.Cols {
+		xt, rank, err := pinvWide(a.T())
+		if err != nil {
+			return nil, 0, err
+		}
+		return xt.T(), rank, nil
+	}
+	return pinvWide(a)
+}
+
+// pinvWide is pinvSVD for a wide or square a (m ≤ n). It reduces a to an
+// m×m problem first, as LAPACK's Dgesvd does for n ≫ m: the LQ
+// factorisation a = L·Q (Householder, Q m×n with orthonormal rows), the SVD
+// L = U·Σ·Wᵀ, whose singular values are a's, and then a† = Qᵀ·L† with
+// L† = W_r·Σ_r⁻¹·U_rᵀ. Every step on the m×n matrix runs along its rows,
+// and the last is one product; calling Dgesvd on a itself cost the
+// semi-supervised epoch 0.4 ms at m = 10, n = 1000 (norms, workspace
+// queries and a parallel gonum product for a 10×10 result).
+func pinvWide(a *tensor.Dense) (*tensor.Dense, int, error) {
 	m, n := a.Rows, a.Cols
+	impl := lapackImpl{}
+	lq := a.Clone() // m×n, stride n
+	tau := make([]float64, m)
+	var query [1]float64
+	impl.Dgelqf(m, n, lq.Data, lq.Stride, tau, query[:], -1)
+	lwork := int(query[0])
+	impl.Dorglq(m, n, m, lq.Data, lq.Stride, tau, query[:], -1)
+	lwork = max(lwork, int(query[0]), 1)
+	work := make([]float64, lwork)
+	impl.Dgelqf(m, n, lq.Data, lq.Stride, tau, work, lwork)
+	l := mat.NewDense(m, m, nil)
+	for i := 0; i < m; i++ {
+		for j := 0; j <= i; j++ {
+			l.Set(i, j, lq.Data[i*lq.Stride+j])
+		}
+	}
 	var svd mat.SVD
-	if ok := svd.Factorize(a.Mat(), mat.SVDThin); !ok {
+	if ok := svd.Factorize(l, mat.SVDFull); !ok {
 		return nil, 0, fmt.Errorf("SVD did not converge")
 	}
 	s := svd.Values(nil)
-	var u, v mat.Dense
-	svd.UTo(&u)
-	svd.VTo(&v)
-	var tol float64
-	if len(s) > 0 {
-		tol = float64(max(m, n)) * eps * s[0]
-	}
+	tol := float64(n) * eps * s[0] // n = max(m, n)
 	rank := 0
 	for _, sv := range s {
 		if sv <= tol {
@@ -117,25 +149,32 @@ func pinvSVD(a *tensor.Dense) (*tensor.Dense, int, error) {
 		}
 		rank++
 	}
-	// a† = V_r·Σ_r⁻¹·U_rᵀ over the rank kept, as one product.
 	x := tensor.New(n, m)
 	if rank == 0 {
 		return x, 0, nil
 	}
-	vs, ur := tensor.New(n, rank), tensor.New(m, rank)
-	vr, uraw := v.RawMatrix(), u.RawMatrix()
-	for i := 0; i < n; i++ {
-		row, src := vs.Row(i), vr.Data[i*vr.Stride:]
-		for r := range row {
-			row[r] = src[r] * (1 / s[r])
+	var u, w mat.Dense
+	svd.UTo(&u)
+	svd.VTo(&w)
+	// L† = W_r·Σ_r⁻¹·U_rᵀ (m×m), then a† = Qᵀ·L†.
+	linv := tensor.New(m, m)
+	for i := 0; i < m; i++ {
+		row := linv.Row(i)
+		for r := 0; r < rank; r++ {
+			wr := w.At(i, r) * (1 / s[r])
+			for j := range row {
+				row[j] += wr * u.At(j, r)
+			}
 		}
 	}
-	for j := 0; j < m; j++ {
-		copy(ur.Row(j), uraw.Data[j*uraw.Stride:j*uraw.Stride+rank])
-	}
-	gemm(false, true, 1, vs, ur, 0, x)
+	impl.Dorglq(m, n, m, lq.Data, lq.Stride, tau, work, lwork)
+	gemm(true, false, 1, lq, linv, 0, x)
 	return x, rank, nil
 }
+
+// lapackImpl is gonum's pure-Go LAPACK, called directly for the row-major
+// LQ factorisation.
+type lapackImpl = gonum.Implementation
 
 // eps is the float64 machine epsilon, 2⁻⁵².
 const eps = 0x1p-52
