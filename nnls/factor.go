@@ -83,7 +83,11 @@ func (f *Factor) ZeroColumns() []int {
 // shape and any sign, zero or dependent columns, and any conditioning. It
 // returns an error naming A if A is empty or has a non-finite entry, or if a
 // column's norm overflows float64 (an entry near the largest float64).
-func NewFactor(a *tensor.Dense) (*Factor, error) {
+func NewFactor(a *tensor.Dense) (*Factor, error) { return newFactor(a, runtimeWorkers()) }
+
+// newFactor is NewFactor on up to workers goroutines (only a tall A's
+// blocked QR uses more than one).
+func newFactor(a *tensor.Dense, workers int) (*Factor, error) {
 	if err := tensor.CheckNotEmpty("A", a); err != nil {
 		return nil, fmt.Errorf("nnls: %w", err)
 	}
@@ -135,9 +139,14 @@ func NewFactor(a *tensor.Dense) (*Factor, error) {
 	f.g, f.rdinv = take(kk*kk), take(kk)
 	hbuf, rinvBuf := take(kk*kk), take(kk*kk)
 	tau, work := take(p), take(lwork)
-	lapack64.Geqrf(at.RawMatrix(), tau, work, lwork)
-	for i := 0; i < p; i++ {
-		copy(f.r[i*kk+i:(i+1)*kk], at.Row(i)[i:])
+	tall := tsqrRows(n, kk) > 0
+	if tall {
+		tsqr(at, tsqrRows(n, kk), f.r, workers)
+	} else {
+		lapack64.Geqrf(at.RawMatrix(), tau, work, lwork)
+		for i := 0; i < p; i++ {
+			copy(f.r[i*kk+i:(i+1)*kk], at.Row(i)[i:])
+		}
 	}
 	for i, v := range f.r {
 		f.rabs[i] = math.Abs(v)
@@ -147,15 +156,19 @@ func NewFactor(a *tensor.Dense) (*Factor, error) {
 			f.rt[i*p+j], f.rabsT[i*p+j] = f.r[j*kk+i], f.rabs[j*kk+i]
 		}
 	}
-	if p == kk { // Q overwrites the reflectors in place
+	switch {
+	case tall: // Q is already in at
 		f.q = at
-	} else {
+	case p == kk: // Q overwrites the reflectors in place
+		f.q = at
+		lapack64.Orgqr(f.q.RawMatrix(), tau, work, lwork)
+	default:
 		f.q = tensor.New(n, p)
 		for r := 0; r < n; r++ {
 			copy(f.q.Row(r), at.Row(r)[:p])
 		}
+		lapack64.Orgqr(f.q.RawMatrix(), tau, work, lwork)
 	}
-	lapack64.Orgqr(f.q.RawMatrix(), tau, work, lwork)
 
 	gramUpper(f.g, f.r, p, kk)
 	if p == kk {

@@ -179,7 +179,11 @@ func solveData(a *tensor.Dense, x data, opt *Options) (*Result, error) {
 	if a != nil && a.Rows != n {
 		return nil, fmt.Errorf("nnls: %w: A is %d×%d and X is %d×%d: row counts differ", tensor.ErrShape, a.Rows, a.Cols, n, m)
 	}
-	f, err := NewFactor(a)
+	workers := runtimeWorkers()
+	if opt != nil && opt.Workers > 0 {
+		workers = opt.Workers
+	}
+	f, err := newFactor(a, workers)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,100 @@
+package nnls
+
+import (
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"gonum.org/v1/gonum/lapack/lapack64"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/neuralnmf/neuralnmf/tensor"
+)
+
+// tallWithCond returns an n×k matrix U·diag(σ)·Vᵀ, σ log-spaced from 1 to
+// 1/cond, U and V random orthonormal.
+func tallWithCond(n, k int, cond float64, seed uint64) *tensor.Dense {
+	rng := tensor.NewRand(seed)
+	orth := func(r, c int) *mat.Dense { // thin Q of a Gaussian r×c matrix
+		g := tensor.New(r, c)
+		for i := range g.Data {
+			g.Data[i] = rng.NormFloat64()
+		}
+		tau := make([]float64, c)
+		work := make([]float64, 64*c)
+		lapack64.Geqrf(g.RawMatrix(), tau, work, len(work))
+		lapack64.Orgqr(g.RawMatrix(), tau, work, len(work))
+		return mat.DenseCopyOf(g.Mat())
+	}
+	u, v := orth(n, k), orth(k, k)
+	for j := 0; j < k; j++ {
+		sig := math.Pow(cond, -float64(j)/float64(max(k-1, 1)))
+		for i := 0; i < n; i++ {
+			u.Set(i, j, u.At(i, j)*sig)
+		}
+	}
+	var a mat.Dense
+	a.Mul(u, v.T())
+	return tensor.FromMat(&a)
+}
+
+// The blocked QR of a tall Ã is a QR factorisation to working precision,
+// however ill-conditioned Ã is: Q has orthonormal columns
+// (‖QᵀQ − I‖_max ≤ 20·k·ε), Q·R reproduces Ã (‖Ã − Q·R‖_F ≤ 20·k·ε·‖Ã‖_F;
+// Householder QR's bounds are of order n·k·ε, observed values are far
+// smaller), R is upper triangular, and the result does not depend on the
+// number of workers. Unblocked Householder QR of the same matrix gives the
+// same |R_ii| to within 100·cond·k·ε of |R_00| (R is unique up to the
+// signs of its rows, and a backward error of ε·‖Ã‖ moves it by up to
+// cond·ε).
+func TestTSQR(t *testing.T) {
+	for _, c := range []struct {
+		n, k int
+		cond float64
+	}{{27000, 10, 1}, {27000, 10, 1e6}, {27000, 10, 1e12}, {90001, 3, 1e3}, {7000, 40, 1e4}, {38000, 7, 1e8}} {
+		t.Run(fmt.Sprintf("%dx%d-cond%g", c.n, c.k, c.cond), func(t *testing.T) {
+			rows := tsqrRows(c.n, c.k)
+			require.Positive(t, rows, "the case must take the blocked path")
+			require.Zero(t, tsqrRows(rows*tsqrBlocks-1, c.k), "one row fewer than tsqrBlocks blocks is not blocked")
+			a := tallWithCond(c.n, c.k, c.cond, uint64(c.n+c.k))
+			var qs [2]*tensor.Dense
+			var rs [2][]float64
+			for i, workers := range []int{1, 3} {
+				at := a.Clone()
+				rs[i] = make([]float64, c.k*c.k)
+				tsqr(at, rows, rs[i], workers)
+				qs[i] = at
+			}
+			require.Equal(t, qs[0].Data, qs[1].Data, "Q depends on the number of workers")
+			require.Equal(t, rs[0], rs[1], "R depends on the number of workers")
+			q, r := qs[0], rs[0]
+			k, eps := c.k, 0x1p-52
+			qtq := tensor.MatMul(true, false, q, q)
+			for i := 0; i < k; i++ {
+				for j := 0; j < k; j++ {
+					want := 0.0
+					if i == j {
+						want = 1
+					}
+					require.InDelta(t, want, qtq.At(i, j), 20*float64(k)*eps, "QᵀQ[%d,%d]", i, j)
+				}
+				for j := 0; j < i; j++ {
+					require.Zero(t, r[i*k+j], "R below the diagonal")
+				}
+			}
+			qr := tensor.MatMul(false, false, q, &tensor.Dense{Rows: k, Cols: k, Stride: k, Data: r})
+			diff := a.Clone()
+			tensor.Sub(diff, diff, qr)
+			require.LessOrEqual(t, tensor.Norm(diff), 20*float64(k)*eps*tensor.Norm(a), "‖Ã − Q·R‖")
+			var ref mat.QR
+			ref.Factorize(a.Mat())
+			var rr mat.Dense
+			ref.RTo(&rr)
+			for i := 0; i < k; i++ {
+				got, want := math.Abs(r[i*k+i]), math.Abs(rr.At(i, i))
+				require.InDelta(t, want, got, 100*c.cond*float64(k)*eps*math.Abs(rr.At(0, 0)), "|R_%d%d|", i, i)
+			}
+		})
+	}
+}
