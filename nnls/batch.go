@@ -8,8 +8,8 @@ import (
 )
 
 // batchBuf is a chunk's workspace for the columns it solves together (see
-// solveFull and uFull): four kk×cs blocks and per-column scalars. It is allocated on first use and recycled with
-// its chunkBuf.
+// solveFull and uFull): four kk×cs blocks and per-column scalars. It is
+// allocated on first use and recycled with its chunkBuf.
 type batchBuf struct {
 	m   [4][]float64 // kk×cs blocks, row stride cs
 	col [6][]float64 // per-column scalars (cs each)
@@ -31,13 +31,13 @@ func (cb *chunkBuf) batch(kk int) *batchBuf {
 	return cb.bb
 }
 
-// product sets the kk×nb block c (row stride ld) to op(a)·b for the kk×kk
+// product sets the kk×nb block c (row stride ld) to a·b for the kk×kk
 // row-major matrix a and the kk×nb block b (row stride ld). With β = 0 and
 // α = 1 every entry is the same sequence of roundings wherever its column
 // sits in the batch, so a column's result does not depend on which other
 // columns share its chunk (and so on the number of workers).
-func (cb *chunkBuf) product(tA bool, kk, nb, ld int, a, b, c []float64) {
-	gemm.Serial(tA, false, kk, nb, kk, 1, a, kk, b, ld, 0, c, ld, &cb.ws)
+func (cb *chunkBuf) product(kk, nb, ld int, a, b, c []float64) {
+	gemm.Serial(false, false, kk, nb, kk, 1, a, kk, b, ld, 0, c, ld, &cb.ws)
 }
 
 // solveFull solves, together, the columns of the chunk (nc columns, j0 its
@@ -56,8 +56,8 @@ func (cb *chunkBuf) product(tA bool, kk, nb, ld int, a, b, c []float64) {
 // A column whose residual needs compensated sums (a > 8·max|d|, see
 // worker.residual) or that fails the certificate is left to the
 // column-by-column path, which solves it from the start. It needs f.fast,
-// f.trust and p = kk (f.batch); it sets done[jj] (nc entries) for the columns it has written and clears
-// the others.
+// f.trust and p = kk (f.batch); it sets done[jj] (nc entries) for the
+// columns it has written and clears the others.
 func (f *Factor) solveFull(cb *chunkBuf, warm *Support, s *tensor.Dense, sup *Support, j0, nc int, done []bool) {
 	kk, cs, w := f.kk, cb.cs, cb.w
 	bb := cb.batch(kk)
@@ -116,8 +116,8 @@ func (f *Factor) solveFull(cb *chunkBuf, warm *Support, s *tensor.Dense, sup *Su
 			dr[b], xr[b] = dt[jj]*sc[jj], ut[jj]*sc[jj]
 		}
 	}
-	cb.product(false, kk, nb, cs, f.r, x, t1)    // R·x
-	cb.product(false, kk, nb, cs, f.rabs, x, t2) // |R|·x (x > 0)
+	cb.product(kk, nb, cs, f.r, x, t1)    // R·x
+	cb.product(kk, nb, cs, f.rabs, x, t2) // |R|·x (x > 0)
 	// ρ = d − R·x into d and a = |d| + |R|·x into t2, with max_j a_j and
 	// max_j |d_j| per column.
 	amax, dmax := bb.col[3][:nb], bb.col[4][:nb]
@@ -132,8 +132,8 @@ func (f *Factor) solveFull(cb *chunkBuf, warm *Support, s *tensor.Dense, sup *Su
 			amax[b], dmax[b] = max(amax[b], a), max(dmax[b], ad)
 		}
 	}
-	cb.product(false, kk, nb, cs, f.rt, d, t1)    // y = Rᵀρ
-	cb.product(false, kk, nb, cs, f.rabsT, t2, d) // |R|ᵀa
+	cb.product(kk, nb, cs, f.rt, d, t1)    // y = Rᵀρ
+	cb.product(kk, nb, cs, f.rabsT, t2, d) // |R|ᵀa
 	// The certificate on the support (no variable is off it): x_i > 0
 	// (x_i > xTol ≥ 0 above) and |y_i| ≤ τ_F·bndF_i with bndF_i = ‖d‖ +
 	// (|R|ᵀa)_i + √(kk·‖x‖²). A column with a > 8·max|d| needs the
@@ -226,8 +226,8 @@ func fullSupport(s *Support, cols []int, j int) bool {
 // residual r = g̃ − G·u, and x = u + H·r. Here those are three products over
 // the whole batch (internal/gemm, β = 0 and α = 1, so a column's rounding
 // does not depend on the other columns of its chunk). It needs f.fast and
-// f.trust (f.batch), writes the batch's columns of ut (scaled back by D) and sets
-// done[jj] (nc entries) for them, clearing the others.
+// f.trust (f.batch), writes the batch's columns of ut (scaled back by D)
+// and sets done[jj] (nc entries) for them, clearing the others.
 func (f *Factor) uFull(cb *chunkBuf, sup *Support, gs, ut *tensor.Dense, j0, nc int, done []bool) {
 	kk, cs := f.kk, cb.cs
 	bb := cb.batch(kk)
@@ -250,15 +250,15 @@ func (f *Factor) uFull(cb *chunkBuf, sup *Support, gs, ut *tensor.Dense, j0, nc 
 			gr[b] = src[jj] / nrm
 		}
 	}
-	cb.product(false, kk, nb, cs, f.h, g, u) // u = H·g̃
-	cb.product(false, kk, nb, cs, f.g, u, t) // G·u
+	cb.product(kk, nb, cs, f.h, g, u) // u = H·g̃
+	cb.product(kk, nb, cs, f.g, u, t) // G·u
 	for i := 0; i < kk; i++ {
 		gr, tr := g[i*cs:i*cs+nb], t[i*cs:i*cs+nb]
 		for b, v := range tr {
 			gr[b] -= v // r = g̃ − G·u
 		}
 	}
-	cb.product(false, kk, nb, cs, f.h, g, t) // H·r
+	cb.product(kk, nb, cs, f.h, g, t) // H·r
 	for c, i := range f.cols {
 		ur, tr, nrm := u[c*cs:c*cs+nb], t[c*cs:c*cs+nb], f.norm[c]
 		dst := ut.Data[i*ut.Stride+j0:]

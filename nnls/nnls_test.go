@@ -145,6 +145,10 @@ func TestKKT(t *testing.T) {
 	}{
 		{"random-small", func() (*tensor.Dense, *tensor.Dense) { return uniform(1, 20, 4, 30) }},
 		{"random-tall", func() (*tensor.Dense, *tensor.Dense) { return uniform(2, 200, 30, 300) }},
+		// Tall enough for the blocked QR (tsqr): the check is against A
+		// itself, so a wrong Q cannot pass.
+		{"tall-blocked-QR", func() (*tensor.Dense, *tensor.Dense) { return uniform(21, 9000, 40, 30) }},
+		{"tall-blocked-QR-sparse-solution", func() (*tensor.Dense, *tensor.Dense) { return sparseSolution(22, 9000, 40, 30) }},
 		{"random-k=N", func() (*tensor.Dense, *tensor.Dense) { return uniform(3, 12, 12, 10) }},
 		{"k=1", func() (*tensor.Dense, *tensor.Dense) { return uniform(4, 9, 1, 5) }},
 		{"sparse-solution", func() (*tensor.Dense, *tensor.Dense) { return sparseSolution(5, 100, 20, 200) }},
@@ -228,6 +232,14 @@ func TestZeroColumnOfXGivesZeroColumn(t *testing.T) {
 }
 
 func TestDeterministicAcrossWorkers(t *testing.T) {
+	t.Run("tall-blocked-QR", func(t *testing.T) {
+		a, x := sparseSolution(23, 9000, 40, 50)
+		ref, err := nnls.Solve(a, x, &nnls.Options{Workers: 1})
+		require.NoError(t, err)
+		res, err := nnls.Solve(a, x, &nnls.Options{Workers: 3})
+		require.NoError(t, err)
+		require.Equal(t, ref.S.Data, res.S.Data)
+	})
 	a, x := sparseSolution(13, 80, 15, 500)
 	ref, err := nnls.Solve(a, x, &nnls.Options{Workers: 1})
 	require.NoError(t, err)

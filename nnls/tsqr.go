@@ -14,17 +14,26 @@ import (
 // Householder QR sweeps it kk times.
 const tsqrBytes = 256 << 10
 
-// tsqrBlocks is the fewest blocks for which tsqr is used: its blocks run in
-// parallel, and with fewer (at 2000×50, three) the extra stacked QR and
-// the product that forms Q cost more than the second core saves.
-const tsqrBlocks = 8
+// tsqrBlocks is the fewest blocks, and tsqrMinCols the fewest columns, for
+// which tsqr is used. Both are measured (NewFactor, this 2-core machine,
+// alternating binaries): with 3 blocks (2000×50) the stacked QR and the
+// product that forms Q cost more than the second core saves; with fewer
+// than 32 columns tsqr was slower than gonum's QR of the whole matrix
+// (45,534×10: 6.7–8.9 against 5.8–7.0 ms; 20000×20: 8.0–8.3 against
+// 7.0–8.1 ms), and from 32 on faster (20000×32: 11.7–13.0 against
+// 16.3–17.1 ms; 10000×50: 11.3–13.3 against 15.7–17.3 ms; 5000×100: 19–20
+// against 23 ms).
+const (
+	tsqrBlocks  = 8
+	tsqrMinCols = 32
+)
 
 // tsqrRows returns the rows per block of tsqr for an n×kk Ã, or 0 when Ã is
-// not tall enough for tsqr (fewer than tsqrBlocks blocks). It does not
+// too narrow or not tall enough for tsqr (see tsqrBlocks). It does not
 // depend on the number of workers, so neither does the factorisation.
 func tsqrRows(n, kk int) int {
 	rows := max(2*kk, tsqrBytes/(8*kk))
-	if n < tsqrBlocks*rows {
+	if kk < tsqrMinCols || n < tsqrBlocks*rows {
 		return 0
 	}
 	return rows
@@ -37,8 +46,7 @@ func tsqrRows(n, kk int) int {
 // and Q's block b = Q_b·Q̂_b. Like Householder QR on the whole matrix it is
 // backward stable and Q is orthonormal to working precision, and unlike it,
 // its blocks are independent: they are shared out over up to workers
-// goroutines (gonum's unblocked Dgeqr2/Dorg2r, which factorise a tall,
-// narrow Ã at about 3 GFLOP/s, run on one). Each block's arithmetic is the
+// goroutines (gonum's QR runs on one). Each block's arithmetic is the
 // same whoever does it, so the result does not depend on workers. It writes
 // R (kk×kk, upper) into r and Q over at.
 func tsqr(at *tensor.Dense, rows int, r []float64, workers int) {

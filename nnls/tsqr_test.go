@@ -52,11 +52,12 @@ func TestTSQR(t *testing.T) {
 	for _, c := range []struct {
 		n, k int
 		cond float64
-	}{{27000, 10, 1}, {27000, 10, 1e6}, {27000, 10, 1e12}, {90001, 3, 1e3}, {7000, 40, 1e4}, {38000, 7, 1e8}} {
+	}{{7000, 40, 1}, {7000, 40, 1e6}, {7000, 40, 1e12}, {9001, 32, 1e3}, {5000, 100, 1e4}, {12000, 64, 1e8}} {
 		t.Run(fmt.Sprintf("%dx%d-cond%g", c.n, c.k, c.cond), func(t *testing.T) {
 			rows := tsqrRows(c.n, c.k)
 			require.Positive(t, rows, "the case must take the blocked path")
 			require.Zero(t, tsqrRows(rows*tsqrBlocks-1, c.k), "one row fewer than tsqrBlocks blocks is not blocked")
+			require.Zero(t, tsqrRows(c.n, tsqrMinCols-1), "fewer than tsqrMinCols columns are not blocked")
 			a := tallWithCond(c.n, c.k, c.cond, uint64(c.n+c.k))
 			var qs [2]*tensor.Dense
 			var rs [2][]float64
