@@ -77,22 +77,10 @@ func TestBatchMatchesColumnByColumn(t *testing.T) {
 				}
 			}
 			gs := tensor.Uniform(c.k, c.m, -1, 1, tensor.NewRand(9))
-			type out struct {
-				res    *Result
-				ga, gx *tensor.Dense
-			}
-			var got [2]out
-			for i, batch := range []bool{true, false} {
-				f, err := NewFactor(a)
-				require.NoError(t, err)
+			got := twoWays(t, a, x, gs, opt, func(f *Factor, on bool) {
 				require.True(t, f.batch, "a well-conditioned A is batched by default")
-				f.batch = batch
-				res, err := f.solve(denseData{x: x}, opt)
-				require.NoError(t, err)
-				ga, gx := tensor.New(c.n, c.k), tensor.New(c.n, c.m)
-				require.NoError(t, res.Backward(a, x, gs, ga, gx, 2))
-				got[i] = out{res, ga, gx}
-			}
+				f.batch = on
+			})
 			b, o := got[0].res, got[1].res
 			full := 0
 			for j := 0; j < c.m; j++ {

@@ -18,22 +18,10 @@ func TestSchurAndDirectFormsAgree(t *testing.T) {
 	a := tensor.Uniform(n, k, 0, 1, rng)
 	x := tensor.Uniform(n, m, 0, 1, rng)
 	gs := tensor.Uniform(k, m, -1, 1, rng)
-	type out struct {
-		res    *Result
-		ga, gx *tensor.Dense
-	}
-	var got [2]out
-	for i, schur := range []bool{true, false} {
-		f, err := NewFactor(a)
-		require.NoError(t, err)
+	got := twoWays(t, a, x, gs, nil, func(f *Factor, on bool) {
 		require.True(t, f.trust, "a well-conditioned A uses the Schur form by default")
-		f.trust, f.batch = schur, schur
-		res, err := f.solve(denseData{x: x}, nil)
-		require.NoError(t, err)
-		ga, gx := tensor.New(n, k), tensor.New(n, m)
-		require.NoError(t, res.Backward(a, x, gs, ga, gx, 2))
-		got[i] = out{res, ga, gx}
-	}
+		f.trust, f.batch = on, on
+	})
 	require.True(t, got[0].res.Support.Equal(got[1].res.Support))
 	for i := range got[0].res.S.Data {
 		require.InDelta(t, got[1].res.S.Data[i], got[0].res.S.Data[i], 1e-13)
@@ -44,4 +32,28 @@ func TestSchurAndDirectFormsAgree(t *testing.T) {
 	for i := range got[0].gx.Data {
 		require.InDelta(t, got[1].gx.Data[i], got[0].gx.Data[i], 1e-12)
 	}
+}
+
+// twoWaysOut is a solution and its gradients for one factor setting.
+type twoWaysOut struct {
+	res    *Result
+	ga, gx *tensor.Dense
+}
+
+// twoWays solves for X with A twice, calling set on the fresh factor with
+// on = true and then false, and returns both solutions with their ∂L/∂A
+// and ∂L/∂X for the upstream gradient gs (two workers).
+func twoWays(t *testing.T, a, x, gs *tensor.Dense, opt *Options, set func(f *Factor, on bool)) [2]twoWaysOut {
+	var got [2]twoWaysOut
+	for i, on := range []bool{true, false} {
+		f, err := NewFactor(a)
+		require.NoError(t, err)
+		set(f, on)
+		res, err := f.solve(denseData{x: x}, opt)
+		require.NoError(t, err)
+		ga, gx := tensor.New(a.Rows, a.Cols), tensor.New(x.Rows, x.Cols)
+		require.NoError(t, res.Backward(a, x, gs, ga, gx, 2))
+		got[i] = twoWaysOut{res, ga, gx}
+	}
+	return got
 }
