@@ -6,38 +6,10 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
-	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/neuralnmf/neuralnmf/tensor"
 )
-
-// tallWithCond returns an n×k matrix U·diag(σ)·Vᵀ, σ log-spaced from 1 to
-// 1/cond, U and V random orthonormal.
-func tallWithCond(n, k int, cond float64, seed uint64) *tensor.Dense {
-	rng := tensor.NewRand(seed)
-	orth := func(r, c int) *mat.Dense { // thin Q of a Gaussian r×c matrix
-		g := tensor.New(r, c)
-		for i := range g.Data {
-			g.Data[i] = rng.NormFloat64()
-		}
-		tau := make([]float64, c)
-		work := make([]float64, 64*c)
-		lapack64.Geqrf(g.RawMatrix(), tau, work, len(work))
-		lapack64.Orgqr(g.RawMatrix(), tau, work, len(work))
-		return mat.DenseCopyOf(g.Mat())
-	}
-	u, v := orth(n, k), orth(k, k)
-	for j := 0; j < k; j++ {
-		sig := math.Pow(cond, -float64(j)/float64(max(k-1, 1)))
-		for i := 0; i < n; i++ {
-			u.Set(i, j, u.At(i, j)*sig)
-		}
-	}
-	var a mat.Dense
-	a.Mul(u, v.T())
-	return tensor.FromMat(&a)
-}
 
 // The blocked QR of a tall Ã is a QR factorisation to working precision,
 // however ill-conditioned Ã is: Q has orthonormal columns
@@ -58,7 +30,7 @@ func TestTSQR(t *testing.T) {
 			require.Positive(t, rows, "the case must take the blocked path")
 			require.Zero(t, tsqrRows(rows*tsqrBlocks-1, c.k), "one row fewer than tsqrBlocks blocks is not blocked")
 			require.Zero(t, tsqrRows(c.n, tsqrMinCols-1), "fewer than tsqrMinCols columns are not blocked")
-			a := tallWithCond(c.n, c.k, c.cond, uint64(c.n+c.k))
+			a := condMatrix(c.n, c.k, c.cond, uint64(c.n+c.k))
 			var qs [2]*tensor.Dense
 			var rs [2][]float64
 			for i, workers := range []int{1, 3} {
