@@ -145,6 +145,10 @@
 // residual is formed. With D the column scaling, (A_TᵀA_T)⁻¹ =
 // D_T·(R_TᵀR_T)⁻¹·D_T is applied through the Gram factorisation when
 // cond(R) ≤ 10⁶ (with one correction step), and through QR of R_T otherwise.
+// U is a solve with A_TᵀA_T, whose condition is cond(A_T)², and on every
+// path it is within cond(R)²·ε of a 256-bit solve on the same support
+// (measured 0.002–0.14 of that, cond 10 to 10⁷;
+// TestBackwardUAgainstReference).
 //
 // # Differences from the authors' code
 //
