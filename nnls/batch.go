@@ -12,7 +12,7 @@ import (
 // allocated on first use and recycled with its chunkBuf.
 type batchBuf struct {
 	m   [4][]float64 // kk×cs blocks, row stride cs
-	col [6][]float64 // per-column scalars (cs each)
+	col [4][]float64 // per-column scalars (cs each)
 	ok  []bool       // per column of the chunk
 	idx []int        // the chunk's columns in the batch, in order
 }
@@ -63,31 +63,12 @@ func (f *Factor) solveFull(cb *chunkBuf, warm *Support, s *tensor.Dense, sup *Su
 	bb := cb.batch(kk)
 	ok := bb.ok[:nc]
 	clear(done)
-	// Per column of the chunk: the scale (max|d| in [1, 2) after it) and
-	// ‖d‖², in the per-column path's order of operations.
-	sc, dn := bb.col[0][:nc], bb.col[1][:nc]
-	clear(sc)
-	for i := 0; i < kk; i++ {
-		for jj, v := range cb.dt[i*cs : i*cs+nc] {
-			sc[jj] = max(sc[jj], math.Abs(v))
-		}
-	}
-	for jj, dm := range sc {
-		ok[jj] = dm > 0
-		if ok[jj] {
-			_, e := math.Frexp(dm)
-			sc[jj] = math.Ldexp(1, 1-e)
-		}
-	}
-	clear(dn)
-	for i := 0; i < kk; i++ {
-		for jj, v := range cb.dt[i*cs : i*cs+nc] {
-			v *= sc[jj]
-			dn[jj] += v * v
-		}
+	sc, dn := cb.sc[:nc], cb.dn[:nc] // from columnScales
+	for jj, v := range sc {
+		ok[jj] = v > 0
 	}
 	// Feasible unconstrained solutions: u_i > xTol = τ‖d‖ for every i.
-	xtol := bb.col[2][:nc]
+	xtol := bb.col[0][:nc]
 	for jj := range xtol {
 		xtol[jj] = w.tau * math.Sqrt(dn[jj])
 	}
@@ -120,7 +101,7 @@ func (f *Factor) solveFull(cb *chunkBuf, warm *Support, s *tensor.Dense, sup *Su
 	cb.product(kk, nb, cs, f.rabs, x, t2) // |R|·x (x > 0)
 	// ρ = d − R·x into d and a = |d| + |R|·x into t2, with max_j a_j and
 	// max_j |d_j| per column.
-	amax, dmax := bb.col[3][:nb], bb.col[4][:nb]
+	amax, dmax := bb.col[1][:nb], bb.col[2][:nb]
 	clear(amax)
 	clear(dmax)
 	for i := 0; i < kk; i++ {
@@ -139,7 +120,7 @@ func (f *Factor) solveFull(cb *chunkBuf, warm *Support, s *tensor.Dense, sup *Su
 	// (|R|ᵀa)_i + √(kk·‖x‖²). A column with a > 8·max|d| needs the
 	// compensated residual and is left out.
 	cert := ok[:nb]
-	xn := bb.col[5][:nb]
+	xn := bb.col[3][:nb]
 	clear(xn)
 	for i := 0; i < kk; i++ {
 		for b, v := range x[i*cs : i*cs+nb] {
@@ -164,10 +145,7 @@ func (f *Factor) solveFull(cb *chunkBuf, warm *Support, s *tensor.Dense, sup *Su
 	// are fresh: zero entries need no store.
 	back := amax // amax is not needed past this point
 	for b, jj := range idx {
-		back[b] = 1 / sc[jj]
-		if cb.scaled {
-			back[b] = cb.unscale[jj] / sc[jj]
-		}
+		back[b] = cb.back(jj)
 	}
 	for c, i := range f.cols {
 		xr, nrm := x[c*cs:c*cs+nb], f.norm[c]

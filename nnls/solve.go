@@ -293,6 +293,7 @@ type chunkBuf struct {
 	w           *worker
 	dt, c, u    []float64 // Qᵀx_j, Rᵀ(Qᵀx_j) and R⁻¹(Qᵀx_j) for the chunk's columns (rows × chunk)
 	dj          []float64 // one column of dt, contiguous and scaled
+	sc, dn      []float64 // per column: scale of d and ‖d‖² after it (columnScales)
 	cj, uj      []float64 // the same column of c and u, scaled (the backward pass's g and u)
 	cs          int       // chunk size: the row stride of dt, c and u
 	st          Stats
@@ -334,7 +335,8 @@ func getChunkBuf(f *Factor, tau float64, maxIter, cs int) *chunkBuf {
 	cb, ok := chunkPool([3]int{f.kk, f.p, cs}).Get().(*chunkBuf)
 	if !ok {
 		cb = &chunkBuf{w: newWorker(f, tau, maxIter), dt: make([]float64, cs*f.p), dj: make([]float64, f.p),
-			cj: make([]float64, f.kk), uj: make([]float64, f.kk), cs: cs, cmax: make([]float64, cs), unscale: make([]float64, cs)}
+			cj: make([]float64, f.kk), uj: make([]float64, f.kk), cs: cs, cmax: make([]float64, cs), unscale: make([]float64, cs),
+			sc: make([]float64, cs), dn: make([]float64, cs)}
 	}
 	cb.w.use(f, tau, maxIter)
 	cb.st, cb.uncertified, cb.overflow, cb.scaled = Stats{}, cb.uncertified[:0], false, false
@@ -401,6 +403,49 @@ func (f *Factor) solve(x data, opt *Options) (*Result, error) {
 	return res, nil
 }
 
+// columnScales sets, for the chunk's nc columns d_j of dt (p rows), sc[j] =
+// the power of two that brings max_i |d_ij| into [1, 2) (0 for a zero
+// column) and dn[j] = ‖sc_j·d_j‖², summed in increasing i; both the batched
+// and the column-by-column path read them. It runs along rows, over all the
+// chunk's columns at once.
+func (cb *chunkBuf) columnScales(p, nc int) {
+	sc, dn, cs := cb.sc[:nc], cb.dn[:nc], cb.cs
+	clear(sc)
+	for i := 0; i < p; i++ {
+		for jj, v := range cb.dt[i*cs : i*cs+nc] {
+			if v < 0 {
+				v = -v
+			}
+			if v > sc[jj] {
+				sc[jj] = v
+			}
+		}
+	}
+	for jj, dm := range sc {
+		if dm > 0 {
+			_, e := math.Frexp(dm)
+			sc[jj] = math.Ldexp(1, 1-e)
+		}
+	}
+	clear(dn)
+	for i := 0; i < p; i++ {
+		for jj, v := range cb.dt[i*cs : i*cs+nc] {
+			v *= sc[jj]
+			dn[jj] += v * v
+		}
+	}
+}
+
+// back returns what column jj's solution is multiplied by to undo the
+// scaling of d (and the column's power-of-two scaling of X, if the chunk
+// has one).
+func (cb *chunkBuf) back(jj int) float64 {
+	if cb.scaled {
+		return cb.unscale[jj] / cb.sc[jj]
+	}
+	return 1 / cb.sc[jj]
+}
+
 // solveChunk solves columns j0:j1 into s and sup; extreme is what x.scan
 // reported.
 func (f *Factor) solveChunk(cb *chunkBuf, x data, extreme bool, s *tensor.Dense, sup *Support, warm *Support, j0, j1 int) {
@@ -427,6 +472,7 @@ func (f *Factor) solveChunk(cb *chunkBuf, x data, extreme bool, s *tensor.Dense,
 	} else {
 		x.qtx(f.q, j0, j1, cb.dt, cb.cs)
 	}
+	cb.columnScales(f.p, nc)
 	if f.fast { // C = RᵀD and U = R⁻¹D: the Gram right-hand sides and unconstrained solutions
 		f.gramRHS(cb.dt, cb.c, cb.u, nc, cb.cs, &cb.ws)
 	}
@@ -438,32 +484,16 @@ func (f *Factor) solveChunk(cb *chunkBuf, x data, extreme bool, s *tensor.Dense,
 		if batched && cb.done[jj] {
 			continue
 		}
-		j := j0 + jj
-		d := cb.dj
-		var dm float64
-		for i := range d {
-			v := cb.dt[i*cb.cs+jj]
-			d[i] = v
-			if v < 0 {
-				v = -v
-			}
-			if v > dm {
-				dm = v
-			}
-		}
-		if dm == 0 {
+		sc := cb.sc[jj]
+		if sc == 0 {
 			continue // x_j is orthogonal to the range of A: S column stays zero
 		}
-		// Scale the column by a power of two so that max|d| is in [1, 2).
-		_, e := math.Frexp(dm)
-		sc := math.Ldexp(1, 1-e)
+		j := j0 + jj
+		d := cb.dj
 		for i := range d {
-			d[i] *= sc
+			d[i] = cb.dt[i*cb.cs+jj] * sc
 		}
-		dn := 0.0
-		for _, v := range d {
-			dn += v * v
-		}
+		dn := cb.dn[jj]
 		w.xTol = w.tau * math.Sqrt(dn)
 		w.yTol = w.xTol
 		ok := false
@@ -500,10 +530,7 @@ func (f *Factor) solveChunk(cb *chunkBuf, x data, extreme bool, s *tensor.Dense,
 				cb.uncertified = append(cb.uncertified, j)
 			}
 		}
-		back := 1 / sc
-		if cb.scaled {
-			back = cb.unscale[jj] / sc
-		}
+		back := cb.back(jj)
 		for c, in := range w.inF {
 			if in {
 				i := f.cols[c]
