@@ -173,30 +173,18 @@ func (r *Result) solveUChunk(cb *chunkBuf, gs, ut *tensor.Dense, j0, j1 int) err
 		if f.fast {
 			var uj []float64
 			if f.trust {
-				for i := range u { // u = H·g̃ (g̃ is zero off T)
-					row := f.h[i*k : (i+1)*k]
-					row = row[:len(g)]
-					var s float64
-					for p, gp := range g {
-						s += row[p] * gp
-					}
-					u[i] = s
-				}
+				matVec(u, f.h, g) // u = H·g̃ (g̃ is zero off T)
 				uj = u
 			}
 			if ok = w.subproblem(g, uj, uj != nil); ok {
 				// One correction with the residual g̃_F − G_FF·x_F.
-				res, x := w.y, w.x[:k] // x is zero off T
+				res := w.y[:k]
+				matVec(res, f.g, w.x[:k]) // x is zero off T
 				for i, in := range w.inF {
-					res[i] = 0
 					if in {
-						row := f.g[i*k : (i+1)*k]
-						row = row[:len(x)]
-						var s float64
-						for p, xp := range x {
-							s += row[p] * xp
-						}
-						res[i] = g[i] - s
+						res[i] = g[i] - res[i]
+					} else {
+						res[i] = 0
 					}
 				}
 				w.correct(res)

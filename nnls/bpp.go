@@ -218,15 +218,7 @@ func (w *worker) correct(r []float64) float64 {
 				rt[j] = r[j]
 			}
 		}
-		for i := range v { // v = H·r̃
-			hr := h[i*k : (i+1)*k]
-			hr = hr[:len(rt)]
-			var s float64
-			for j, hv := range hr {
-				s += hv * rt[j]
-			}
-			v[i] = s
-		}
+		matVec(v, h, rt) // v = H·r̃
 		clear(rt)
 		z := w.rhs[:nB]
 		for p, bp := range b {
@@ -431,15 +423,10 @@ func (w *worker) refine(d []float64) bool {
 				}
 			}
 		}
-		dx, y := w.corr[:k], w.y[:k] // dx is zero off F
+		dx, gdx, y := w.corr[:k], w.corr[k:2*k], w.y[:k] // dx is zero off F; correct is done with corr[k:]
+		matVec(gdx, g, dx)
 		for i := range y {
-			gr := g[i*k : (i+1)*k]
-			gr = gr[:len(dx)]
-			var s float64
-			for j, v := range gr {
-				s += v * dx[j]
-			}
-			y[i] -= s
+			y[i] -= gdx[i]
 		}
 		if dm*math.Min(rate, 1) <= floor*xm {
 			return true
@@ -561,6 +548,22 @@ func (w *worker) residual(d []float64, bound bool) {
 	}
 	for i := range bf {
 		bf[i] += normwise
+	}
+}
+
+// matVec sets dst_i = Σ_j a_ij·v_j, summed in increasing j, for the
+// len(dst)×len(v) row-major matrix a (row stride len(v)): the products
+// with G and H (k×k) of refinement, correction and the backward pass.
+func matVec(dst, a, v []float64) {
+	k := len(v)
+	for i := range dst {
+		row := a[i*k : (i+1)*k]
+		row = row[:len(v)]
+		var s float64
+		for j, x := range row {
+			s += x * v[j]
+		}
+		dst[i] = s
 	}
 }
 
