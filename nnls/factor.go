@@ -139,9 +139,10 @@ func newFactor(a *tensor.Dense, workers int) (*Factor, error) {
 	f.g, f.rdinv = take(kk*kk), take(kk)
 	hbuf, rinvBuf := take(kk*kk), take(kk*kk)
 	tau, work := take(p), take(lwork)
-	tall := tsqrRows(n, kk) > 0
+	rows := tsqrRows(n, kk)
+	tall := rows > 0
 	if tall {
-		tsqr(at, tsqrRows(n, kk), f.r, workers)
+		tsqr(at, rows, f.r, workers)
 	} else {
 		lapack64.Geqrf(at.RawMatrix(), tau, work, lwork)
 		for i := 0; i < p; i++ {

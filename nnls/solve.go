@@ -179,11 +179,7 @@ func solveData(a *tensor.Dense, x data, opt *Options) (*Result, error) {
 	if a != nil && a.Rows != n {
 		return nil, fmt.Errorf("nnls: %w: A is %d×%d and X is %d×%d: row counts differ", tensor.ErrShape, a.Rows, a.Cols, n, m)
 	}
-	workers := runtimeWorkers()
-	if opt != nil && opt.Workers > 0 {
-		workers = opt.Workers
-	}
-	f, err := newFactor(a, workers)
+	f, err := newFactor(a, opt.workers())
 	if err != nil {
 		return nil, err
 	}
@@ -266,6 +262,14 @@ func tolFor(user float64, p, k int) float64 {
 	return 2 * math.Sqrt(float64(p+k+2)) * eps
 }
 
+// workers returns Options.Workers, or GOMAXPROCS when it is 0 or o is nil.
+func (o *Options) workers() int {
+	if o == nil || o.Workers <= 0 {
+		return runtimeWorkers()
+	}
+	return o.Workers
+}
+
 func (o *Options) resolve(k, m int) (Options, error) {
 	var r Options
 	if o != nil {
@@ -277,9 +281,7 @@ func (o *Options) resolve(k, m int) (Options, error) {
 	if r.MaxIter <= 0 {
 		r.MaxIter = 5*k + 50
 	}
-	if r.Workers <= 0 {
-		r.Workers = runtimeWorkers()
-	}
+	r.Workers = o.workers()
 	if r.Warm != nil {
 		if wk, wm := r.Warm.Dims(); wk != k || wm != m {
 			return r, fmt.Errorf("nnls: %w: warm-start support is %d×%d, solution is %d×%d", tensor.ErrShape, wk, wm, k, m)
