@@ -156,17 +156,18 @@ func pinvWide(a *tensor.Dense) (*tensor.Dense, int, error) {
 	var u, w mat.Dense
 	svd.UTo(&u)
 	svd.VTo(&w)
-	// L† = W_r·Σ_r⁻¹·U_rᵀ (m×m), then a† = Qᵀ·L†.
-	linv := tensor.New(m, m)
+	// L† = (W_r·Σ_r⁻¹)·U_rᵀ (m×m) as one product, then a† = Qᵀ·L†.
+	ws, ur := tensor.New(m, rank), tensor.New(m, rank)
+	wraw, uraw := w.RawMatrix(), u.RawMatrix()
 	for i := 0; i < m; i++ {
-		row := linv.Row(i)
-		for r := 0; r < rank; r++ {
-			wr := w.At(i, r) * (1 / s[r])
-			for j := range row {
-				row[j] += wr * u.At(j, r)
-			}
+		row, src := ws.Row(i), wraw.Data[i*wraw.Stride:]
+		for r := range row {
+			row[r] = src[r] * (1 / s[r])
 		}
+		copy(ur.Row(i), uraw.Data[i*uraw.Stride:i*uraw.Stride+rank])
 	}
+	linv := tensor.New(m, m)
+	gemm(false, true, 1, ws, ur, 0, linv)
 	impl.Dorglq(m, n, m, lq.Data, lq.Stride, tau, work, lwork)
 	gemm(true, false, 1, lq, linv, 0, x)
 	return x, rank, nil
