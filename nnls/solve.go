@@ -183,6 +183,7 @@ func solveData(a *tensor.Dense, x data, opt *Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer f.releaseQ() // the backward pass reads R, G and H, never Q
 	return f.solve(x, opt)
 }
 
