@@ -109,24 +109,24 @@ func (r *Result) backward(a *tensor.Dense, x data, xd *tensor.Dense, gs, ga, gx 
 		}
 	}
 	// Phase 2, by row tiles: ∂L/∂A = X·Uᵀ − A·Q. For a sparse X, row r of
-	// X·Uᵀ is Σ_j x_rj·(Uᵀ)_j over the row's nonzeros, read from Xᵀ (the rows
-	// of X in CSC form) and Uᵀ (M×k, so each term is a contiguous k-vector):
-	// no partial sums per worker, and the same rounding however the columns
-	// were shared out.
-	var ut *tensor.Dense
-	var xs *tensor.Sparse
+	// X·Uᵀ is Σ_j x_rj·U[:, j] over the row's nonzeros in increasing j
+	// (tensor.Sparse.MulDenseTRows): no partial sums per worker, and the
+	// same rounding however the rows were shared out. Each tile searches
+	// every column of X for its rows, so sparse tiles are larger: at most
+	// 16 of them, a number fixed by the shape.
+	tile := rowTile
 	if isSparse {
-		xs, ut = sp.x.T(), u.T()
+		tile = max(rowTile, (n+15)/16)
 	}
 	qm := blas64.General{Rows: k, Cols: k, Stride: k, Data: q}
-	parallel.ForChunks(n, rowTile, workers, func(_, r0, r1 int) {
+	parallel.ForChunks(n, tile, workers, func(_, r0, r1 int) {
 		gt := blas64.General{Rows: r1 - r0, Cols: k, Stride: ga.Stride, Data: ga.Data[r0*ga.Stride:]}
 		at := blas64.General{Rows: r1 - r0, Cols: k, Stride: a.Stride, Data: a.Data[r0*a.Stride:]}
 		if isSparse {
 			for rr := r0; rr < r1; rr++ {
 				clear(ga.Row(rr))
 			}
-			xs.MulTRows(1, ut, r0, r1, ga)
+			sp.x.MulDenseTRows(1, u, r0, r1, ga)
 		} else {
 			xt := blas64.General{Rows: r1 - r0, Cols: m, Stride: xd.Stride, Data: xd.Data[r0*xd.Stride:]}
 			gemmSerial(blas.NoTrans, blas.Trans, 1, xt, u.RawMatrix(), 0, gt)

@@ -15,9 +15,8 @@ func SolveSparse(a *tensor.Dense, x *tensor.Sparse, opt *Options) (*Result, erro
 }
 
 // BackwardSparse is Backward for a solution of SolveSparse. X is data here, so
-// only ∂L/∂A (N×k) is computed, into ga; X·Uᵀ is formed row by row from the
-// transpose of X (k·nnz, plus O(nnz) to transpose) and no N×M matrix is
-// formed.
+// only ∂L/∂A (N×k) is computed, into ga; X·Uᵀ is formed by blocks of rows
+// on all cores (k·nnz) and no N×M matrix is formed.
 func (r *Result) BackwardSparse(a *tensor.Dense, x *tensor.Sparse, gs, ga *tensor.Dense, workers int) error {
 	if ga == nil {
 		return nil

@@ -229,6 +229,30 @@ func (s *Sparse) MulDenseT(alpha float64, u *Dense, j0, j1 int, dst *Dense) {
 	}
 }
 
+// MulDenseTRows adds alpha·s[r0:r1, :]·Uᵀ to rows r0:r1 of dst (s.Rows×k),
+// for U of shape k×s.Cols: row i gains alpha·s_ij·U[:, j] for every nonzero
+// s_ij, in increasing j, as MulDenseT over all columns adds them. So rows
+// can be shared among goroutines without transposing s, and the result
+// does not depend on how they were shared. Each column's entries in rows
+// r0:r1 are found by binary search (its row indices increase); the cost is
+// k·nnz of those rows plus s.Cols·log(nnz per column).
+func (s *Sparse) MulDenseTRows(alpha float64, u *Dense, r0, r1 int, dst *Dense) {
+	k := u.Rows
+	for j := 0; j < s.Cols; j++ {
+		lo, hi := s.ColPtr[j], s.ColPtr[j+1]
+		rows := s.RowIdx[lo:hi]
+		p0 := lo + sort.SearchInts(rows, r0)
+		p1 := lo + sort.SearchInts(rows, r1)
+		for p := p0; p < p1; p++ {
+			v := alpha * s.Val[p]
+			row := dst.Data[s.RowIdx[p]*dst.Stride : s.RowIdx[p]*dst.Stride+k]
+			for i := range row {
+				row[i] += v * u.Data[i*u.Stride+j]
+			}
+		}
+	}
+}
+
 // SqDist returns ‖s − W·H‖²_F for W (s.Rows×k) and H (k×s.Cols) without
 // forming W·H: ‖s‖² − 2⟨Wᵀs, H⟩ + ⟨WᵀW, HHᵀ⟩, clamped at 0. The expansion
 // loses absolute accuracy of about ε·‖s‖², which matters only when the fit is

@@ -92,3 +92,31 @@ func TestSparseMulTRows(t *testing.T) {
 		require.InDelta(t, 1+2*want.Data[i], got.Data[i], 1e-13)
 	}
 }
+
+// MulDenseTRows over any split of the rows, including empty and single-row
+// parts and rows with no entries, adds exactly (bit for bit) what
+// MulDenseT over all columns adds, and that is X·Uᵀ to rounding.
+func TestSparseMulDenseTRows(t *testing.T) {
+	rng := tensor.NewRand(17)
+	d := randmat.Sparse(53, 31, 0.8, rng)
+	for c := 0; c < d.Cols; c++ {
+		d.Set(20, c, 0) // an empty row
+	}
+	s := tensor.SparseFromDense(d)
+	u := tensor.Uniform(5, 31, -1, 1, rng)
+	want := tensor.New(53, 5)
+	want.Fill(1)
+	s.MulDenseT(-1.5, u, 0, 31, want)
+	for _, splits := range [][]int{{0, 53}, {0, 20, 21, 22, 53}, {0, 0, 1, 52, 53}, {0, 7, 30, 41, 53}} {
+		got := tensor.New(53, 5)
+		got.Fill(1)
+		for i := 1; i < len(splits); i++ {
+			s.MulDenseTRows(-1.5, u, splits[i-1], splits[i], got)
+		}
+		require.Equal(t, want.Data, got.Data, "split %v", splits)
+	}
+	xu := tensor.MatMul(false, true, d, u)
+	for i := range xu.Data {
+		require.InDelta(t, 1-1.5*xu.Data[i], want.Data[i], 1e-13)
+	}
+}
