@@ -59,13 +59,35 @@ func (o *ProjectedGD) Step(params, grads []*tensor.Dense) error {
 	}
 	lr := o.CurrentLR()
 	for i, p := range params {
-		tensor.AddScaled(p, -lr, grads[i])
-		if !o.Unconstrained {
-			tensor.ClampZero(p)
+		if o.Unconstrained {
+			tensor.AddScaled(p, -lr, grads[i])
+		} else {
+			projectedAxpy(p, -lr, grads[i])
 		}
 	}
 	o.step++
 	return nil
+}
+
+// projectedAxpy sets p = max(0, p + s·g) in one pass: the same bits as
+// tensor.AddScaled then tensor.ClampZero (NaN stays NaN), half the memory
+// traffic.
+func projectedAxpy(p *tensor.Dense, s float64, g *tensor.Dense) {
+	n, l := p.Rows, p.Cols
+	if p.Contiguous() && g.Contiguous() {
+		n, l = 1, p.Len()
+	}
+	for i := range n {
+		rp, rg := p.Data[i*p.Stride:i*p.Stride+l], g.Data[i*g.Stride:i*g.Stride+l]
+		rg = rg[:len(rp)]
+		for j, v := range rp {
+			v += s * rg[j]
+			if v < 0 {
+				v = 0
+			}
+			rp[j] = v
+		}
+	}
 }
 
 // Adam is the Adam optimiser (Kingma & Ba 2015) followed by the projection
@@ -167,11 +189,27 @@ func checkStep(op string, lr float64, params, grads []*tensor.Dense) error {
 
 // finite reports whether every element of d is finite, without allocating.
 func finite(d *tensor.Dense) bool {
-	for r := 0; r < d.Rows; r++ {
-		for _, v := range d.Row(r) {
-			if v-v != 0 { // NaN or ±Inf
-				return false
-			}
+	n, l := d.Rows, d.Cols
+	if d.Contiguous() {
+		n, l = 1, d.Len()
+	}
+	for r := range n {
+		// Each z stays 0 while every v − v is 0, and is NaN after a NaN or
+		// ±Inf; four sums, so that the additions do not wait on each other.
+		row := d.Data[r*d.Stride : r*d.Stride+l]
+		var z0, z1, z2, z3 float64
+		for len(row) >= 4 {
+			z0 += row[0] - row[0]
+			z1 += row[1] - row[1]
+			z2 += row[2] - row[2]
+			z3 += row[3] - row[3]
+			row = row[4:]
+		}
+		for _, v := range row {
+			z0 += v - v
+		}
+		if z0+z1+z2+z3 != 0 {
+			return false
 		}
 	}
 	return true

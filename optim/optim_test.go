@@ -66,6 +66,7 @@ func TestStepErrors(t *testing.T) {
 		{"lengths", 1, []*tensor.Dense{p}, nil, "1 parameters but 0 gradients"},
 		{"shape", 1, []*tensor.Dense{p}, []*tensor.Dense{tensor.New(2, 3)}, "2×2, its gradient 2×3"},
 		{"nan", 1, []*tensor.Dense{p}, []*tensor.Dense{tensor.MustFromRows([][]float64{{0, math.NaN()}, {0, 0}})}, "not finite"},
+		{"inf", 1, []*tensor.Dense{p}, []*tensor.Dense{tensor.MustFromRows([][]float64{{0, 1}, {math.Inf(-1), 0}})}, "not finite"},
 		{"lr", 0, []*tensor.Dense{p}, []*tensor.Dense{tensor.New(2, 2)}, "learning rate"},
 	}
 	for _, tc := range cases {
@@ -89,4 +90,18 @@ func TestStepDoesNotAllocate(t *testing.T) {
 	require.NoError(t, ad.Step(ps, gs))
 	require.Zero(t, testing.AllocsPerRun(10, func() { _ = gd.Step(ps, gs) }))
 	require.Zero(t, testing.AllocsPerRun(10, func() { _ = ad.Step(ps, gs) }))
+}
+
+// A non-finite gradient entry is found wherever it is: in the part of a
+// row read four entries at a time and in its remainder.
+func TestStepFindsNonFiniteAnywhere(t *testing.T) {
+	for _, n := range []int{1, 4, 5, 7, 9} {
+		for i := range n {
+			for _, bad := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
+				p, g := tensor.New(1, n), tensor.New(1, n)
+				g.Data[i] = bad
+				require.ErrorContains(t, (&optim.ProjectedGD{LR: 1}).Step([]*tensor.Dense{p}, []*tensor.Dense{g}), "not finite", "n=%d i=%d", n, i)
+			}
+		}
+	}
 }
