@@ -344,6 +344,11 @@ func (t *trainer) init() error {
 			t.b = tensor.Uniform(s.Classes, c.Ranks[len(c.Ranks)-1], 0, 0.01, t.rng)
 		}
 	}
+	for i, a := range t.a { // the loops over parameters (accept) read them as one run of memory
+		if !a.Contiguous() {
+			t.a[i] = a.Clone()
+		}
+	}
 	t.hist.Collinear += t.resetCollinearTopics()
 	// One optimiser per parameter, so Adam's step can be relative to the
 	// parameter's initial scale.
@@ -690,11 +695,10 @@ func (t *trainer) accept(err error, lv float64) bool {
 	var decrease float64 // σ·⟨∇L(prev), prev − new⟩ ≥ 0 for a projected step
 	if t.cfg.Optimizer == GD {
 		for i, p := range t.params() {
-			for r := 0; r < p.Rows; r++ {
-				pr, qr, gr := p.Row(r), t.prevP[i].Row(r), t.prevG[i].Row(r)
-				for j := range pr {
-					decrease += gr[j] * (qr[j] - pr[j])
-				}
+			// The trainer's own matrices, contiguous (init): one loop.
+			pd, qd, gd := p.Data[:p.Len()], t.prevP[i].Data[:p.Len()], t.prevG[i].Data[:p.Len()]
+			for j, v := range pd {
+				decrease += gd[j] * (qd[j] - v)
 			}
 		}
 		decrease *= armijoSigma
@@ -734,12 +738,15 @@ func (t *trainer) resetCollinearTopics() int {
 	n := 0
 	for _, a := range t.a {
 		g := tensor.MatMul(true, false, a, a)
-		scale := tensor.Sum(a) / float64(a.Len())
+		scale := math.NaN() // the mean entry of A before any reset, needed only for one
 		for j := 1; j < a.Cols; j++ {
 			for i := 0; i < j; i++ {
 				gij, gii, gjj := g.At(i, j), g.At(i, i), g.At(j, j)
 				if gii == 0 || gjj == 0 || math.Abs(gij) < collinearCos*math.Sqrt(gii)*math.Sqrt(gjj) {
 					continue
+				}
+				if math.IsNaN(scale) {
+					scale = tensor.Sum(a) / float64(a.Len())
 				}
 				for r := 0; r < a.Rows; r++ {
 					a.Set(r, j, scale*t.rng.Float64())
@@ -761,13 +768,16 @@ func (t *trainer) resetCollinearTopics() int {
 func (t *trainer) resetDeadTopics() int {
 	n := 0
 	for _, a := range t.a {
-		scale := tensor.Sum(a) / float64(a.Len())
+		scale := math.NaN() // the mean entry of A before any reset, needed only for one
 		for j := 0; j < a.Cols; j++ {
 			dead := true
 			for i := 0; i < a.Rows && dead; i++ {
 				dead = a.At(i, j) == 0
 			}
 			if dead {
+				if math.IsNaN(scale) {
+					scale = tensor.Sum(a) / float64(a.Len())
+				}
 				for i := 0; i < a.Rows; i++ {
 					a.Set(i, j, 0.1*scale*t.rng.Float64())
 				}
