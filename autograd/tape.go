@@ -61,6 +61,10 @@ type Tape struct {
 	grads  []*tensor.Dense
 	need   []bool
 	failed *Var
+	// fresh holds, while Backward runs (tracking), the matrices Alloc has
+	// handed out since it started and no gradient has adopted yet.
+	fresh    map[*tensor.Dense]struct{}
+	tracking bool
 }
 
 // NewTape returns an empty tape.
@@ -184,7 +188,13 @@ func (t *Tape) Err() error { return t.err }
 
 // Alloc returns a zeroed r×c matrix from the tape's arena. It stays valid until
 // the next Reset; after that the storage is reused.
-func (t *Tape) Alloc(r, c int) *tensor.Dense { return t.arena.alloc(r, c) }
+func (t *Tape) Alloc(r, c int) *tensor.Dense {
+	d := t.arena.alloc(r, c)
+	if t.tracking {
+		t.fresh[d] = struct{}{}
+	}
+	return d
+}
 
 // MarkPiece folds key into the tape's piece fingerprint. Ops that are only
 // piecewise smooth (NNLS: one piece per set of supports) call it with a hash
@@ -232,6 +242,12 @@ func (g Grads) Of(v *Var) *tensor.Dense {
 // sticky error if an op failed, an error wrapping ErrNotScalar for a loss
 // that is not 1×1, and an error naming the op and both shapes if a VJP
 // returns a gradient whose shape differs from its input's.
+//
+// Backward reads the gradients a VJP returns when it returns. The first
+// gradient to reach a variable is copied into the arena, unless the VJP
+// allocated it with Alloc during this Backward: that matrix becomes the
+// variable's gradient as it is (later gradients are added to it), so a VJP
+// must not keep a matrix it returns to write to it later.
 func (t *Tape) Backward(loss *Var) (Grads, error) {
 	t.checkInputs("autograd.Backward", []*Var{loss})
 	if t.err != nil {
@@ -252,6 +268,11 @@ func (t *Tape) Backward(loss *Var) (Grads, error) {
 	seed := t.Alloc(1, 1)
 	seed.Data[0] = 1
 	grads[loss.id] = seed
+	if t.fresh == nil {
+		t.fresh = make(map[*tensor.Dense]struct{})
+	}
+	t.tracking = true
+	defer func() { t.tracking = false; clear(t.fresh) }()
 	for i := len(t.nodes) - 1; i >= 0; i-- {
 		n := &t.nodes[i]
 		up := grads[n.out.id]
@@ -281,8 +302,13 @@ func (t *Tape) Backward(loss *Var) (Grads, error) {
 			}
 			if acc := grads[v.id]; acc != nil {
 				tensor.AddScaled(acc, 1, gj)
+			} else if _, ok := t.fresh[gj]; ok {
+				// The VJP allocated gj for this input: keep it, no copy.
+				delete(t.fresh, gj)
+				grads[v.id] = gj
 			} else {
 				acc = t.Alloc(gj.Rows, gj.Cols)
+				delete(t.fresh, acc)
 				acc.Copy(gj)
 				grads[v.id] = acc
 			}
