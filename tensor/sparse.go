@@ -240,9 +240,13 @@ func (s *Sparse) MulDenseTRows(alpha float64, u *Dense, r0, r1 int, dst *Dense) 
 	k := u.Rows
 	for j := 0; j < s.Cols; j++ {
 		lo, hi := s.ColPtr[j], s.ColPtr[j+1]
-		rows := s.RowIdx[lo:hi]
-		p0 := lo + sort.SearchInts(rows, r0)
-		p1 := lo + sort.SearchInts(rows, r1)
+		p0, p1 := lo, hi
+		if r0 > 0 {
+			p0 = firstAtLeast(s.RowIdx, lo, hi, r0)
+		}
+		if r1 < s.Rows {
+			p1 = firstAtLeast(s.RowIdx, p0, hi, r1)
+		}
 		for p := p0; p < p1; p++ {
 			v := alpha * s.Val[p]
 			row := dst.Data[s.RowIdx[p]*dst.Stride : s.RowIdx[p]*dst.Stride+k]
@@ -251,6 +255,21 @@ func (s *Sparse) MulDenseTRows(alpha float64, u *Dense, r0, r1 int, dst *Dense) 
 			}
 		}
 	}
+}
+
+// firstAtLeast returns the first p in [lo, hi) with idx[p] ≥ r, or hi, for
+// idx increasing on [lo, hi): sort.SearchInts without its closure, which
+// cost MulDenseTRows a third of its time.
+func firstAtLeast(idx []int, lo, hi, r int) int {
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if idx[mid] < r {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	return lo
 }
 
 // SqDist returns ‖s − W·H‖²_F for W (s.Rows×k) and H (k×s.Cols) without
