@@ -68,6 +68,18 @@ func (f *Factor) Rank() int { return f.rank }
 // column of A rescales a row of S and changes nothing else.
 func (f *Factor) RCond() float64 { return f.rcond }
 
+// Cosine returns the cosine of the angle between columns i and j of A,
+// a_iᵀa_j/(‖a_i‖·‖a_j‖), read from the factorisation (RᵀR is the Gram
+// matrix of A's columns at unit norm) to within about 2·k·ε; 0 if either
+// column is zero. It panics if i or j is not a column index.
+func (f *Factor) Cosine(i, j int) float64 {
+	pi, pj := f.pos[i], f.pos[j]
+	if pi < 0 || pj < 0 {
+		return 0
+	}
+	return f.g[pi*f.kk+pj]
+}
+
 // ZeroColumns returns the indices of A's zero columns, whose rows of S are
 // always zero.
 func (f *Factor) ZeroColumns() []int {
