@@ -46,7 +46,11 @@
 //     it. A step can also make topics (nearly) collinear, where the
 //     minimiser is not unique: nnls.Solve then returns the solution
 //     Lawson–Hanson would, whose support columns are independent, and
-//     training differentiates on that support; it does not stop.
+//     training differentiates on that support; it does not stop. A topic
+//     exactly collinear with another (|cos| ≥ 1 − 10⁻⁹) is re-initialised
+//     too (History.Collinear): in the starting A, and after a step from the
+//     cosines the next forward pass's factorisations (nnls.Factor.Cosine)
+//     compute anyway, that forward pass then being run again.
 //   - Initialisation. Random (uniform on [0, 1)) or from HNMF. HNMFInit with
 //     InitRestarts > 1 picks, per layer, the best of several HNMF starts by
 //     the error through the hierarchy; on the paper's synthetic data a

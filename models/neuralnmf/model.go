@@ -556,6 +556,12 @@ func (t *trainer) train(upTo int) error {
 	for epoch := len(h.Loss) + 1; epoch <= upTo && !t.done; {
 		t.tape.Reset()
 		f, res := t.forward(t.tape)
+		if n := t.resetCollinearFrom(res); n > 0 {
+			// The step made topics collinear: re-initialise them and run
+			// this epoch's forward pass again.
+			h.Collinear += n
+			continue
+		}
 		var loss, fit *autograd.Var
 		if c.CustomLoss != nil && t.tape.Err() == nil {
 			var err error
@@ -660,7 +666,7 @@ func (t *trainer) save(grads []*tensor.Dense) {
 }
 
 // step takes one optimiser step from the saved gradients and re-initialises
-// dead and collinear topics.
+// dead topics (collinear ones are found by the next forward pass).
 func (t *trainer) step() error {
 	for i, p := range t.params() {
 		if err := t.steps[i](p, t.prevG[i]); err != nil {
@@ -669,7 +675,6 @@ func (t *trainer) step() error {
 	}
 	t.stepped = true
 	t.hist.Resets += t.resetDeadTopics()
-	t.hist.Collinear += t.resetCollinearTopics()
 	return nil
 }
 
@@ -733,31 +738,63 @@ const collinearCos = 1 - 1e-9
 // resetCollinearTopics re-initialises every column of an A that is collinear
 // with an earlier one (|cos| ≥ collinearCos) to uniform values on
 // [0, mean entry of A), and returns how many it reset. It runs on the
-// starting A and after every step.
+// starting A; after a step, resetCollinearFrom does the same from the
+// cosines the next forward pass's factorisations computed anyway.
 func (t *trainer) resetCollinearTopics() int {
 	n := 0
-	for _, a := range t.a {
+	for l, a := range t.a {
 		g := tensor.MatMul(true, false, a, a)
-		scale := math.NaN() // the mean entry of A before any reset, needed only for one
-		for j := 1; j < a.Cols; j++ {
-			for i := 0; i < j; i++ {
-				gij, gii, gjj := g.At(i, j), g.At(i, i), g.At(j, j)
-				if gii == 0 || gjj == 0 || math.Abs(gij) < collinearCos*math.Sqrt(gii)*math.Sqrt(gjj) {
-					continue
-				}
-				if math.IsNaN(scale) {
-					scale = tensor.Sum(a) / float64(a.Len())
-				}
-				for r := 0; r < a.Rows; r++ {
-					a.Set(r, j, scale*t.rng.Float64())
-				}
-				n++
-				break
+		n += t.resetCollinear(l, func(i, j int) float64 {
+			gij, gii, gjj := g.At(i, j), g.At(i, i), g.At(j, j)
+			if gii == 0 || gjj == 0 {
+				return 0
 			}
+			return gij / (math.Sqrt(gii) * math.Sqrt(gjj))
+		})
+	}
+	if n > 0 {
+		t.warm = nil
+	}
+	return n
+}
+
+// resetCollinearFrom is resetCollinearTopics with the cosines of each layer's
+// A read from the NNLS factorisations of a forward pass (nnls.Factor.Cosine),
+// so that no Gram matrix is formed after every step. A nil result (a failed
+// op) is skipped: the error is reported later in the epoch.
+func (t *trainer) resetCollinearFrom(res []*nnls.Result) int {
+	n := 0
+	for l, r := range res {
+		if r != nil {
+			n += t.resetCollinear(l, r.Factor.Cosine)
 		}
 	}
 	if n > 0 {
 		t.warm = nil
+	}
+	return n
+}
+
+// resetCollinear re-initialises every column j of layer l's A whose cosine
+// (cos(i, j)) with an earlier column i has |cos| ≥ collinearCos, and returns
+// how many it reset; cosines are of A as it was before any reset.
+func (t *trainer) resetCollinear(l int, cos func(i, j int) float64) int {
+	a, n := t.a[l], 0
+	scale := math.NaN() // the mean entry of A before any reset, needed only for one
+	for j := 1; j < a.Cols; j++ {
+		for i := 0; i < j; i++ {
+			if math.Abs(cos(i, j)) < collinearCos {
+				continue
+			}
+			if math.IsNaN(scale) {
+				scale = tensor.Sum(a) / float64(a.Len())
+			}
+			for r := 0; r < a.Rows; r++ {
+				a.Set(r, j, scale*t.rng.Float64())
+			}
+			n++
+			break
+		}
 	}
 	return n
 }
