@@ -17,14 +17,14 @@ import (
 const cholQRBytes = 64 << 10
 
 // cholQRMinRows is the fewest rows for which NewFactor tries cholQR2, and
-// it does only for fewer than tsqrMinCols columns. Measured (NewFactor's
-// QR alone, 2 workers, this 2-core machine; Householder → cholQR2):
-// 45,534×10 5.2 → 2.3 ms, 10000×20 3.3 → 2.0 ms, 4000×20 1.04 → 0.83 ms,
-// 3000×5 131 → 93 µs, 2000×10 235 → 184 µs; but 1000×16 187 → 206 µs,
-// 500×20 130 → 186 µs and 87×9 10.1 → 11.3 µs, and from 50 columns on
-// (10000×50, 5000×100) the blocked Householder QR on products (tsqr) is as
-// fast or faster: cholQR2's steps are dot products and axpys, whose work
-// grows as n·k². The rule depends on the shape only.
+// it does only for fewer than tsqrMinCols columns. Measured (the QR alone,
+// 2 workers, this 2-core machine; Householder → cholQR2, 3 counts):
+// 45,534×10 5.2–5.6 → 1.7–1.9 ms, 10000×20 2.8–2.9 → 1.15–1.17 ms, 3000×5
+// 150–166 → 120–130 µs. A version that also formed Q explicitly (a third
+// pass) was slower than Householder at 1000×16, 500×20 and 87×9, and from
+// 50 columns on (10000×50, 5000×100) the blocked Householder QR on
+// products (tsqr) is as fast or faster: cholQR2's steps are dot products
+// and axpys, whose work grows as n·k². The rule depends on the shape only.
 const cholQRMinRows = 2048
 
 // cholQRRows returns the rows per block of cholQR2 for an A with k columns.
@@ -48,7 +48,8 @@ const unitRoundoff = 0x1p-53
 
 // cholQR2 factorises A (n×k, n ≥ k) as Ã = Q·R by CholeskyQR2 (Fukaya,
 // Nakatsukasa, Yanagisawa & Yamamoto, 2014) and fills f's column norms, its
-// nonzero columns, Q (n×kk) and R (kk×kk, upper triangular), where Ã is A's
+// nonzero columns, Q (n×kk, as Q₁ and R₂⁻¹ below) and R (kk×kk, upper
+// triangular), where Ã is A's
 // nonzero columns scaled to unit norm. It returns false, having set
 // nothing, when A is not one it can factorise to working precision; the
 // caller then uses Householder QR, which also reports non-finite entries.
@@ -62,7 +63,13 @@ const unitRoundoff = 0x1p-53
 //  2. Q₁ = A·(R₁D)⁻¹ by forward substitution, row by row (backward stable
 //     for each row, which the residual bound needs), and G₂ = Q₁ᵀQ₁;
 //     Cholesky G₂ = R₂ᵀR₂.
-//  3. Q = Q₁·R₂⁻¹ and R = R₂R₁.
+//  3. R = R₂R₁. Q = Q₁·R₂⁻¹ is not formed: f keeps Q₁ as q and R₂⁻¹ as
+//     qx, and a solve forms QᵀX as R₂⁻ᵀ·(Q₁ᵀX), k²/2 multiply-adds per
+//     column of X instead of a pass over Q.
+//
+// Each step transposes its block of A into scratch (so that the
+// substitution and the Gram matrices run along contiguous rows): A is read
+// twice and Q₁ written once.
 //
 // Yamamoto, Nakatsukasa, Yanagisawa & Fukaya (ETNA 44, 2015) prove that
 // if 8·κ₂(Ã)·√((n·kk + kk(kk+1))·u) ≤ 1, then ‖QᵀQ − I‖_F ≤
@@ -84,30 +91,42 @@ func (f *Factor) cholQR2(a *tensor.Dense, workers int) bool {
 	}
 	rows := cholQRRows(k)
 	nb := (n + rows - 1) / rows
-	block := func(b int) (r0, r1 int) { return b * rows, min(n, (b+1)*rows) }
 	nw := parallel.Workers(nb, 1, workers)
 	parts := make([]float64, nb*k*k)
-	// Aᵀ by blocks: block b (rows r0:r1 of A, m = r1−r0 of them) is the
-	// k×m row-major matrix at[r0·k : r1·k], whose row i is column i of the
-	// block. The steps below work on it in place; it becomes Qᵀ's blocks.
-	at := getDense(1, n*k).Data
-	defer putDense(&tensor.Dense{Rows: 1, Cols: n * k, Stride: n * k, Data: at})
-	blockT := func(b int) (t []float64, m int) {
-		r0, r1 := block(b)
-		return at[r0*k : r1*k], r1 - r0
-	}
-
-	// Step 1: Aᵀ's blocks and G₀ = AᵀA.
-	parallel.ForChunks(nb, 1, nw, func(_, b0, b1 int) {
-		for b := b0; b < b1; b++ {
-			r0, _ := block(b)
-			t, m := blockT(b)
+	scratch := make([][]float64, nw)
+	// blockT copies rows r0:r1 of the columns cols of A (all of them if cols
+	// is nil), transposed, into worker wi's scratch: the len(cols)×m
+	// row-major t, whose row c is column cols[c] of the block.
+	blockT := func(wi, b int, cols []int) (t []float64, m int) {
+		if scratch[wi] == nil {
+			scratch[wi] = make([]float64, k*min(rows, n))
+		}
+		r0, r1 := b*rows, min(n, (b+1)*rows)
+		m = r1 - r0
+		if cols == nil {
+			t = scratch[wi][:k*m]
 			for r := range m {
 				for i, v := range a.Row(r0 + r) {
 					t[i*m+r] = v
 				}
 			}
-			gramRows(parts[b*k*k:(b+1)*k*k], t, m, k, nil)
+			return t, m
+		}
+		t = scratch[wi][:len(cols)*m]
+		for r := range m {
+			src := a.Row(r0 + r)
+			for c, i := range cols {
+				t[c*m+r] = src[i]
+			}
+		}
+		return t, m
+	}
+
+	// Step 1: G₀ = AᵀA.
+	parallel.ForChunks(nb, 1, nw, func(wi, b0, b1 int) {
+		for b := b0; b < b1; b++ {
+			t, m := blockT(wi, b, nil)
+			gramRows(parts[b*k*k:(b+1)*k*k], t, m, k)
 		}
 	})
 	g0 := sumParts(parts, nb, k*k)
@@ -132,6 +151,13 @@ func (f *Factor) cholQR2(a *tensor.Dense, workers int) bool {
 	norms = norms[:kk]
 	if kk == 0 {
 		return false // all columns zero or tiny: Householder sorts them out
+	}
+	for r := 0; r < n && len(zero) > 0; r++ {
+		for _, i := range zero {
+			if a.At(r, i) != 0 {
+				return false // a column's entries are too small for G₀ to see
+			}
+		}
 	}
 	// G̃ and R₁.
 	r1 := make([]float64, kk*kk)
@@ -161,36 +187,32 @@ func (f *Factor) cholQR2(a *tensor.Dense, workers int) bool {
 	}
 
 	// Step 2: Q₁ᵀ = R'⁻ᵀAᵀ by forward substitution along the rows of each
-	// block, and G₂ = Q₁ᵀQ₁.
-	nonzero := make([]bool, nb) // a "zero" column has a nonzero entry in block b
+	// transposed block, G₂ = Q₁ᵀQ₁, and Q₁ by rows into q.
+	q := getDense(n, kk)
 	parts = parts[:nb*kk*kk]
-	parallel.ForChunks(nb, 1, nw, func(_, b0, b1 int) {
+	parallel.ForChunks(nb, 1, nw, func(wi, b0, b1 int) {
 		for b := b0; b < b1; b++ {
-			t, m := blockT(b)
-			for _, i := range zero {
-				for _, v := range t[i*m : (i+1)*m] {
-					if v != 0 {
-						nonzero[b] = true
-					}
+			t, m := blockT(wi, b, cols)
+			for c := range kk {
+				x := blas64.Vector{N: m, Inc: 1, Data: t[c*m : (c+1)*m]}
+				blas64.Scal(dinv[c], x)
+				for d := c + 1; d < kk; d++ {
+					blas64.Axpy(-rs[c*kk+d], x, blas64.Vector{N: m, Inc: 1, Data: t[d*m : (d+1)*m]})
 				}
 			}
-			for c, i := range cols {
-				x := t[i*m : (i+1)*m]
-				blas64.Scal(dinv[c], blas64.Vector{N: m, Inc: 1, Data: x})
-				for d, j := range cols[c+1:] {
-					blas64.Axpy(-rs[c*kk+c+1+d], blas64.Vector{N: m, Inc: 1, Data: x}, blas64.Vector{N: m, Inc: 1, Data: t[j*m : (j+1)*m]})
+			gramRows(parts[b*kk*kk:(b+1)*kk*kk], t, m, kk)
+			r0 := b * rows
+			for r := range m {
+				dst := q.Row(r0 + r)
+				for c := range dst {
+					dst[c] = t[c*m+r]
 				}
 			}
-			gramRows(parts[b*kk*kk:(b+1)*kk*kk], t, m, kk, cols)
 		}
 	})
-	for _, nz := range nonzero {
-		if nz {
-			return false // a column's entries are too small for G₀ to see
-		}
-	}
 	r2 := sumParts(parts, nb, kk*kk)
 	if !cholUpper(r2, kk, dinv) {
+		putDense(q)
 		return false
 	}
 	for i := 1; i < kk; i++ { // cholUpper leaves the strict lower triangle
@@ -198,32 +220,11 @@ func (f *Factor) cholQR2(a *tensor.Dense, workers int) bool {
 	}
 	x2 := append([]float64(nil), r2...)
 	if !lapack64.Trtri(blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: kk, Stride: kk, Data: x2}) {
+		putDense(q)
 		return false
 	}
 
-	// Step 3: Qᵀ = R₂⁻ᵀQ₁ᵀ (row c of Qᵀ is Σ_{l ≤ c} (R₂⁻¹)_lc·row l of
-	// Q₁ᵀ, formed in place from the last row up), written to Q by rows;
-	// and R = R₂R₁.
-	q := getDense(n, kk)
-	parallel.ForChunks(nb, 1, nw, func(_, b0, b1 int) {
-		for b := b0; b < b1; b++ {
-			r0, _ := block(b)
-			t, m := blockT(b)
-			for c := kk - 1; c >= 0; c-- {
-				x := blas64.Vector{N: m, Inc: 1, Data: t[cols[c]*m : (cols[c]+1)*m]}
-				blas64.Scal(x2[c*kk+c], x)
-				for l := c - 1; l >= 0; l-- {
-					blas64.Axpy(x2[l*kk+c], blas64.Vector{N: m, Inc: 1, Data: t[cols[l]*m : (cols[l]+1)*m]}, x)
-				}
-			}
-			for r := range m {
-				dst := q.Row(r0 + r)
-				for c, i := range cols {
-					dst[c] = t[i*m+r]
-				}
-			}
-		}
-	})
+	// Step 3: R = R₂R₁.
 	r := make([]float64, kk*kk)
 	for i := range kk {
 		for j := i; j < kk; j++ {
@@ -236,25 +237,18 @@ func (f *Factor) cholQR2(a *tensor.Dense, workers int) bool {
 	}
 	f.pos, f.cols, f.norm = pos, cols, norms
 	f.kk, f.p = kk, kk
-	f.q, f.r = q, r
+	f.q, f.qx, f.r = q, x2, r
 	return true
 }
 
 // gramRows sets g (kk×kk, row-major, both triangles) to the Gram matrix of
-// the rows rows[c] of the m-column row-major t (all of its first kk rows if
-// rows is nil): g_cd = t_{rows[c]}·t_{rows[d]}, each a dot product in a
-// fixed order.
-func gramRows(g, t []float64, m, kk int, rows []int) {
-	row := func(c int) blas64.Vector {
-		if rows != nil {
-			c = rows[c]
-		}
-		return blas64.Vector{N: m, Inc: 1, Data: t[c*m : (c+1)*m]}
-	}
+// the first kk rows of the m-column row-major t: g_cd = t_c·t_d, each a
+// dot product in a fixed order.
+func gramRows(g, t []float64, m, kk int) {
 	for c := range kk {
-		x := row(c)
+		x := blas64.Vector{N: m, Inc: 1, Data: t[c*m : (c+1)*m]}
 		for d := c; d < kk; d++ {
-			v := blas64.Dot(x, row(d))
+			v := blas64.Dot(x, blas64.Vector{N: m, Inc: 1, Data: t[d*m : (d+1)*m]})
 			g[c*kk+d], g[d*kk+c] = v, v
 		}
 	}

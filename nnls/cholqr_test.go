@@ -48,6 +48,7 @@ func TestCholQR2(t *testing.T) {
 				}
 				require.Equal(t, first.q.Data, f.q.Data, "Q depends on the number of workers")
 				require.Equal(t, first.r, f.r, "R depends on the number of workers")
+				require.Equal(t, first.qx, f.qx, "R₂⁻¹ depends on the number of workers")
 				require.Equal(t, first.norm, f.norm, "the norms depend on the number of workers")
 			}
 			f, k, n := first, c.k, c.n
@@ -58,6 +59,17 @@ func TestCholQR2(t *testing.T) {
 				require.InEpsilon(t, wantNorms[i], f.norm[i], 4*float64(n)*eps, "‖a_%d‖", i)
 			}
 			checkQR(t, a, f, 20*float64(k)*eps)
+			// A solve forms QᵀX as qtxPost(Q₁ᵀX): the same as with Q itself,
+			// to 20·k·ε·‖x‖. (At cond 10⁴, R₂⁻¹ differs from I by about
+			// 10⁻⁹, so skipping or misapplying it fails this.)
+			x := tensor.Uniform(n, 5, -1, 1, tensor.NewRand(9))
+			q := tensor.MatMul(false, false, f.q, &tensor.Dense{Rows: k, Cols: k, Stride: k, Data: f.qx})
+			want := tensor.MatMul(true, false, q, x)
+			got := tensor.MatMul(true, false, f.q, x)
+			f.qtxPost(got.Data, 5, got.Stride)
+			for i := range want.Data {
+				require.InDelta(t, want.Data[i], got.Data[i], 20*float64(k)*eps*math.Sqrt(float64(n)), "QᵀX[%d]", i)
+			}
 			var ref mat.QR
 			ref.Factorize(a.Mat())
 			var rr mat.Dense
@@ -82,6 +94,9 @@ func checkQR(t *testing.T, a *tensor.Dense, f *Factor, tol float64) {
 	t.Helper()
 	kk, n := f.kk, a.Rows
 	q := f.q
+	if f.qx != nil { // Q = Q₁·R₂⁻¹
+		q = tensor.MatMul(false, false, q, &tensor.Dense{Rows: kk, Cols: kk, Stride: kk, Data: f.qx})
+	}
 	qtq := tensor.MatMul(true, false, q, q)
 	for i := range kk {
 		for j := range kk {

@@ -225,6 +225,11 @@ func TestDomainAgainstReference(t *testing.T) {
 			x.Mat().Mul(a.Mat(), s.Mat())
 			return a, x
 		}},
+		// Tall and narrow enough for CholeskyQR2, end to end against the
+		// 256-bit reference (TestCholQR2 checks its parts).
+		{"tall-cond-1e3-signed", true, func(rng *rand.Rand) (*tensor.Dense, *tensor.Dense) {
+			return withCond(2500, 8, 1e3, rng), gaussian(2500, 4, rng)
+		}},
 		{"cond-1e8-signed", false, func(rng *rand.Rand) (*tensor.Dense, *tensor.Dense) {
 			return withCond(20, 8, 1e8, rng), gaussian(20, 6, rng)
 		}},

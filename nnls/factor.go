@@ -38,7 +38,8 @@ type Factor struct {
 	pos   []int         // pos[i] is i's place in cols, or −1 for a zero column
 	kk, p int           // p = min(n, kk) is the number of rows of R
 	norm  []float64     // ‖a_cols[c]‖
-	q     *tensor.Dense // n×p: the first p columns of Q
+	q     *tensor.Dense // n×p: the first p columns of Q, or Q₁ with Q = Q₁·qx
+	qx    []float64     // nil, or kk×kk upper triangular: Q = q·qx (cholQR2)
 	r     []float64     // p×kk, row-major, upper trapezoidal: Ã = Q·R
 	rabs  []float64     // |R|, for rounding bounds
 	rt    []float64     // kk×p, row-major: Rᵀ, so that Rᵀv is a dot product per entry
@@ -408,6 +409,31 @@ func putDense(m *tensor.Dense) {
 		p, _ = qBufs.LoadOrStore(len(d), new(sync.Pool))
 	}
 	p.(*sync.Pool).Put(&d)
+}
+
+// qtxPost finishes QᵀX for nc columns in dt (p rows, row stride ld) when Q
+// is kept as Q₁·qx: dt = qxᵀ·dt, row c becoming Σ_{l ≤ c} qx_lc·row l,
+// formed from the last row up so that every row it reads is still Q₁ᵀX's.
+func (f *Factor) qtxPost(dt []float64, nc, ld int) {
+	x, k := f.qx, f.kk
+	if x == nil {
+		return
+	}
+	for c := k - 1; c >= 0; c-- {
+		rc := dt[c*ld : c*ld+nc]
+		d := x[c*k+c]
+		for j := range rc {
+			rc[j] *= d
+		}
+		for l := c - 1; l >= 0; l-- {
+			v := x[l*k+c]
+			rl := dt[l*ld : l*ld+nc]
+			rl = rl[:len(rc)]
+			for j, w := range rl {
+				rc[j] += v * w
+			}
+		}
+	}
 }
 
 // releaseQ hands Q's memory back once no solve will read it.

@@ -149,6 +149,9 @@ func TestKKT(t *testing.T) {
 		// itself, so a wrong Q cannot pass.
 		{"tall-blocked-QR", func() (*tensor.Dense, *tensor.Dense) { return uniform(21, 9000, 40, 30) }},
 		{"tall-blocked-QR-sparse-solution", func() (*tensor.Dense, *tensor.Dense) { return sparseSolution(22, 9000, 40, 30) }},
+		// Tall and narrow (CholeskyQR2, Q kept as Q₁·R₂⁻¹).
+		{"tall-CholeskyQR2", func() (*tensor.Dense, *tensor.Dense) { return uniform(24, 5000, 10, 40) }},
+		{"tall-CholeskyQR2-sparse-solution", func() (*tensor.Dense, *tensor.Dense) { return sparseSolution(25, 5000, 12, 40) }},
 		{"random-k=N", func() (*tensor.Dense, *tensor.Dense) { return uniform(3, 12, 12, 10) }},
 		{"k=1", func() (*tensor.Dense, *tensor.Dense) { return uniform(4, 9, 1, 5) }},
 		{"sparse-solution", func() (*tensor.Dense, *tensor.Dense) { return sparseSolution(5, 100, 20, 200) }},

@@ -475,6 +475,7 @@ func (f *Factor) solveChunk(cb *chunkBuf, x data, extreme bool, s *tensor.Dense,
 	} else {
 		x.qtx(f.q, j0, j1, cb.dt, cb.cs)
 	}
+	f.qtxPost(cb.dt, nc, cb.cs)
 	cb.columnScales(f.p, nc)
 	if f.fast { // C = RᵀD and U = R⁻¹D: the Gram right-hand sides and unconstrained solutions
 		f.gramRHS(cb.dt, cb.c, cb.u, nc, cb.cs, &cb.ws)

@@ -10,30 +10,35 @@ import (
 	"github.com/neuralnmf/neuralnmf/tensor"
 )
 
-// A sparse X gives the same solution and gradient as its dense copy.
+// A sparse X gives the same solution and gradient as its dense copy, and
+// both solutions pass the KKT check computed from A itself, also for an A
+// tall and narrow enough for CholeskyQR2 (3000×10).
 func TestSparseMatchesDense(t *testing.T) {
-	rng := tensor.NewRand(31)
-	a := tensor.Uniform(200, 8, 0, 1, rng)
-	x := randmat.Sparse(200, 150, 0.95, rng)
-	for r := 0; r < x.Rows; r++ { // and an all-zero column
-		x.Set(r, 7, 0)
-	}
-	xs := tensor.SparseFromDense(x)
-	dense, err := nnls.Solve(a, x, nil)
-	require.NoError(t, err)
-	sp, err := nnls.SolveSparse(a, xs, nil)
-	require.NoError(t, err)
-	require.True(t, dense.Support.Equal(sp.Support))
-	for i := range dense.S.Data {
-		require.InDelta(t, dense.S.Data[i], sp.S.Data[i], 1e-12)
-	}
-	require.LessOrEqual(t, kktViolation(a, x, sp.S), kktTol)
-	gs := tensor.Uniform(8, 150, -1, 1, rng)
-	gaD, gaS := tensor.New(200, 8), tensor.New(200, 8)
-	require.NoError(t, dense.Backward(a, x, gs, gaD, nil, 2))
-	require.NoError(t, sp.BackwardSparse(a, xs, gs, gaS, 2))
-	for i := range gaD.Data {
-		require.InDelta(t, gaD.Data[i], gaS.Data[i], 1e-10)
+	for _, c := range []struct{ n, k, m int }{{200, 8, 150}, {3000, 10, 120}} {
+		rng := tensor.NewRand(31)
+		a := tensor.Uniform(c.n, c.k, 0, 1, rng)
+		x := randmat.Sparse(c.n, c.m, 0.95, rng)
+		for r := 0; r < x.Rows; r++ { // and an all-zero column
+			x.Set(r, 7, 0)
+		}
+		xs := tensor.SparseFromDense(x)
+		dense, err := nnls.Solve(a, x, nil)
+		require.NoError(t, err)
+		sp, err := nnls.SolveSparse(a, xs, nil)
+		require.NoError(t, err)
+		require.True(t, dense.Support.Equal(sp.Support))
+		for i := range dense.S.Data {
+			require.InDelta(t, dense.S.Data[i], sp.S.Data[i], 1e-12)
+		}
+		require.LessOrEqual(t, kktViolation(a, x, sp.S), kktTol)
+		require.LessOrEqual(t, kktViolation(a, x, dense.S), kktTol)
+		gs := tensor.Uniform(c.k, c.m, -1, 1, rng)
+		gaD, gaS := tensor.New(c.n, c.k), tensor.New(c.n, c.k)
+		require.NoError(t, dense.Backward(a, x, gs, gaD, nil, 2))
+		require.NoError(t, sp.BackwardSparse(a, xs, gs, gaS, 2))
+		for i := range gaD.Data {
+			require.InDelta(t, gaD.Data[i], gaS.Data[i], 1e-10)
+		}
 	}
 }
 
