@@ -11,7 +11,9 @@ package optim
 import (
 	"fmt"
 	"math"
+	"runtime"
 
+	"github.com/neuralnmf/neuralnmf/internal/parallel"
 	"github.com/neuralnmf/neuralnmf/tensor"
 )
 
@@ -67,6 +69,103 @@ func (o *ProjectedGD) Step(params, grads []*tensor.Dense) error {
 	}
 	o.step++
 	return nil
+}
+
+// StepSaving is Step that also keeps, in the same pass over the data, what
+// a caller needs to undo the step or judge it: it copies every parameter
+// and gradient, as they were before the step, into prevParams[i] and
+// prevGrads[i] (which must have their shapes; prevGrads[i] may be
+// grads[i] itself, prevParams[i] must not be params[i]), and returns
+// Σ_i ⟨grads[i], params[i] before − params[i] after⟩, the decrease an
+// Armijo test weighs. Large parameters are shared among goroutines in
+// chunks fixed by their size, and the chunks' sums added in order, so the
+// result does not depend on GOMAXPROCS. It returns the errors of Step,
+// and one for a saved matrix of the wrong shape; on error the parameters
+// are unchanged (the saved matrices may not be).
+func (o *ProjectedGD) StepSaving(params, grads, prevParams, prevGrads []*tensor.Dense) (float64, error) {
+	const op = "optim.ProjectedGD"
+	if err := checkShapes(op, o.LR, params, grads); err != nil {
+		return 0, err
+	}
+	if len(prevParams) != len(params) || len(prevGrads) != len(params) {
+		return 0, fmt.Errorf("%s: %d parameters but %d and %d saved matrices", op, len(params), len(prevParams), len(prevGrads))
+	}
+	for i, p := range params {
+		if prevParams[i] == nil || prevGrads[i] == nil || !p.SameShape(prevParams[i]) || !p.SameShape(prevGrads[i]) {
+			return 0, fmt.Errorf("%s: %w: saved matrices for parameter %d must be %d×%d", op, tensor.ErrShape, i, p.Rows, p.Cols)
+		}
+		if prevParams[i] == p {
+			return 0, fmt.Errorf("%s: parameter %d is its own saved copy", op, i)
+		}
+	}
+	lr := o.CurrentLR()
+	var decrease float64
+	for i, p := range params {
+		d, ok := saveStep(p, grads[i], prevParams[i], prevGrads[i], -lr, !o.Unconstrained)
+		if !ok {
+			for j := 0; j <= i; j++ {
+				params[j].Copy(prevParams[j])
+			}
+			return 0, fmt.Errorf("%s: %w", op, tensor.CheckFinite(fmt.Sprintf("gradient %d", i), grads[i]))
+		}
+		decrease += d
+	}
+	o.step++
+	return decrease, nil
+}
+
+// saveChunk is the number of elements per chunk of saveStep: 2¹⁶ (512 KiB
+// per matrix), so that chunks are shared among goroutines only for large
+// parameters and a small one is one chunk, summed in one sequence.
+const saveChunk = 1 << 16
+
+// saveStep does StepSaving's work for one parameter p with gradient g and
+// step s (= −lr): prevP, prevG = p, g; p = max(0, p + s·g) (or p + s·g
+// unless project); it returns ⟨g, prevP − p⟩ and whether every entry of g
+// was finite. Matrices that are not contiguous are walked row by row on
+// one goroutine.
+func saveStep(p, g, prevP, prevG *tensor.Dense, s float64, project bool) (float64, bool) {
+	run := func(rp, rg, sp, sg []float64) (float64, bool) {
+		rg, sp, sg = rg[:len(rp)], sp[:len(rp)], sg[:len(rp)]
+		var dec, z float64 // z stays 0 while every g is finite
+		for j, v := range rp {
+			w := rg[j]
+			sp[j], sg[j] = v, w
+			z += w - w
+			n := v + s*w
+			if project && n < 0 {
+				n = 0
+			}
+			rp[j] = n
+			dec += w * (v - n)
+		}
+		return dec, z == 0
+	}
+	if !(p.Contiguous() && g.Contiguous() && prevP.Contiguous() && prevG.Contiguous()) {
+		var dec float64
+		ok := true
+		for r := range p.Rows {
+			d, f := run(p.Row(r), g.Row(r), prevP.Row(r), prevG.Row(r))
+			dec, ok = dec+d, ok && f
+		}
+		return dec, ok
+	}
+	n := p.Len()
+	nc := (n + saveChunk - 1) / saveChunk
+	decs := make([]float64, nc)
+	oks := make([]bool, nc)
+	parallel.ForChunks(nc, 1, runtime.GOMAXPROCS(0), func(_, c0, c1 int) {
+		for c := c0; c < c1; c++ {
+			lo, hi := c*saveChunk, min(n, (c+1)*saveChunk)
+			decs[c], oks[c] = run(p.Data[lo:hi], g.Data[lo:hi], prevP.Data[lo:hi], prevG.Data[lo:hi])
+		}
+	})
+	var dec float64
+	ok := true
+	for c := range nc {
+		dec, ok = dec+decs[c], ok && oks[c]
+	}
+	return dec, ok
 }
 
 // projectedAxpy sets p = max(0, p + s·g) in one pass: the same bits as
@@ -166,6 +265,19 @@ func (o *Adam) Step(params, grads []*tensor.Dense) error {
 }
 
 func checkStep(op string, lr float64, params, grads []*tensor.Dense) error {
+	if err := checkShapes(op, lr, params, grads); err != nil {
+		return err
+	}
+	for i, g := range grads {
+		if !finite(g) {
+			return fmt.Errorf("%s: %w", op, tensor.CheckFinite(fmt.Sprintf("gradient %d", i), g))
+		}
+	}
+	return nil
+}
+
+// checkShapes is checkStep without the check that gradients are finite.
+func checkShapes(op string, lr float64, params, grads []*tensor.Dense) error {
 	if !(lr > 0) || math.IsInf(lr, 0) {
 		return fmt.Errorf("%s: learning rate %v is not positive and finite", op, lr)
 	}
@@ -179,9 +291,6 @@ func checkStep(op string, lr float64, params, grads []*tensor.Dense) error {
 		}
 		if !p.SameShape(g) {
 			return fmt.Errorf("%s: %w: parameter %d is %d×%d, its gradient %d×%d", op, tensor.ErrShape, i, p.Rows, p.Cols, g.Rows, g.Cols)
-		}
-		if !finite(g) {
-			return fmt.Errorf("%s: %w", op, tensor.CheckFinite(fmt.Sprintf("gradient %d", i), g))
 		}
 	}
 	return nil

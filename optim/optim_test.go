@@ -2,6 +2,7 @@ package optim_test
 
 import (
 	"math"
+	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -104,4 +105,63 @@ func TestStepFindsNonFiniteAnywhere(t *testing.T) {
 			}
 		}
 	}
+}
+
+// StepSaving takes Step's step, saves what was there before, and returns
+// ⟨g, p before − p after⟩: on a small and a large (chunked, parallel)
+// parameter, projected and not, with the gradient saved into itself (as a
+// retried step does); the same bits on one goroutine as on several. A
+// non-finite gradient leaves the parameters as they were.
+func TestStepSaving(t *testing.T) {
+	for _, c := range []struct {
+		rows, cols    int
+		unconstrained bool
+		aliasG        bool
+	}{{3, 4, false, false}, {3, 4, true, true}, {45534, 10, false, false}, {70000, 3, false, true}} {
+		rng := tensor.NewRand(uint64(c.rows))
+		p0 := tensor.Uniform(c.rows, c.cols, 0, 1, rng)
+		g := tensor.Uniform(c.rows, c.cols, -1, 1, rng)
+		want := p0.Clone()
+		require.NoError(t, (&optim.ProjectedGD{LR: 0.5, Unconstrained: c.unconstrained}).Step([]*tensor.Dense{want}, []*tensor.Dense{g}))
+		var wantDec float64
+		for i := range g.Data {
+			wantDec += g.Data[i] * (p0.Data[i] - want.Data[i])
+		}
+		var first float64
+		for _, procs := range []int{1, 2, 3} {
+			prev := runtime.GOMAXPROCS(procs)
+			p, prevP, prevG := p0.Clone(), tensor.New(c.rows, c.cols), tensor.New(c.rows, c.cols)
+			grad := g
+			if c.aliasG {
+				prevG.Copy(g)
+				grad = prevG
+			}
+			o := &optim.ProjectedGD{LR: 0.5, Unconstrained: c.unconstrained}
+			dec, err := o.StepSaving([]*tensor.Dense{p}, []*tensor.Dense{grad}, []*tensor.Dense{prevP}, []*tensor.Dense{prevG})
+			runtime.GOMAXPROCS(prev)
+			require.NoError(t, err)
+			require.Equal(t, want.Data, p.Data, "the step")
+			require.Equal(t, p0.Data, prevP.Data, "the saved parameter")
+			require.Equal(t, g.Data, prevG.Data, "the saved gradient")
+			require.InDelta(t, wantDec, dec, 1e-12*float64(len(g.Data)))
+			require.Equal(t, 1, o.Steps())
+			if procs == 1 {
+				first = dec
+			}
+			require.Equal(t, first, dec, "%d goroutines", procs)
+		}
+	}
+	p := tensor.Uniform(300, 300, 0, 1, tensor.NewRand(3))
+	g := tensor.New(300, 300)
+	g.Data[70001] = math.NaN()
+	before := p.Clone()
+	o := &optim.ProjectedGD{LR: 0.5}
+	_, err := o.StepSaving([]*tensor.Dense{p}, []*tensor.Dense{g}, []*tensor.Dense{tensor.New(300, 300)}, []*tensor.Dense{tensor.New(300, 300)})
+	require.ErrorContains(t, err, "not finite")
+	require.Equal(t, before.Data, p.Data, "unchanged after an error")
+	require.Zero(t, o.Steps())
+	_, err = o.StepSaving([]*tensor.Dense{p}, []*tensor.Dense{g}, []*tensor.Dense{p}, []*tensor.Dense{g})
+	require.ErrorContains(t, err, "its own saved copy")
+	_, err = o.StepSaving([]*tensor.Dense{p}, []*tensor.Dense{g}, []*tensor.Dense{tensor.New(2, 2)}, []*tensor.Dense{g})
+	require.ErrorIs(t, err, tensor.ErrShape)
 }
