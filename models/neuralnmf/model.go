@@ -279,14 +279,21 @@ type trainer struct {
 	held   []int // the held-out labels (−1 where Known or unlabelled)
 	xNorm  float64
 	warm   []*nnls.Support
-	steps  []func(p, g *tensor.Dense) error
-	gds    []*optim.ProjectedGD
-	adams  []*optim.Adam
+	// steps[i] steps parameter i from gradient g, saving p and g into
+	// prevP and prevG first, and returns ⟨g, p before − p after⟩ (GD;
+	// 0 for Adam).
+	steps []func(p, g, prevP, prevG *tensor.Dense) (float64, error)
+	gds   []*optim.ProjectedGD
+	adams []*optim.Adam
 	// Safeguard state: the parameters and gradients before the last step,
-	// whether a step is awaiting its trial, and the learning-rate factor.
-	prevP, prevG []*tensor.Dense
-	stepped      bool
-	lrScale      float64
+	// whether a step is awaiting its trial, ⟨∇L(prev), prev − new⟩ of that
+	// step as the optimiser computed it (stale once a topic was reset
+	// since), and the learning-rate factor.
+	prevP, prevG  []*tensor.Dense
+	stepped       bool
+	decrease      float64
+	decreaseStale bool
+	lrScale       float64
 }
 
 func (t *trainer) init() error {
@@ -362,14 +369,19 @@ func (t *trainer) init() error {
 				o = &optim.Adam{LR: c.LR, Decay: c.Decay, Unconstrained: true}
 			}
 			t.adams = append(t.adams, o)
-			t.steps = append(t.steps, func(p, g *tensor.Dense) error {
-				return o.Step([]*tensor.Dense{p}, []*tensor.Dense{g})
+			t.steps = append(t.steps, func(p, g, prevP, prevG *tensor.Dense) (float64, error) {
+				prevP.Copy(p)
+				if prevG != g {
+					prevG.Copy(g)
+				}
+				return 0, o.Step([]*tensor.Dense{p}, []*tensor.Dense{prevG})
 			})
 		default:
 			o := &optim.ProjectedGD{LR: c.LR, Decay: c.Decay, Unconstrained: p == t.b}
 			t.gds = append(t.gds, o)
-			t.steps = append(t.steps, func(p, g *tensor.Dense) error {
-				return o.Step([]*tensor.Dense{p}, []*tensor.Dense{g})
+			t.steps = append(t.steps, func(p, g, prevP, prevG *tensor.Dense) (float64, error) {
+				// One pass: save, step and the decrease accept weighs.
+				return o.StepSaving([]*tensor.Dense{p}, []*tensor.Dense{g}, []*tensor.Dense{prevP}, []*tensor.Dense{prevG})
 			})
 		}
 	}
@@ -560,6 +572,7 @@ func (t *trainer) train(upTo int) error {
 			// The step made topics collinear: re-initialise them and run
 			// this epoch's forward pass again.
 			h.Collinear += n
+			t.decreaseStale = true
 			continue
 		}
 		var loss, fit *autograd.Var
@@ -640,8 +653,7 @@ func (t *trainer) train(upTo int) error {
 				grads = append(grads, g.Of(f.B))
 			}
 		}
-		t.save(grads)
-		if err := t.step(); err != nil {
+		if err := t.step(grads); err != nil {
 			return fmt.Errorf("neuralnmf: epoch %d: %w", epoch, err)
 		}
 		epoch++
@@ -649,9 +661,11 @@ func (t *trainer) train(upTo int) error {
 	return nil
 }
 
-// save keeps the parameters and their gradients, so a step can be undone and
-// retried.
-func (t *trainer) save(grads []*tensor.Dense) {
+// step takes one optimiser step from grads, keeping the parameters and
+// gradients it starts from (prevP, prevG) so that it can be undone and
+// retried (grads may be prevG itself), and re-initialises dead topics
+// (collinear ones are found by the next forward pass).
+func (t *trainer) step(grads []*tensor.Dense) error {
 	ps := t.params()
 	if len(t.prevP) != len(ps) {
 		t.prevP, t.prevG = make([]*tensor.Dense, len(ps)), make([]*tensor.Dense, len(ps))
@@ -659,22 +673,19 @@ func (t *trainer) save(grads []*tensor.Dense) {
 			t.prevP[i], t.prevG[i] = tensor.New(p.Rows, p.Cols), tensor.New(p.Rows, p.Cols)
 		}
 	}
+	t.decrease, t.decreaseStale = 0, false
 	for i, p := range ps {
-		t.prevP[i].Copy(p)
-		t.prevG[i].Copy(grads[i])
-	}
-}
-
-// step takes one optimiser step from the saved gradients and re-initialises
-// dead topics (collinear ones are found by the next forward pass).
-func (t *trainer) step() error {
-	for i, p := range t.params() {
-		if err := t.steps[i](p, t.prevG[i]); err != nil {
+		d, err := t.steps[i](p, grads[i], t.prevP[i], t.prevG[i])
+		if err != nil {
 			return err
 		}
+		t.decrease += d
 	}
 	t.stepped = true
-	t.hist.Resets += t.resetDeadTopics()
+	if n := t.resetDeadTopics(); n > 0 {
+		t.hist.Resets += n
+		t.decreaseStale = true
+	}
 	return nil
 }
 
@@ -699,11 +710,15 @@ func (t *trainer) accept(err error, lv float64) bool {
 	}
 	var decrease float64 // σ·⟨∇L(prev), prev − new⟩ ≥ 0 for a projected step
 	if t.cfg.Optimizer == GD {
-		for i, p := range t.params() {
-			// The trainer's own matrices, contiguous (init): one loop.
-			pd, qd, gd := p.Data[:p.Len()], t.prevP[i].Data[:p.Len()], t.prevG[i].Data[:p.Len()]
-			for j, v := range pd {
-				decrease += gd[j] * (qd[j] - v)
+		decrease = t.decrease // from the step's own pass
+		if t.decreaseStale {  // a topic was reset after the step
+			decrease = 0
+			for i, p := range t.params() {
+				// The trainer's own matrices, contiguous (init): one loop.
+				pd, qd, gd := p.Data[:p.Len()], t.prevP[i].Data[:p.Len()], t.prevG[i].Data[:p.Len()]
+				for j, v := range pd {
+					decrease += gd[j] * (qd[j] - v)
+				}
 			}
 		}
 		decrease *= armijoSigma
@@ -726,8 +741,8 @@ func (t *trainer) backtrack(lv float64) {
 	for _, o := range t.adams {
 		o.LR *= f
 	}
-	// The step cannot fail here: the same gradients passed checkStep before.
-	_ = t.step()
+	// The step cannot fail here: the same gradients passed it before.
+	_ = t.step(t.prevG)
 }
 
 // collinearCos is the |cosine| between two topics of a layer at or above
