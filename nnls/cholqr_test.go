@@ -97,9 +97,24 @@ func checkQR(t *testing.T, a *tensor.Dense, f *Factor, tol float64) {
 	if f.qx != nil { // Q = Q₁·R₂⁻¹
 		q = tensor.MatMul(false, false, q, &tensor.Dense{Rows: kk, Cols: kk, Stride: kk, Data: f.qx})
 	}
+	at := tensor.New(n, kk)
+	for r := range n {
+		for c, i := range f.cols {
+			at.Data[r*kk+c] = a.At(r, i) / f.norm[c]
+		}
+	}
+	checkQRFactors(t, at, q, f.r, tol)
+}
+
+// checkQRFactors checks that q (n×k) has orthonormal columns
+// (‖QᵀQ − I‖_max ≤ tol), that r (k×k, row-major) is upper triangular, and
+// that ‖a − q·r‖_F ≤ tol·‖a‖_F.
+func checkQRFactors(t *testing.T, a, q *tensor.Dense, r []float64, tol float64) {
+	t.Helper()
+	k := q.Cols
 	qtq := tensor.MatMul(true, false, q, q)
-	for i := range kk {
-		for j := range kk {
+	for i := range k {
+		for j := range k {
 			want := 0.0
 			if i == j {
 				want = 1
@@ -107,18 +122,12 @@ func checkQR(t *testing.T, a *tensor.Dense, f *Factor, tol float64) {
 			require.InDelta(t, want, qtq.At(i, j), tol, "QᵀQ[%d,%d]", i, j)
 		}
 		for j := range i {
-			require.Zero(t, f.r[i*kk+j], "R below the diagonal")
+			require.Zero(t, r[i*k+j], "R below the diagonal")
 		}
 	}
-	at := tensor.New(n, kk)
-	for r := range n {
-		for c, i := range f.cols {
-			at.Data[r*kk+c] = a.At(r, i) / f.norm[c]
-		}
-	}
-	qr := tensor.MatMul(false, false, q, &tensor.Dense{Rows: kk, Cols: kk, Stride: kk, Data: f.r})
-	tensor.Sub(qr, qr, at)
-	require.LessOrEqual(t, tensor.Norm(qr), tol*tensor.Norm(at), "‖Ã − Q·R‖")
+	qr := tensor.MatMul(false, false, q, &tensor.Dense{Rows: k, Cols: k, Stride: k, Data: r})
+	tensor.Sub(qr, qr, a)
+	require.LessOrEqual(t, tensor.Norm(qr), tol*tensor.Norm(a), "‖Ã − Q·R‖")
 }
 
 // A column cholQR2 cannot see through A's Gram matrix sends A to

@@ -43,23 +43,7 @@ func TestTSQR(t *testing.T) {
 			require.Equal(t, rs[0], rs[1], "R depends on the number of workers")
 			q, r := qs[0], rs[0]
 			k, eps := c.k, 0x1p-52
-			qtq := tensor.MatMul(true, false, q, q)
-			for i := 0; i < k; i++ {
-				for j := 0; j < k; j++ {
-					want := 0.0
-					if i == j {
-						want = 1
-					}
-					require.InDelta(t, want, qtq.At(i, j), 20*float64(k)*eps, "QᵀQ[%d,%d]", i, j)
-				}
-				for j := 0; j < i; j++ {
-					require.Zero(t, r[i*k+j], "R below the diagonal")
-				}
-			}
-			qr := tensor.MatMul(false, false, q, &tensor.Dense{Rows: k, Cols: k, Stride: k, Data: r})
-			diff := a.Clone()
-			tensor.Sub(diff, diff, qr)
-			require.LessOrEqual(t, tensor.Norm(diff), 20*float64(k)*eps*tensor.Norm(a), "‖Ã − Q·R‖")
+			checkQRFactors(t, a, q, r, 20*float64(k)*eps)
 			var ref mat.QR
 			ref.Factorize(a.Mat())
 			var rr mat.Dense
