@@ -74,8 +74,8 @@ func (o *ProjectedGD) Step(params, grads []*tensor.Dense) error {
 // StepSaving is Step that also keeps, in the same pass over the data, what
 // a caller needs to undo the step or judge it: it copies every parameter
 // and gradient, as they were before the step, into prevParams[i] and
-// prevGrads[i] (which must have their shapes; prevGrads[i] may be
-// grads[i] itself, prevParams[i] must not be params[i]), and returns
+// prevGrads[i] (which must have their shapes and be distinct from
+// params[i] and from each other; prevGrads[i] may be grads[i]), and returns
 // Σ_i ⟨grads[i], params[i] before − params[i] after⟩, the decrease an
 // Armijo test weighs. Large parameters are shared among goroutines in
 // chunks fixed by their size, and the chunks' sums added in order, so the
@@ -94,8 +94,8 @@ func (o *ProjectedGD) StepSaving(params, grads, prevParams, prevGrads []*tensor.
 		if prevParams[i] == nil || prevGrads[i] == nil || !p.SameShape(prevParams[i]) || !p.SameShape(prevGrads[i]) {
 			return 0, fmt.Errorf("%s: %w: saved matrices for parameter %d must be %d×%d", op, tensor.ErrShape, i, p.Rows, p.Cols)
 		}
-		if prevParams[i] == p {
-			return 0, fmt.Errorf("%s: parameter %d is its own saved copy", op, i)
+		if prevParams[i] == p || prevGrads[i] == p || prevParams[i] == prevGrads[i] {
+			return 0, fmt.Errorf("%s: parameter %d: the parameter and the two saved matrices must be distinct", op, i)
 		}
 	}
 	lr := o.CurrentLR()

@@ -160,8 +160,10 @@ func TestStepSaving(t *testing.T) {
 	require.ErrorContains(t, err, "not finite")
 	require.Equal(t, before.Data, p.Data, "unchanged after an error")
 	require.Zero(t, o.Steps())
-	_, err = o.StepSaving([]*tensor.Dense{p}, []*tensor.Dense{g}, []*tensor.Dense{p}, []*tensor.Dense{g})
-	require.ErrorContains(t, err, "its own saved copy")
+	for _, saved := range [][2]*tensor.Dense{{p, g}, {tensor.New(300, 300), p}, {g, g}} {
+		_, err = o.StepSaving([]*tensor.Dense{p}, []*tensor.Dense{g}, []*tensor.Dense{saved[0]}, []*tensor.Dense{saved[1]})
+		require.ErrorContains(t, err, "must be distinct")
+	}
 	_, err = o.StepSaving([]*tensor.Dense{p}, []*tensor.Dense{g}, []*tensor.Dense{tensor.New(2, 2)}, []*tensor.Dense{g})
 	require.ErrorIs(t, err, tensor.ErrShape)
 }
