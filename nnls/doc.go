@@ -24,10 +24,11 @@
 // only rescales a row of S, and it makes the conditioning the one that
 // matters), and the scaled Ã is factorised as Ã = Q·R by Householder QR
 // (by blocks of rows on all cores when Ã is tall with 32 or more columns),
-// or, when A is tall (2048 rows or more) and narrow (fewer than 32 columns)
-// and cond(Ã) is small enough for its error bounds to be Householder's
-// (about 10⁴ at 45,534×10), by CholeskyQR2 on all cores, which is twice as
-// fast there. Each column is then the k-row problem min ‖d − R·s‖ with d = Qᵀx, which has
+// or, when A is tall (2048 rows or more) and narrow (fewer than 32
+// columns) and cond(Ã) is small enough for its error bounds to be
+// Householder's (below a few thousand at 45,534×10), by CholeskyQR2 on all
+// cores, about three times as fast there (Q is then kept as Q₁·R₂⁻¹). Each
+// column is then the k-row problem min ‖d − R·s‖ with d = Qᵀx, which has
 // the same solution; QᵀX costs the same GEMM as AᵀX, done in column chunks
 // on all cores, and cond(R) = cond(Ã). Every column is solved on one of two
 // paths:
