@@ -66,3 +66,15 @@ func ExampleSolve_signed() {
 	fmt.Printf("S = %.4g\n", res.S.Data)
 	// Output: S = [2 0 1 0.5]
 }
+
+// Every factorisation holds the cosines between A's columns; Neural NMF
+// reads them to find topics that a step made collinear.
+func ExampleFactor_Cosine() {
+	a := tensor.MustFromRows([][]float64{{1, 1, 2}, {0, 1, 0}, {0, 0, 0}})
+	f, err := nnls.NewFactor(a)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Printf("%.4f %.4f\n", f.Cosine(0, 1), f.Cosine(0, 2))
+	// Output: 0.7071 1.0000
+}

@@ -40,3 +40,19 @@ func ExampleProjectedGD() {
 	fmt.Println(last < first/2)
 	// Output: true
 }
+
+// StepSaving takes the projected step and, in the same pass, keeps the
+// parameter and gradient it started from (to undo or retry the step) and
+// returns ⟨g, p before − p after⟩, the decrease an Armijo test weighs.
+func ExampleProjectedGD_StepSaving() {
+	p := tensor.MustFromRows([][]float64{{1, 2}})
+	g := tensor.MustFromRows([][]float64{{4, -1}})
+	prevP, prevG := tensor.New(1, 2), tensor.New(1, 2)
+	opt := &optim.ProjectedGD{LR: 0.5}
+	dec, err := opt.StepSaving([]*tensor.Dense{p}, []*tensor.Dense{g}, []*tensor.Dense{prevP}, []*tensor.Dense{prevG})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(p.Data, prevP.Data, prevG.Data, dec)
+	// Output: [0 2.5] [1 2] [4 -1] 4.5
+}

@@ -49,3 +49,15 @@ func ExampleSparse_T() {
 	fmt.Println(s.T().Dense().Data)
 	// Output: [0 7 0 0 5 0]
 }
+
+// MulDenseTRows adds rows of X·Uᵀ straight from the CSC form, so that row
+// blocks can be shared among goroutines without transposing X.
+func ExampleSparse_MulDenseTRows() {
+	x := tensor.SparseFromDense(tensor.MustFromRows([][]float64{{1, 0}, {0, 2}, {3, 4}}))
+	u := tensor.MustFromRows([][]float64{{1, 10}}) // k×M = 1×2
+	dst := tensor.New(3, 1)
+	x.MulDenseTRows(1, u, 0, 2, dst) // rows 0 and 1
+	x.MulDenseTRows(1, u, 2, 3, dst) // row 2
+	fmt.Println(dst.Data)
+	// Output: [1 20 43]
+}
