@@ -30,7 +30,7 @@ func condMatrix(n, k int, cond float64, seed uint64) *tensor.Dense {
 	}
 	u, v := orth(n, k), orth(k, k)
 	for j := 0; j < k; j++ {
-		sig := math.Pow(cond, -float64(j)/float64(k-1))
+		sig := math.Pow(cond, -float64(j)/float64(max(k-1, 1))) // k = 1: one singular value, 1
 		for i := 0; i < n; i++ {
 			u.Data[i*k+j] *= sig
 		}

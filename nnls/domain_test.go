@@ -34,7 +34,7 @@ func withCond(n, k int, cond float64, rng *rand.Rand) *tensor.Dense {
 	}
 	u, v := orth(n, k), orth(k, k)
 	for j := 0; j < k; j++ {
-		sig := math.Pow(cond, -float64(j)/float64(k-1))
+		sig := math.Pow(cond, -float64(j)/float64(max(k-1, 1))) // k = 1: one singular value, 1
 		for i := 0; i < n; i++ {
 			u.Set(i, j, u.At(i, j)*sig)
 		}
