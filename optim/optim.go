@@ -125,39 +125,26 @@ const saveChunk = 1 << 16
 // was finite. Matrices that are not contiguous are walked row by row on
 // one goroutine.
 func saveStep(p, g, prevP, prevG *tensor.Dense, s float64, project bool) (float64, bool) {
-	run := func(rp, rg, sp, sg []float64) (float64, bool) {
-		rg, sp, sg = rg[:len(rp)], sp[:len(rp)], sg[:len(rp)]
-		var dec, z float64 // z stays 0 while every g is finite
-		for j, v := range rp {
-			w := rg[j]
-			sp[j], sg[j] = v, w
-			z += w - w
-			n := v + s*w
-			if project && n < 0 {
-				n = 0
-			}
-			rp[j] = n
-			dec += w * (v - n)
-		}
-		return dec, z == 0
-	}
 	if !(p.Contiguous() && g.Contiguous() && prevP.Contiguous() && prevG.Contiguous()) {
 		var dec float64
 		ok := true
 		for r := range p.Rows {
-			d, f := run(p.Row(r), g.Row(r), prevP.Row(r), prevG.Row(r))
+			d, f := saveStepRun(p.Row(r), g.Row(r), prevP.Row(r), prevG.Row(r), s, project)
 			dec, ok = dec+d, ok && f
 		}
 		return dec, ok
 	}
 	n := p.Len()
 	nc := (n + saveChunk - 1) / saveChunk
+	if nc <= 1 {
+		return saveStepRun(p.Data[:n], g.Data[:n], prevP.Data[:n], prevG.Data[:n], s, project)
+	}
 	decs := make([]float64, nc)
 	oks := make([]bool, nc)
 	parallel.ForChunks(nc, 1, runtime.GOMAXPROCS(0), func(_, c0, c1 int) {
 		for c := c0; c < c1; c++ {
 			lo, hi := c*saveChunk, min(n, (c+1)*saveChunk)
-			decs[c], oks[c] = run(p.Data[lo:hi], g.Data[lo:hi], prevP.Data[lo:hi], prevG.Data[lo:hi])
+			decs[c], oks[c] = saveStepRun(p.Data[lo:hi], g.Data[lo:hi], prevP.Data[lo:hi], prevG.Data[lo:hi], s, project)
 		}
 	})
 	var dec float64
@@ -166,6 +153,25 @@ func saveStep(p, g, prevP, prevG *tensor.Dense, s float64, project bool) (float6
 		dec, ok = dec+decs[c], ok && oks[c]
 	}
 	return dec, ok
+}
+
+// saveStepRun is saveStep on one run of memory: rp the parameter, rg the
+// gradient, sp and sg their saved copies (all of rp's length).
+func saveStepRun(rp, rg, sp, sg []float64, s float64, project bool) (float64, bool) {
+	rg, sp, sg = rg[:len(rp)], sp[:len(rp)], sg[:len(rp)]
+	var dec, z float64 // z stays 0 while every g is finite
+	for j, v := range rp {
+		w := rg[j]
+		sp[j], sg[j] = v, w
+		z += w - w
+		n := v + s*w
+		if project && n < 0 {
+			n = 0
+		}
+		rp[j] = n
+		dec += w * (v - n)
+	}
+	return dec, z == 0
 }
 
 // projectedAxpy sets p = max(0, p + s·g) in one pass: the same bits as

@@ -91,6 +91,10 @@ func TestStepDoesNotAllocate(t *testing.T) {
 	require.NoError(t, ad.Step(ps, gs))
 	require.Zero(t, testing.AllocsPerRun(10, func() { _ = gd.Step(ps, gs) }))
 	require.Zero(t, testing.AllocsPerRun(10, func() { _ = ad.Step(ps, gs) }))
+	// StepSaving too, for parameters of one chunk (2¹⁶ entries or fewer).
+	sp := []*tensor.Dense{tensor.New(20, 5), tensor.New(5, 3)}
+	sg := []*tensor.Dense{tensor.New(20, 5), tensor.New(5, 3)}
+	require.Zero(t, testing.AllocsPerRun(10, func() { _, _ = gd.StepSaving(ps, gs, sp, sg) }))
 }
 
 // A non-finite gradient entry is found wherever it is: in the part of a
