@@ -13,15 +13,23 @@ import (
 	"github.com/neuralnmf/neuralnmf/tensor"
 )
 
-// condMatrix returns an n×k matrix U·diag(σ)·Vᵀ, σ log-spaced from 1 to
-// 1/cond, U and V random orthonormal (thin QR of Gaussian matrices).
-func condMatrix(n, k int, cond float64, seed uint64) *tensor.Dense {
-	rng := rand.New(rand.NewPCG(seed, 3))
+// gaussian returns an r×c matrix of standard normal entries, drawn in
+// row-major order.
+func gaussian(r, c int, rng *rand.Rand) *tensor.Dense {
+	d := tensor.New(r, c)
+	for i := range d.Data {
+		d.Data[i] = rng.NormFloat64()
+	}
+	return d
+}
+
+// withCond returns an n×k matrix U·diag(σ)·Vᵀ with σ log-spaced from 1 to
+// 1/cond and random orthonormal U, V: the thin Q factors (Householder,
+// LAPACK's Geqrf and Orgqr) of Gaussian matrices, so that a tall n costs
+// n·k memory, not n².
+func withCond(n, k int, cond float64, rng *rand.Rand) *tensor.Dense {
 	orth := func(r, c int) *tensor.Dense {
-		g := tensor.New(r, c)
-		for i := range g.Data {
-			g.Data[i] = rng.NormFloat64()
-		}
+		g := gaussian(r, c, rng)
 		tau := make([]float64, c)
 		work := make([]float64, 64*c)
 		lapack64.Geqrf(g.RawMatrix(), tau, work, len(work))
@@ -36,6 +44,11 @@ func condMatrix(n, k int, cond float64, seed uint64) *tensor.Dense {
 		}
 	}
 	return tensor.MatMul(false, true, u, v)
+}
+
+// condMatrix is withCond with its own generator, seeded by seed.
+func condMatrix(n, k int, cond float64, seed uint64) *tensor.Dense {
+	return withCond(n, k, cond, rand.New(rand.NewPCG(seed, 3)))
 }
 
 // bigU solves (A_TᵀA_T) u_T = g_T in 256-bit arithmetic.

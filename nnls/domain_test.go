@@ -14,35 +14,8 @@ import (
 	"github.com/neuralnmf/neuralnmf/tensor"
 )
 
-func gaussian(r, c int, rng *rand.Rand) *tensor.Dense {
-	d := tensor.New(r, c)
-	for i := range d.Data {
-		d.Data[i] = rng.NormFloat64()
-	}
-	return d
-}
-
-// withCond returns an n×k matrix U·diag(σ)·Vᵀ with σ log-spaced from 1 to
-// 1/cond and random orthonormal U, V.
-func withCond(n, k int, cond float64, rng *rand.Rand) *tensor.Dense {
-	orth := func(r, c int) *mat.Dense {
-		var qr mat.QR
-		qr.Factorize(gaussian(r, c, rng).Mat())
-		var q mat.Dense
-		qr.QTo(&q)
-		return mat.DenseCopyOf(q.Slice(0, r, 0, c))
-	}
-	u, v := orth(n, k), orth(k, k)
-	for j := 0; j < k; j++ {
-		sig := math.Pow(cond, -float64(j)/float64(max(k-1, 1))) // k = 1: one singular value, 1
-		for i := 0; i < n; i++ {
-			u.Set(i, j, u.At(i, j)*sig)
-		}
-	}
-	var a mat.Dense
-	a.Mul(u, v.T())
-	return tensor.FromMat(&a)
-}
+// gaussian and withCond are the package's test matrices (export_test.go).
+var gaussian, withCond = nnls.Gaussian, nnls.WithCond
 
 // relObjective returns ‖x_j − A·s‖²/‖x_j‖² in big precision.
 func relObjective(a, x *tensor.Dense, j int, s []float64) float64 {
