@@ -307,8 +307,7 @@ func (t *Tape) Backward(loss *Var) (Grads, error) {
 				delete(t.fresh, gj)
 				grads[v.id] = gj
 			} else {
-				acc = t.Alloc(gj.Rows, gj.Cols)
-				delete(t.fresh, acc)
+				acc = t.arena.alloc(gj.Rows, gj.Cols) // not a VJP's: untracked
 				acc.Copy(gj)
 				grads[v.id] = acc
 			}
