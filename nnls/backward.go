@@ -112,11 +112,11 @@ func (r *Result) backward(a *tensor.Dense, x data, xd *tensor.Dense, gs, ga, gx 
 	// X·Uᵀ is Σ_j x_rj·U[:, j] over the row's nonzeros in increasing j
 	// (tensor.Sparse.MulDenseTRows): no partial sums per worker, and the
 	// same rounding however the rows were shared out. Each tile searches
-	// every column of X for its rows, so sparse tiles are larger: at most
-	// 16 of them, a number fixed by the shape.
+	// every column of X for its rows, so sparse tiles are larger
+	// (tensor.Sparse.RowBlock).
 	tile := rowTile
 	if isSparse {
-		tile = max(rowTile, (n+15)/16)
+		tile = sp.x.RowBlock(rowTile)
 	}
 	qm := blas64.General{Rows: k, Cols: k, Stride: k, Data: q}
 	parallel.ForChunks(n, tile, workers, func(_, r0, r1 int) {

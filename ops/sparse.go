@@ -102,10 +102,10 @@ func sparseMulTA(x *tensor.Sparse, w, dst *tensor.Dense) {
 }
 
 // sparseMulDenseT adds alpha·X·Uᵀ to dst (N×k) for U of shape k×M, by
-// blocks of dst's rows (at most 16, a number fixed by N) on sparseWorkers
+// blocks of dst's rows (tensor.Sparse.RowBlock) on sparseWorkers
 // goroutines; the result is bit for bit that of one goroutine.
 func sparseMulDenseT(x *tensor.Sparse, alpha float64, u, dst *tensor.Dense) {
-	parallel.ForChunks(x.Rows, max(64, (x.Rows+15)/16), sparseWorkers(u.Rows, x.NNZ()), func(_, r0, r1 int) {
+	parallel.ForChunks(x.Rows, x.RowBlock(64), sparseWorkers(u.Rows, x.NNZ()), func(_, r0, r1 int) {
 		x.MulDenseTRows(alpha, u, r0, r1, dst)
 	})
 }

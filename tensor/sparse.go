@@ -257,6 +257,13 @@ func (s *Sparse) MulDenseTRows(alpha float64, u *Dense, r0, r1 int, dst *Dense) 
 	}
 }
 
+// RowBlock returns how many rows of s a goroutine should take at a time
+// when MulDenseTRows is shared out: at least min, and so many that there
+// are at most 16 blocks, because every block searches every column of s.
+// It depends on s's shape only, so a caller's arithmetic does not depend on
+// the number of goroutines.
+func (s *Sparse) RowBlock(min int) int { return max(min, (s.Rows+15)/16) }
+
 // firstAtLeast returns the first p in [lo, hi) with idx[p] ≥ r, or hi, for
 // idx increasing on [lo, hi): sort.SearchInts without its closure, which
 // cost MulDenseTRows a third of its time.

@@ -115,6 +115,8 @@ func TestSparseMulDenseTRows(t *testing.T) {
 		}
 		require.Equal(t, want.Data, got.Data, "split %v", splits)
 	}
+	require.Equal(t, 4, s.RowBlock(1), "53 rows: 16 blocks of at most 4")
+	require.Equal(t, 64, s.RowBlock(64))
 	xu := tensor.MatMul(false, true, d, u)
 	for i := range xu.Data {
 		require.InDelta(t, 1-1.5*xu.Data[i], want.Data[i], 1e-13)
