@@ -174,7 +174,9 @@ func (f *Factor) cholQR2(a *tensor.Dense, workers int) bool {
 	if !lapack64.Trtri(blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: kk, Stride: kk, Data: r1inv}) {
 		return false
 	}
-	if 16*upperFrobenius(r1, kk)*upperFrobenius(r1inv, kk)*math.Sqrt(float64(n*kk+kk*(kk+1))*unitRoundoff) > 1 {
+	square := func(m []float64) *tensor.Dense { return &tensor.Dense{Rows: kk, Cols: kk, Stride: kk, Data: m} }
+	// Both are upper triangular with zeros below: ‖·‖_F of the triangles.
+	if 16*tensor.Norm(square(r1))*tensor.Norm(square(r1inv))*math.Sqrt(float64(n*kk+kk*(kk+1))*unitRoundoff) > 1 {
 		return false
 	}
 	// R' = R₁·D: Q₁ = A·R'⁻¹ without scaling A.
@@ -266,16 +268,4 @@ func sumParts(parts []float64, nb, m int) []float64 {
 		}
 	}
 	return s
-}
-
-// upperFrobenius returns the Frobenius norm of the upper triangle of the
-// k×k row-major u.
-func upperFrobenius(u []float64, k int) float64 {
-	var s float64
-	for i := range k {
-		for _, v := range u[i*k+i : (i+1)*k] {
-			s += v * v
-		}
-	}
-	return math.Sqrt(s)
 }
