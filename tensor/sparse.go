@@ -217,14 +217,21 @@ func (s *Sparse) MulTA(a *Dense, j0, j1 int, dst []float64, stride int) {
 // MulDenseT adds alpha·s[:, j0:j1]·U[:, j0:j1]ᵀ to dst (s.Rows×k) for U of
 // shape k×s.Cols. Its cost is k·nnz of the columns.
 func (s *Sparse) MulDenseT(alpha float64, u *Dense, j0, j1 int, dst *Dense) {
-	k := u.Rows
 	for j := j0; j < j1; j++ {
-		for p := s.ColPtr[j]; p < s.ColPtr[j+1]; p++ {
-			v := alpha * s.Val[p]
-			row := dst.Data[s.RowIdx[p]*dst.Stride : s.RowIdx[p]*dst.Stride+k]
-			for i := range row {
-				row[i] += v * u.Data[i*u.Stride+j]
-			}
+		s.addColumnT(alpha, u, j, s.ColPtr[j], s.ColPtr[j+1], dst)
+	}
+}
+
+// addColumnT adds alpha·s_pj·U[:, j] to row RowIdx[p] of dst for the
+// entries p0:p1 of column j, in order: MulDenseT's and MulDenseTRows's
+// step.
+func (s *Sparse) addColumnT(alpha float64, u *Dense, j, p0, p1 int, dst *Dense) {
+	k := u.Rows
+	for p := p0; p < p1; p++ {
+		v := alpha * s.Val[p]
+		row := dst.Data[s.RowIdx[p]*dst.Stride : s.RowIdx[p]*dst.Stride+k]
+		for i := range row {
+			row[i] += v * u.Data[i*u.Stride+j]
 		}
 	}
 }
@@ -237,7 +244,6 @@ func (s *Sparse) MulDenseT(alpha float64, u *Dense, j0, j1 int, dst *Dense) {
 // r0:r1 are found by binary search (its row indices increase); the cost is
 // k·nnz of those rows plus s.Cols·log(nnz per column).
 func (s *Sparse) MulDenseTRows(alpha float64, u *Dense, r0, r1 int, dst *Dense) {
-	k := u.Rows
 	for j := 0; j < s.Cols; j++ {
 		lo, hi := s.ColPtr[j], s.ColPtr[j+1]
 		p0, p1 := lo, hi
@@ -247,13 +253,7 @@ func (s *Sparse) MulDenseTRows(alpha float64, u *Dense, r0, r1 int, dst *Dense) 
 		if r1 < s.Rows {
 			p1 = firstAtLeast(s.RowIdx, p0, hi, r1)
 		}
-		for p := p0; p < p1; p++ {
-			v := alpha * s.Val[p]
-			row := dst.Data[s.RowIdx[p]*dst.Stride : s.RowIdx[p]*dst.Stride+k]
-			for i := range row {
-				row[i] += v * u.Data[i*u.Stride+j]
-			}
-		}
+		s.addColumnT(alpha, u, j, p0, p1, dst)
 	}
 }
 
