@@ -66,7 +66,11 @@ func (r *Result) backward(a *tensor.Dense, x data, xd *tensor.Dense, gs, ga, gx 
 
 	workers = effectiveWorkers(workers, n, k, m)
 	// Phase 1, by column chunks: U, and ∂L/∂X = A·U for the chunk.
-	u := tensor.New(k, m)
+	// U is scratch: pooled memory (a training loop asks for the same shape
+	// every epoch), cleared because solveUChunk skips empty supports.
+	u := getDense(k, m)
+	clear(u.Data)
+	defer putDense(u)
 	sp, isSparse := x.(sparseData)
 	cs := chunkFor(m, workers)
 	// The forward pass's recycled workspaces (its worker and two k-vectors,

@@ -216,9 +216,9 @@ func (f *Factor) householder(a *tensor.Dense, workers int) error {
 	lwork := int(query[0])
 	lapack64.Orgqr(blas64.General{Rows: n, Cols: p, Stride: at.Stride, Data: at.Data}, nil, query[:], -1)
 	lwork = max(lwork, int(query[0]), 1)
-	work := make([]float64, lwork+p)
-	tau := work[lwork:]
-	work = work[:lwork]
+	wd := getDense(1, lwork+p) // scratch: every entry is written before it is read
+	defer putDense(wd)
+	work, tau := wd.Data[:lwork], wd.Data[lwork:]
 	lapack64.Geqrf(at.RawMatrix(), tau, work, lwork)
 	for i := 0; i < p; i++ {
 		copy(f.r[i*kk+i:(i+1)*kk], at.Row(i)[i:])
