@@ -121,23 +121,37 @@ func Sum(d *Dense) float64 {
 	return s
 }
 
-// Dot returns the Frobenius inner product ⟨a, b⟩ = Σ a_ij b_ij.
+// Dot returns the Frobenius inner product ⟨a, b⟩ = Σ a_ij b_ij. The terms,
+// in row-major order, are summed in four interleaved partial sums (term e
+// into partial e mod 4, combined as (s₀ + s₁) + (s₂ + s₃)): twice as fast
+// as one running sum, as accurate or more, and the same bits for a strided
+// matrix as for a contiguous copy.
 func Dot(a, b *Dense) float64 {
 	mustSameShape("Dot", a, b)
-	var s float64
+	var s lanes
 	n, l := segments(a, b)
+	ph := 0
 	for i := range n {
-		ra, rb := segment(a, i, l), segment(b, i, l)
-		rb = rb[:len(ra)]
-		for j, v := range ra {
-			s += v * rb[j]
-		}
+		ph = s.dot(segment(a, i, l), segment(b, i, l), ph)
 	}
-	return s
+	return s.total()
 }
 
-// SqNorm returns ‖d‖²_F, the sum of squared elements.
+// SqNorm returns ‖d‖²_F, the sum of squared elements, summed as Dot(d, d).
 func SqNorm(d *Dense) float64 { return Dot(d, d) }
+
+// SqDiff returns ‖a − b‖²_F, the sum of (a_ij − b_ij)², summed in the order
+// Dot uses. It panics if the shapes differ.
+func SqDiff(a, b *Dense) float64 {
+	mustSameShape("SqDiff", a, b)
+	var s lanes
+	n, l := segments(a, b)
+	ph := 0
+	for i := range n {
+		ph = s.sqDiff(segment(a, i, l), segment(b, i, l), ph)
+	}
+	return s.total()
+}
 
 // Norm returns ‖d‖_F, computed with scaling so that it neither overflows nor
 // underflows for finite input.

@@ -69,21 +69,62 @@ func TestElementwiseKernels(t *testing.T) {
 			requireGapsNaN(t, ds)
 		}
 		as, bs := strided(a), strided(b)
-		var sum, dot, maxAbs float64
+		var sum, maxAbs float64
+		var dot, sqd [4]float64 // term e of Dot and SqDiff goes to partial e mod 4
 		for i := range shape[0] {
 			for j := range shape[1] {
+				e := i*shape[1] + j
 				sum += a.At(i, j)
-				dot += a.At(i, j) * b.At(i, j)
+				dot[e%4] += a.At(i, j) * b.At(i, j)
+				d := a.At(i, j) - b.At(i, j)
+				sqd[e%4] += d * d
 				maxAbs = math.Max(maxAbs, math.Abs(a.At(i, j)))
 			}
 		}
+		total := func(s [4]float64) float64 { return (s[0] + s[1]) + (s[2] + s[3]) }
 		require.Equal(t, sum, tensor.Sum(a), "Sum sums in row-major order")
 		require.Equal(t, sum, tensor.Sum(as))
-		require.Equal(t, dot, tensor.Dot(a, b))
-		require.Equal(t, dot, tensor.Dot(as, bs))
+		require.Equal(t, total(dot), tensor.Dot(a, b), "Dot sums in four interleaved partial sums %v", shape)
+		require.Equal(t, total(dot), tensor.Dot(as, bs), "%v", shape)
+		require.Equal(t, total(sqd), tensor.SqDiff(a, b), "%v", shape)
+		require.Equal(t, total(sqd), tensor.SqDiff(as, bs), "%v", shape)
+		require.Equal(t, tensor.Dot(a, a), tensor.SqNorm(as), "%v", shape)
 		require.Equal(t, maxAbs, tensor.MaxAbs(a))
 		require.Equal(t, maxAbs, tensor.MaxAbs(as))
 		require.InEpsilon(t, math.Sqrt(tensor.Dot(a, a)), tensor.Norm(a), 1e-15)
 		require.Equal(t, tensor.Norm(a), tensor.Norm(as))
+	}
+}
+
+// Dot and SqDiff put term e (row-major) into partial sum e mod 4 whatever
+// the layout: on terms spread over 60 binary orders of magnitude, where any
+// other grouping changes the rounded result, contiguous and strided
+// matrices of every small shape (rows shorter and longer than four) give
+// the bits of the reference sum.
+func TestDotLanes(t *testing.T) {
+	rng := tensor.NewRand(7)
+	wide := func(r, c int) *tensor.Dense {
+		d := tensor.Uniform(r, c, -1, 1, rng)
+		for i := range d.Data {
+			d.Data[i] = math.Ldexp(d.Data[i], rng.IntN(61)-30)
+		}
+		return d
+	}
+	for r := 1; r <= 9; r++ {
+		for c := 1; c <= 9; c++ {
+			a, b := wide(r, c), wide(r, c)
+			var dot, sqd [4]float64
+			for e := range r * c {
+				x, y := a.Data[e], b.Data[e]
+				dot[e%4] += x * y
+				sqd[e%4] += (x - y) * (x - y)
+			}
+			total := func(s [4]float64) float64 { return (s[0] + s[1]) + (s[2] + s[3]) }
+			as, bs := strided(a), strided(b)
+			require.Equal(t, total(dot), tensor.Dot(a, b), "%d×%d", r, c)
+			require.Equal(t, total(dot), tensor.Dot(as, bs), "%d×%d strided", r, c)
+			require.Equal(t, total(sqd), tensor.SqDiff(a, b), "%d×%d", r, c)
+			require.Equal(t, total(sqd), tensor.SqDiff(as, bs), "%d×%d strided", r, c)
+		}
 	}
 }

@@ -94,13 +94,11 @@ func (s *Sparse) Dense() *Dense {
 	return d
 }
 
-// SqNorm returns ‖s‖²_F.
+// SqNorm returns ‖s‖²_F, the stored values summed in the order of Dot.
 func (s *Sparse) SqNorm() float64 {
-	var q float64
-	for _, v := range s.Val {
-		q += v * v
-	}
-	return q
+	var q lanes
+	q.dot(s.Val, s.Val, 0)
+	return q.total()
 }
 
 // Column returns the row indices and values of column j; they alias s.

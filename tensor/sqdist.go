@@ -40,7 +40,8 @@ func SqDist(x, w, h *Dense) float64 {
 		if bufs[wi] == nil {
 			bufs[wi] = make([]float64, sqDistRows*nt)
 		}
-		var s float64
+		var s lanes
+		ph := 0
 		for c0 := 0; c0 < n; c0 += nt {
 			c1 := min(c0+nt, n)
 			cols := c1 - c0
@@ -52,11 +53,9 @@ func SqDist(x, w, h *Dense) float64 {
 			if w.Cols > 0 {
 				gemm.Serial(false, false, rows, cols, w.Cols, -1, w.Data[r0*w.Stride:], w.Stride, h.Data[c0:], h.Stride, 1, buf, cols, &ws[wi])
 			}
-			for _, v := range buf {
-				s += v * v
-			}
+			ph = s.dot(buf, buf, ph)
 		}
-		sums[r0/sqDistRows] = s
+		sums[r0/sqDistRows] = s.total()
 	})
 	var total float64
 	for _, s := range sums {

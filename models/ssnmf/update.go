@@ -103,19 +103,10 @@ func (u *updater) step(a, s, b *tensor.Dense, updA, updS bool) {
 // by expansion) so that monotonicity can be checked to rounding.
 func (u *updater) objective(a, s, b *tensor.Dense) float64 {
 	u.fitX(a, s)
-	var e float64
-	for i, v := range u.wx.Data {
-		d := v - u.ws.Data[i]
-		e += d * d
-	}
+	e := tensor.SqDiff(u.wx, u.ws)
 	if b != nil {
 		u.fitY(b, s)
-		var c float64
-		for i, v := range u.zy.Data {
-			d := v - u.zs.Data[i]
-			c += d * d
-		}
-		e += u.lambda * c
+		e += u.lambda * tensor.SqDiff(u.zy, u.zs)
 	}
 	return e
 }
