@@ -295,6 +295,22 @@ func packA(MR int, tA bool, mb, kb int, a []float64, lda, i0, p0 int, dst []floa
 	for s := 0; s < mb; s += MR {
 		mr := min(MR, mb-s)
 		d := dst[s*kb : s*kb+kb*MR]
+		if MR == 8 && !tA && mr >= 4 {
+			// The AVX-512 kernel's A panel, full or ragged by up to
+			// four rows, which read as zeros (with fewer rows, clearing
+			// the strip and storing the rows is faster).
+			var rows [8][]float64
+			for r := range rows {
+				if r < mr {
+					off := (i0+s+r)*lda + p0
+					rows[r] = a[off : off+kb]
+				} else {
+					rows[r] = zeros[:kb]
+				}
+			}
+			pack8(d, &rows)
+			continue
+		}
 		if mr < MR {
 			// A ragged strip: zero it in one contiguous pass, then fill
 			// its mr rows (a strided zero store per padding entry cost
@@ -304,14 +320,27 @@ func packA(MR int, tA bool, mb, kb int, a []float64, lda, i0, p0 int, dst []floa
 		}
 		if tA {
 			// op(A)[i][p] = a[p*lda+i]: MR contiguous values per p.
-			for p := 0; p < kb; p++ {
-				src := a[(p0+p)*lda+i0+s:]
-				copy(d[p*MR:p*MR+mr], src[:mr])
+			if mr == 8 && MR == 8 {
+				for p := 0; p < kb; p++ {
+					off := (p0+p)*lda + i0 + s
+					*(*[8]float64)(d[p*8:]) = [8]float64(a[off : off+8])
+				}
+				continue
 			}
-			continue
-		}
-		if mr == 8 && MR == 8 {
-			pack8(d, a, lda, (i0+s)*lda+p0, kb)
+			if mr >= 16 {
+				for p := 0; p < kb; p++ {
+					off := (p0+p)*lda + i0 + s
+					copy(d[p*MR:p*MR+mr], a[off:off+mr])
+				}
+				continue
+			}
+			for p := 0; p < kb; p++ {
+				off := (p0+p)*lda + i0 + s
+				src, q := a[off:off+mr], d[p*MR:p*MR+mr]
+				for r, v := range src { // a few values: cheaper than a copy call
+					q[r] = v
+				}
+			}
 			continue
 		}
 		for r := 0; r < mr; r++ {
@@ -323,22 +352,20 @@ func packA(MR int, tA bool, mb, kb int, a []float64, lda, i0, p0 int, dst []floa
 	}
 }
 
-// pack8 is packA's full strip of eight rows of a row-major op(A), the AVX-512
-// kernel's A panel: the eight rows starting at a[off] (row stride lda) are
-// read side by side, kb entries each, and each step p stores its eight
-// values contiguously in d[8p : 8p+8], rather than one row at a time with a
-// store every eight entries.
-func pack8(d, a []float64, lda, off, kb int) {
-	r0 := a[off : off+kb]
-	r1 := a[off+lda : off+lda+kb]
-	r2 := a[off+2*lda : off+2*lda+kb]
-	r3 := a[off+3*lda : off+3*lda+kb]
-	r4 := a[off+4*lda : off+4*lda+kb]
-	r5 := a[off+5*lda : off+5*lda+kb]
-	r6 := a[off+6*lda : off+6*lda+kb]
-	r7 := a[off+7*lda : off+7*lda+kb]
+// zeros is a row of kc zeros that pack8 reads in place of the rows past
+// the end of a ragged strip. It is never written.
+var zeros [kc]float64
+
+// pack8 is packA's strip of eight rows of a row-major op(A), the AVX-512
+// kernel's A panel: the eight rows (kb entries each, kb = len(rows[0])) are
+// read side by side, and each step p stores its eight values contiguously
+// in d[8p : 8p+8], rather than one row at a time with a store every eight
+// entries.
+func pack8(d []float64, rows *[8][]float64) {
+	r0 := rows[0]
 	n := len(r0) // equal lengths let the compiler drop the bounds checks
-	r1, r2, r3, r4, r5, r6, r7 = r1[:n], r2[:n], r3[:n], r4[:n], r5[:n], r6[:n], r7[:n]
+	r1, r2, r3 := rows[1][:n], rows[2][:n], rows[3][:n]
+	r4, r5, r6, r7 := rows[4][:n], rows[5][:n], rows[6][:n], rows[7][:n]
 	d = d[:8*n]
 	for p := range r0 {
 		q := d[8*p : 8*p+8 : 8*p+8]
