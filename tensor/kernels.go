@@ -128,13 +128,7 @@ func Sum(d *Dense) float64 {
 // matrix as for a contiguous copy.
 func Dot(a, b *Dense) float64 {
 	mustSameShape("Dot", a, b)
-	var s lanes
-	n, l := segments(a, b)
-	ph := 0
-	for i := range n {
-		ph = s.dot(segment(a, i, l), segment(b, i, l), ph)
-	}
-	return s.total()
+	return sumLanes(a, b, (*lanes).dot)
 }
 
 // SqNorm returns ‖d‖²_F, the sum of squared elements, summed as Dot(d, d).
@@ -144,11 +138,18 @@ func SqNorm(d *Dense) float64 { return Dot(d, d) }
 // Dot uses. It panics if the shapes differ.
 func SqDiff(a, b *Dense) float64 {
 	mustSameShape("SqDiff", a, b)
+	return sumLanes(a, b, (*lanes).sqDiff)
+}
+
+// sumLanes adds the terms of a and b (same shape) with add, a segment at
+// a time, carrying the phase from one segment to the next, and returns the
+// total.
+func sumLanes(a, b *Dense, add func(s *lanes, a, b []float64, ph int) int) float64 {
 	var s lanes
 	n, l := segments(a, b)
 	ph := 0
 	for i := range n {
-		ph = s.sqDiff(segment(a, i, l), segment(b, i, l), ph)
+		ph = add(&s, segment(a, i, l), segment(b, i, l), ph)
 	}
 	return s.total()
 }
