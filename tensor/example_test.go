@@ -43,6 +43,16 @@ func ExampleSqDist() {
 	// Output: 1
 }
 
+// SqDiff is the squared Frobenius distance of two matrices of one shape,
+// summed in the order of Dot.
+func ExampleSqDiff() {
+	a := tensor.MustFromRows([][]float64{{1, 2, 3}, {4, 5, 6}})
+	b := tensor.MustFromRows([][]float64{{1, 0, 3}, {4, 5, 9}})
+	// (2 − 0)² + (6 − 9)² = 13.
+	fmt.Println(tensor.SqDiff(a, b))
+	// Output: 13
+}
+
 // T transposes a sparse matrix: its columns are the rows of the original.
 func ExampleSparse_T() {
 	s, _ := tensor.NewSparse(2, 3, []tensor.Entry{{Row: 0, Col: 2, Val: 5}, {Row: 1, Col: 0, Val: 7}})
