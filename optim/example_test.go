@@ -56,3 +56,18 @@ func ExampleProjectedGD_StepSaving() {
 	fmt.Println(p.Data, prevP.Data, prevG.Data, dec)
 	// Output: [0 2.5] [1 2] [4 -1] 4.5
 }
+
+// Adam's StepSaving keeps the parameter and gradient from before the step
+// (to undo or retry it) in the same pass as the update, which is Step's.
+func ExampleAdam_StepSaving() {
+	p := tensor.MustFromRows([][]float64{{1, 2}})
+	g := tensor.MustFromRows([][]float64{{4, -1}})
+	prevP, prevG := tensor.New(1, 2), tensor.New(1, 2)
+	opt := &optim.Adam{LR: 0.5}
+	if err := opt.StepSaving([]*tensor.Dense{p}, []*tensor.Dense{g}, []*tensor.Dense{prevP}, []*tensor.Dense{prevG}); err != nil {
+		panic(err)
+	}
+	// Adam's first step moves each entry by about LR against its gradient's sign.
+	fmt.Printf("%.4f %v %v\n", p.Data, prevP.Data, prevG.Data)
+	// Output: [0.5000 2.5000] [1 2] [4 -1]
+}

@@ -4,8 +4,12 @@
 //
 // Both take parallel slices of parameters and gradients (for example the
 // values given to autograd.Tape.Param and Grads.Of of each) and update the
-// parameters in place. Neither allocates after its first step: Adam's moment
-// estimates are its only state.
+// parameters in place. Adam's moment estimates are its only state, allocated
+// at its first step. Parameters of more than 2¹⁶ entries are updated by all
+// cores in chunks fixed by their size (Adam's Step, and both StepSaving
+// methods), which costs a few small allocations per step; smaller ones are
+// updated on the calling goroutine without allocating. Results do not
+// depend on the number of cores.
 package optim
 
 import (
@@ -87,16 +91,8 @@ func (o *ProjectedGD) StepSaving(params, grads, prevParams, prevGrads []*tensor.
 	if err := checkShapes(op, o.LR, params, grads); err != nil {
 		return 0, err
 	}
-	if len(prevParams) != len(params) || len(prevGrads) != len(params) {
-		return 0, fmt.Errorf("%s: %d parameters but %d and %d saved matrices", op, len(params), len(prevParams), len(prevGrads))
-	}
-	for i, p := range params {
-		if prevParams[i] == nil || prevGrads[i] == nil || !p.SameShape(prevParams[i]) || !p.SameShape(prevGrads[i]) {
-			return 0, fmt.Errorf("%s: %w: saved matrices for parameter %d must be %d×%d", op, tensor.ErrShape, i, p.Rows, p.Cols)
-		}
-		if prevParams[i] == p || prevGrads[i] == p || prevParams[i] == prevGrads[i] {
-			return 0, fmt.Errorf("%s: parameter %d: the parameter and the two saved matrices must be distinct", op, i)
-		}
+	if err := checkSaved(op, params, prevParams, prevGrads); err != nil {
+		return 0, err
 	}
 	lr := o.CurrentLR()
 	var decrease float64
@@ -114,9 +110,27 @@ func (o *ProjectedGD) StepSaving(params, grads, prevParams, prevGrads []*tensor.
 	return decrease, nil
 }
 
-// saveChunk is the number of elements per chunk of saveStep: 2¹⁶ (512 KiB
-// per matrix), so that chunks are shared among goroutines only for large
-// parameters and a small one is one chunk, summed in one sequence.
+// checkSaved checks the saved matrices of a StepSaving: one pair per
+// parameter, of its shape, distinct from it and from each other.
+func checkSaved(op string, params, prevParams, prevGrads []*tensor.Dense) error {
+	if len(prevParams) != len(params) || len(prevGrads) != len(params) {
+		return fmt.Errorf("%s: %d parameters but %d and %d saved matrices", op, len(params), len(prevParams), len(prevGrads))
+	}
+	for i, p := range params {
+		if prevParams[i] == nil || prevGrads[i] == nil || !p.SameShape(prevParams[i]) || !p.SameShape(prevGrads[i]) {
+			return fmt.Errorf("%s: %w: saved matrices for parameter %d must be %d×%d", op, tensor.ErrShape, i, p.Rows, p.Cols)
+		}
+		if prevParams[i] == p || prevGrads[i] == p || prevParams[i] == prevGrads[i] {
+			return fmt.Errorf("%s: parameter %d: the parameter and the two saved matrices must be distinct", op, i)
+		}
+	}
+	return nil
+}
+
+// saveChunk is the number of elements per chunk of saveStep and of Adam's
+// update: 2¹⁶ (512 KiB per matrix), so that chunks are shared among
+// goroutines only for large parameters and a small one is one chunk,
+// summed in one sequence.
 const saveChunk = 1 << 16
 
 // saveStep does StepSaving's work for one parameter p with gradient g and
@@ -216,8 +230,31 @@ func (o *Adam) Reset() { o.step, o.m, o.v = 0, nil, nil }
 
 // Step updates every params[i] in place from grads[i]; errors as for
 // ProjectedGD.Step, plus a parameter whose shape changed since the first step.
+// Large parameters are updated by all cores in chunks; every entry is
+// updated by the same arithmetic whatever the chunk, so the result does not
+// depend on GOMAXPROCS.
 func (o *Adam) Step(params, grads []*tensor.Dense) error {
+	return o.step2("optim.Adam", params, grads, nil, nil)
+}
+
+// StepSaving is Step for a caller that may undo the step: in the same pass
+// over the data as the update it copies every parameter and gradient, as
+// they were before the step, into prevParams[i] and prevGrads[i] (which
+// must have their shapes and be distinct from params[i] and from each
+// other; prevGrads[i] may be grads[i]). The update is Step's, bit for bit.
+// It returns Step's errors and one for a saved matrix of the wrong shape;
+// on error the parameters and moment estimates are unchanged (the saved
+// matrices may not be).
+func (o *Adam) StepSaving(params, grads, prevParams, prevGrads []*tensor.Dense) error {
 	const op = "optim.Adam"
+	if err := checkSaved(op, params, prevParams, prevGrads); err != nil {
+		return err
+	}
+	return o.step2(op, params, grads, prevParams, prevGrads)
+}
+
+// step2 is Step, and StepSaving when prevParams is not nil.
+func (o *Adam) step2(op string, params, grads, prevParams, prevGrads []*tensor.Dense) error {
 	if err := checkStep(op, o.LR, params, grads); err != nil {
 		return err
 	}
@@ -238,36 +275,105 @@ func (o *Adam) Step(params, grads []*tensor.Dense) error {
 				op, tensor.ErrShape, i, p.Rows, p.Cols, o.m[i].Rows, o.m[i].Cols)
 		}
 	}
-	b1, b2, eps := o.Beta1, o.Beta2, o.Eps
-	if b1 == 0 {
-		b1 = 0.9
+	c := adamCoef{b1: o.Beta1, b2: o.Beta2, eps: o.Eps, project: !o.Unconstrained}
+	if c.b1 == 0 {
+		c.b1 = 0.9
 	}
-	if b2 == 0 {
-		b2 = 0.999
+	if c.b2 == 0 {
+		c.b2 = 0.999
 	}
-	if eps == 0 {
-		eps = 1e-8
+	if c.eps == 0 {
+		c.eps = 1e-8
 	}
 	o.step++
-	lr := o.LR * o.Decay.scale(o.step-1)
-	c1 := 1 - math.Pow(b1, float64(o.step))
-	c2 := 1 - math.Pow(b2, float64(o.step))
+	c.lr = o.LR * o.Decay.scale(o.step-1)
+	c.c1 = 1 - math.Pow(c.b1, float64(o.step))
+	c.c2 = 1 - math.Pow(c.b2, float64(o.step))
 	for i, p := range params {
-		g, m, v := grads[i], o.m[i], o.v[i]
-		for r := 0; r < p.Rows; r++ {
-			pr, gr, mr, vr := p.Row(r), g.Row(r), m.Row(r), v.Row(r)
-			for j, gj := range gr {
-				mr[j] = b1*mr[j] + (1-b1)*gj
-				vr[j] = b2*vr[j] + (1-b2)*gj*gj
-				x := pr[j] - lr*(mr[j]/c1)/(math.Sqrt(vr[j]/c2)+eps)
-				if x < 0 && !o.Unconstrained {
-					x = 0
-				}
-				pr[j] = x
-			}
+		var sp, sg *tensor.Dense
+		if prevParams != nil {
+			sp, sg = prevParams[i], prevGrads[i]
 		}
+		adamUpdate(p, grads[i], o.m[i], o.v[i], sp, sg, c)
 	}
 	return nil
+}
+
+// adamCoef holds one Adam step's constants: the moment decays, ε, the
+// learning rate, the bias corrections 1 − β₁ᵗ and 1 − β₂ᵗ, and whether to
+// project onto the nonnegative orthant.
+type adamCoef struct {
+	b1, b2, eps, lr, c1, c2 float64
+	project                 bool
+}
+
+// adamUpdate applies one Adam step to parameter p with gradient g and
+// moments m and v (contiguous: Adam allocates them), saving p and g into
+// sp and sg first unless sp is nil. Contiguous matrices are updated in
+// chunks of saveChunk on all cores; others row by row on one goroutine.
+func adamUpdate(p, g, m, v, sp, sg *tensor.Dense, c adamCoef) {
+	save := sp != nil
+	if !(p.Contiguous() && g.Contiguous() && (!save || sp.Contiguous() && sg.Contiguous())) {
+		for r := range p.Rows {
+			var rsp, rsg []float64
+			if save {
+				rsp, rsg = sp.Row(r), sg.Row(r)
+			}
+			adamRun(p.Row(r), g.Row(r), m.Row(r), v.Row(r), rsp, rsg, c)
+		}
+		return
+	}
+	n := p.Len()
+	if n <= saveChunk { // one chunk: no goroutines, nothing allocated
+		adamChunk(p, g, m, v, sp, sg, c, 0, n)
+		return
+	}
+	nc := (n + saveChunk - 1) / saveChunk
+	parallel.ForChunks(nc, 1, runtime.GOMAXPROCS(0), func(_, c0, c1 int) {
+		for ch := c0; ch < c1; ch++ {
+			adamChunk(p, g, m, v, sp, sg, c, ch*saveChunk, min(n, (ch+1)*saveChunk))
+		}
+	})
+}
+
+// adamChunk is adamRun on entries lo:hi of contiguous matrices.
+func adamChunk(p, g, m, v, sp, sg *tensor.Dense, c adamCoef, lo, hi int) {
+	var rsp, rsg []float64
+	if sp != nil {
+		rsp, rsg = sp.Data[lo:hi], sg.Data[lo:hi]
+	}
+	adamRun(p.Data[lo:hi], g.Data[lo:hi], m.Data[lo:hi], v.Data[lo:hi], rsp, rsg, c)
+}
+
+// adamRun is adamUpdate on one run of memory: rp the parameter, rg the
+// gradient, rm and rv the moments, and sp and sg (nil, or of rp's length)
+// the saved copies of rp and rg.
+func adamRun(rp, rg, rm, rv, sp, sg []float64, c adamCoef) {
+	rg, rm, rv = rg[:len(rp)], rm[:len(rp)], rv[:len(rp)]
+	if sp != nil {
+		sp, sg = sp[:len(rp)], sg[:len(rp)]
+		for j, gj := range rg { // sg may be rg itself
+			sp[j], sg[j] = rp[j], gj
+			rp[j] = adamEntry(rp[j], gj, &rm[j], &rv[j], &c)
+		}
+		return
+	}
+	for j, gj := range rg {
+		rp[j] = adamEntry(rp[j], gj, &rm[j], &rv[j], &c)
+	}
+}
+
+// adamEntry updates the moments m and v of one entry p with gradient g and
+// returns p's new value.
+func adamEntry(p, g float64, m, v *float64, c *adamCoef) float64 {
+	mj := c.b1**m + (1-c.b1)*g
+	vj := c.b2**v + (1-c.b2)*g*g
+	*m, *v = mj, vj
+	x := p - c.lr*(mj/c.c1)/(math.Sqrt(vj/c.c2)+c.eps)
+	if x < 0 && c.project {
+		x = 0
+	}
+	return x
 }
 
 func checkStep(op string, lr float64, params, grads []*tensor.Dense) error {

@@ -95,6 +95,7 @@ func TestStepDoesNotAllocate(t *testing.T) {
 	sp := []*tensor.Dense{tensor.New(20, 5), tensor.New(5, 3)}
 	sg := []*tensor.Dense{tensor.New(20, 5), tensor.New(5, 3)}
 	require.Zero(t, testing.AllocsPerRun(10, func() { _, _ = gd.StepSaving(ps, gs, sp, sg) }))
+	require.Zero(t, testing.AllocsPerRun(10, func() { _ = ad.StepSaving(ps, gs, sp, sg) }))
 }
 
 // A non-finite gradient entry is found wherever it is: in the part of a
@@ -170,4 +171,119 @@ func TestStepSaving(t *testing.T) {
 	}
 	_, err = o.StepSaving([]*tensor.Dense{p}, []*tensor.Dense{g}, []*tensor.Dense{tensor.New(2, 2)}, []*tensor.Dense{g})
 	require.ErrorIs(t, err, tensor.ErrShape)
+}
+
+// adamReference is Adam's update written out entry by entry (Kingma & Ba,
+// with the defaults β₁ = 0.9, β₂ = 0.999, ε = 1e-8 and the projection),
+// for t steps from zero moments with the gradients gs[0..t−1].
+func adamReference(p *tensor.Dense, gs []*tensor.Dense, lr float64, project bool) *tensor.Dense {
+	p = p.Clone()
+	m, v := make([]float64, p.Len()), make([]float64, p.Len())
+	// Variables, not constants: 1 − β is then rounded as at run time
+	// (a constant expression 1 − 0.9 would be exact before rounding).
+	b1, b2, eps := 0.9, 0.999, 1e-8
+	for t, g := range gs {
+		c1, c2 := 1-math.Pow(b1, float64(t+1)), 1-math.Pow(b2, float64(t+1))
+		for i := range p.Rows {
+			for j := range p.Cols {
+				e, gj := i*p.Cols+j, g.At(i, j)
+				m[e] = b1*m[e] + (1-b1)*gj
+				v[e] = b2*v[e] + (1-b2)*gj*gj
+				x := p.At(i, j) - lr*(m[e]/c1)/(math.Sqrt(v[e]/c2)+eps)
+				if x < 0 && project {
+					x = 0
+				}
+				p.Set(i, j, x)
+			}
+		}
+	}
+	return p
+}
+
+// Adam's Step and StepSaving give the written-out update bit for bit over
+// three steps, for small and chunked (more than 2¹⁶ entries) parameters,
+// contiguous or strided, on 1, 2 and 3 goroutines; StepSaving keeps the
+// parameter and gradient from before each step, also when the gradient is
+// its own saved copy. A non-finite gradient, a shape mismatch or aliased
+// saved matrices change nothing: not the parameter, not the moments.
+func TestAdamStepSaving(t *testing.T) {
+	for _, c := range []struct {
+		rows, cols    int
+		unconstrained bool
+		strided       bool
+		aliasG        bool
+	}{{3, 4, false, false, false}, {3, 4, true, true, true}, {45534, 10, false, false, false}, {70000, 3, true, false, true}, {400, 300, false, true, false}} {
+		rng := tensor.NewRand(uint64(c.rows * c.cols))
+		p0 := tensor.Uniform(c.rows, c.cols, 0, 1, rng)
+		var gs []*tensor.Dense
+		for range 3 {
+			gs = append(gs, tensor.Uniform(c.rows, c.cols, -1, 1, rng))
+		}
+		want := adamReference(p0, gs, 0.05, !c.unconstrained)
+		layout := func(d *tensor.Dense) *tensor.Dense {
+			if !c.strided {
+				return d.Clone()
+			}
+			s := &tensor.Dense{Rows: d.Rows, Cols: d.Cols, Stride: d.Cols + 2, Data: make([]float64, d.Rows*(d.Cols+2))}
+			s.Copy(d)
+			return s
+		}
+		for _, procs := range []int{1, 2, 3} {
+			prev := runtime.GOMAXPROCS(procs)
+			step, saving := &optim.Adam{LR: 0.05, Unconstrained: c.unconstrained}, &optim.Adam{LR: 0.05, Unconstrained: c.unconstrained}
+			p, ps := layout(p0), layout(p0)
+			prevP, prevG := layout(tensor.New(c.rows, c.cols)), layout(tensor.New(c.rows, c.cols))
+			for _, g := range gs {
+				require.NoError(t, step.Step([]*tensor.Dense{p}, []*tensor.Dense{layout(g)}))
+				before, grad := ps.Clone(), layout(g)
+				if c.aliasG {
+					prevG.Copy(g)
+					grad = prevG
+				}
+				require.NoError(t, saving.StepSaving([]*tensor.Dense{ps}, []*tensor.Dense{grad}, []*tensor.Dense{prevP}, []*tensor.Dense{prevG}))
+				require.True(t, equalValues(before, prevP), "the saved parameter")
+				require.True(t, equalValues(g, prevG), "the saved gradient")
+			}
+			runtime.GOMAXPROCS(prev)
+			require.True(t, equalValues(want, p), "Step, %v on %d goroutines", c, procs)
+			require.True(t, equalValues(want, ps), "StepSaving, %v on %d goroutines", c, procs)
+			require.Equal(t, 3, saving.Steps())
+		}
+	}
+	// Errors leave the parameter and the moments as they were: the step
+	// after them is the second step of the reference.
+	rng := tensor.NewRand(9)
+	p0 := tensor.Uniform(300, 300, 0, 1, rng)
+	g1, g2 := tensor.Uniform(300, 300, -1, 1, rng), tensor.Uniform(300, 300, -1, 1, rng)
+	p, sp, sg := p0.Clone(), tensor.New(300, 300), tensor.New(300, 300)
+	o := &optim.Adam{LR: 0.05}
+	require.NoError(t, o.StepSaving([]*tensor.Dense{p}, []*tensor.Dense{g1}, []*tensor.Dense{sp}, []*tensor.Dense{sg}))
+	bad := g2.Clone()
+	bad.Data[70001] = math.Inf(-1)
+	after1 := p.Clone()
+	require.ErrorContains(t, o.StepSaving([]*tensor.Dense{p}, []*tensor.Dense{bad}, []*tensor.Dense{sp}, []*tensor.Dense{sg}), "not finite")
+	for _, saved := range [][2]*tensor.Dense{{p, sg}, {sp, p}, {sg, sg}} {
+		require.ErrorContains(t, o.StepSaving([]*tensor.Dense{p}, []*tensor.Dense{g2}, []*tensor.Dense{saved[0]}, []*tensor.Dense{saved[1]}), "must be distinct")
+	}
+	require.ErrorIs(t, o.StepSaving([]*tensor.Dense{p}, []*tensor.Dense{g2}, []*tensor.Dense{tensor.New(2, 2)}, []*tensor.Dense{sg}), tensor.ErrShape)
+	require.Equal(t, after1.Data, p.Data, "unchanged after the errors")
+	require.Equal(t, 1, o.Steps())
+	require.NoError(t, o.StepSaving([]*tensor.Dense{p}, []*tensor.Dense{g2}, []*tensor.Dense{sp}, []*tensor.Dense{sg}))
+	require.Equal(t, adamReference(p0, []*tensor.Dense{g1, g2}, 0.05, true).Data, p.Data, "moments unchanged by the errors")
+}
+
+// equalValues reports whether a and b hold the same bits at every entry,
+// whatever their strides.
+func equalValues(a, b *tensor.Dense) bool {
+	if !a.SameShape(b) {
+		return false
+	}
+	for i := range a.Rows {
+		for j := range a.Cols {
+			if math.Float64bits(a.At(i, j)) != math.Float64bits(b.At(i, j)) {
+				return false
+			}
+		}
+	}
+	return true
 }

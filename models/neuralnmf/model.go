@@ -370,11 +370,8 @@ func (t *trainer) init() error {
 			}
 			t.adams = append(t.adams, o)
 			t.steps = append(t.steps, func(p, g, prevP, prevG *tensor.Dense) (float64, error) {
-				prevP.Copy(p)
-				if prevG != g {
-					prevG.Copy(g)
-				}
-				return 0, o.Step([]*tensor.Dense{p}, []*tensor.Dense{prevG})
+				// One pass: save and step (accept compares losses for Adam).
+				return 0, o.StepSaving([]*tensor.Dense{p}, []*tensor.Dense{g}, []*tensor.Dense{prevP}, []*tensor.Dense{prevG})
 			})
 		default:
 			o := &optim.ProjectedGD{LR: c.LR, Decay: c.Decay, Unconstrained: p == t.b}
