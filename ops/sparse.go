@@ -2,10 +2,8 @@ package ops
 
 import (
 	"fmt"
-	"runtime"
 
 	"github.com/neuralnmf/neuralnmf/autograd"
-	"github.com/neuralnmf/neuralnmf/internal/parallel"
 	"github.com/neuralnmf/neuralnmf/nnls"
 	"github.com/neuralnmf/neuralnmf/tensor"
 )
@@ -63,7 +61,7 @@ func SparseFrobeniusLoss(x *tensor.Sparse, w, h *autograd.Var) *autograd.Var {
 	}
 	k := wv.Cols
 	wtx := t.Alloc(k, x.Cols) // WᵀX
-	sparseMulTA(x, wv, wtx)
+	x.MulTAParallel(wv, wtx)
 	wtw := t.Alloc(k, k)
 	gemm(true, false, 1, wv, wv, 0, wtw)
 	hht := t.Alloc(k, k)
@@ -76,7 +74,7 @@ func SparseFrobeniusLoss(x *tensor.Sparse, w, h *autograd.Var) *autograd.Var {
 		if need[0] { // 2(W·HHᵀ − X·Hᵀ)
 			gw = t.Alloc(wv.Rows, k)
 			gemm(false, false, s, wv, hht, 0, gw)
-			sparseMulDenseT(x, -s, hv, gw)
+			x.MulDenseTParallel(-s, hv, 1, gw)
 		}
 		if need[1] { // 2(WᵀW·H − WᵀX)
 			gh = t.Alloc(k, x.Cols)
@@ -85,27 +83,4 @@ func SparseFrobeniusLoss(x *tensor.Sparse, w, h *autograd.Var) *autograd.Var {
 		}
 		return []*tensor.Dense{gw, gh}
 	}, w, h)
-}
-
-// sparseWorkers is the number of goroutines for a sparse product of about
-// k·nnz multiply-adds: up to GOMAXPROCS, one per 2¹⁶ of them, so small
-// products stay on the calling goroutine.
-func sparseWorkers(k, nnz int) int { return max(1, min(runtime.GOMAXPROCS(0), k*nnz>>16)) }
-
-// sparseMulTA sets dst (k×M) to Wᵀ·X for W of shape N×k, by chunks of X's
-// columns on sparseWorkers goroutines (each column's sum is the same
-// whoever computes it).
-func sparseMulTA(x *tensor.Sparse, w, dst *tensor.Dense) {
-	parallel.ForChunks(x.Cols, 64, sparseWorkers(w.Cols, x.NNZ()), func(_, j0, j1 int) {
-		x.MulTA(w, j0, j1, dst.Data[j0:], dst.Stride)
-	})
-}
-
-// sparseMulDenseT adds alpha·X·Uᵀ to dst (N×k) for U of shape k×M, by
-// blocks of dst's rows (tensor.Sparse.RowBlock) on sparseWorkers
-// goroutines; the result is bit for bit that of one goroutine.
-func sparseMulDenseT(x *tensor.Sparse, alpha float64, u, dst *tensor.Dense) {
-	parallel.ForChunks(x.Rows, x.RowBlock(64), sparseWorkers(u.Rows, x.NNZ()), func(_, r0, r1 int) {
-		x.MulDenseTRows(alpha, u, r0, r1, dst)
-	})
 }

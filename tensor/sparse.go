@@ -3,7 +3,10 @@ package tensor
 import (
 	"fmt"
 	"math"
+	"runtime"
 	"sort"
+
+	"github.com/neuralnmf/neuralnmf/internal/parallel"
 )
 
 // Sparse is a matrix in compressed sparse column (CSC) form: the entries of
@@ -254,6 +257,51 @@ func (s *Sparse) MulDenseTRows(alpha float64, u *Dense, r0, r1 int, dst *Dense) 
 		s.addColumnT(alpha, u, j, p0, p1, dst)
 	}
 }
+
+// MulTAParallel sets dst (k×s.Cols) to Aᵀ·s for A of shape s.Rows×k: MulTA
+// over all columns, shared among goroutines by chunks of columns (one
+// goroutine per 2¹⁶ multiply-adds, at most GOMAXPROCS). A column's sums
+// are the same whichever goroutine forms them, so the result is MulTA's bit
+// for bit. It panics if the shapes disagree.
+func (s *Sparse) MulTAParallel(a, dst *Dense) {
+	if a.Rows != s.Rows || dst.Rows != a.Cols || dst.Cols != s.Cols {
+		panic(fmt.Sprintf("tensor: Sparse.MulTAParallel: s is %d×%d, A %d×%d, dst %d×%d", s.Rows, s.Cols, a.Rows, a.Cols, dst.Rows, dst.Cols))
+	}
+	parallel.ForChunks(s.Cols, 64, sparseWorkers(a.Cols, s.NNZ()), func(_, j0, j1 int) {
+		s.MulTA(a, j0, j1, dst.Data[j0:], dst.Stride)
+	})
+}
+
+// MulDenseTParallel sets dst (s.Rows×k) to alpha·s·Uᵀ + beta·dst for U of
+// shape k×s.Cols, shared among goroutines by blocks of RowBlock(64) rows
+// (MulDenseTRows; one goroutine per 2¹⁶ multiply-adds, at most GOMAXPROCS).
+// The result is that of MulDenseT over all columns on one goroutine, bit
+// for bit. As in BLAS, beta = 0 ignores dst's contents. It panics if the
+// shapes disagree.
+func (s *Sparse) MulDenseTParallel(alpha float64, u *Dense, beta float64, dst *Dense) {
+	if u.Cols != s.Cols || dst.Rows != s.Rows || dst.Cols != u.Rows {
+		panic(fmt.Sprintf("tensor: Sparse.MulDenseTParallel: s is %d×%d, U %d×%d, dst %d×%d", s.Rows, s.Cols, u.Rows, u.Cols, dst.Rows, dst.Cols))
+	}
+	parallel.ForChunks(s.Rows, s.RowBlock(64), sparseWorkers(u.Rows, s.NNZ()), func(_, r0, r1 int) {
+		if beta != 1 {
+			for r := r0; r < r1; r++ {
+				row := dst.Row(r)
+				if beta == 0 {
+					clear(row)
+					continue
+				}
+				for i := range row {
+					row[i] *= beta
+				}
+			}
+		}
+		s.MulDenseTRows(alpha, u, r0, r1, dst)
+	})
+}
+
+// sparseWorkers is the number of goroutines for a sparse product of about
+// k·nnz multiply-adds: one per 2¹⁶ of them, at most GOMAXPROCS.
+func sparseWorkers(k, nnz int) int { return max(1, min(runtime.GOMAXPROCS(0), k*nnz>>16)) }
 
 // RowBlock returns how many rows of s a goroutine should take at a time
 // when MulDenseTRows is shared out: at least min, and so many that there

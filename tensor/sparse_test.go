@@ -2,6 +2,7 @@ package tensor_test
 
 import (
 	"math"
+	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -121,4 +122,47 @@ func TestSparseMulDenseTRows(t *testing.T) {
 	for i := range xu.Data {
 		require.InDelta(t, 1-1.5*xu.Data[i], want.Data[i], 1e-13)
 	}
+}
+
+// MulTAParallel and MulDenseTParallel give MulTA's and MulDenseT's results
+// over all columns, bit for bit, on 1, 2 and 3 goroutines, on a matrix
+// large enough to be shared out (k·nnz ≈ 5·2¹⁶); beta = 0 ignores NaN in
+// dst, beta = 1 adds, another beta scales first. Bad shapes panic.
+func TestSparseParallelProducts(t *testing.T) {
+	rng := tensor.NewRand(23)
+	d := randmat.Sparse(3000, 700, 0.85, rng) // about 315,000 nonzeros
+	s := tensor.SparseFromDense(d)
+	a := tensor.Uniform(3000, 7, -1, 1, rng)
+	u := tensor.Uniform(7, 700, -1, 1, rng)
+	start := tensor.Uniform(3000, 7, -1, 1, rng)
+	wantTA := tensor.New(7, 700)
+	s.MulTA(a, 0, 700, wantTA.Data, wantTA.Stride)
+	wants := map[float64]*tensor.Dense{}
+	for _, beta := range []float64{0, 1, 0.5} {
+		w := tensor.New(3000, 7)
+		if beta != 0 {
+			w.Copy(start)
+			tensor.Scale(w, beta, w)
+		}
+		s.MulDenseT(-1.5, u, 0, 700, w)
+		wants[beta] = w
+	}
+	for _, procs := range []int{1, 2, 3} {
+		prev := runtime.GOMAXPROCS(procs)
+		ta := tensor.New(7, 700)
+		ta.Fill(math.NaN())
+		s.MulTAParallel(a, ta)
+		require.Equal(t, wantTA.Data, ta.Data, "MulTAParallel on %d goroutines", procs)
+		for beta, want := range wants {
+			got := start.Clone()
+			if beta == 0 {
+				got.Fill(math.NaN())
+			}
+			s.MulDenseTParallel(-1.5, u, beta, got)
+			require.Equal(t, want.Data, got.Data, "MulDenseTParallel, beta %v, %d goroutines", beta, procs)
+		}
+		runtime.GOMAXPROCS(prev)
+	}
+	require.Panics(t, func() { s.MulTAParallel(a, tensor.New(7, 699)) })
+	require.Panics(t, func() { s.MulDenseTParallel(1, u, 0, tensor.New(3000, 6)) })
 }

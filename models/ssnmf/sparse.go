@@ -15,7 +15,8 @@ type solver interface {
 
 // sparseUpdater runs the unmasked NMF updates for a sparse X without forming
 // AS: A ← A ∘ (XSᵀ)/(A·SSᵀ), S ← S ∘ (AᵀX)/(AᵀA·S). Its scratch is allocated
-// once; a step allocates nothing.
+// once. Large products and updates are shared among goroutines, with the
+// results of one goroutine bit for bit.
 type sparseUpdater struct {
 	x          *tensor.Sparse
 	kk, ata    *tensor.Dense // k×k: SSᵀ, and AᵀA of the last S update
@@ -32,15 +33,14 @@ func newSparseUpdater(x *tensor.Sparse, k int, eps float64) *sparseUpdater {
 
 func (u *sparseUpdater) step(a, s, _ *tensor.Dense, updA, updS bool) {
 	if updA {
-		u.numA.Zero()
-		u.x.MulDenseT(1, s, 0, u.x.Cols, u.numA) // X·Sᵀ
+		u.x.MulDenseTParallel(1, s, 0, u.numA) // X·Sᵀ
 		tensor.Gemm(false, true, 1, s, s, 0, u.kk)
 		tensor.Gemm(false, false, 1, a, u.kk, 0, u.denA)
 		multiply(a, u.numA, u.denA, u.eps)
 		u.fresh = false
 	}
 	if updS {
-		u.x.MulTA(a, 0, u.x.Cols, u.atx.Data, u.atx.Stride) // AᵀX
+		u.x.MulTAParallel(a, u.atx) // AᵀX
 		tensor.Gemm(true, false, 1, a, a, 0, u.ata)
 		tensor.Gemm(false, false, 1, u.ata, s, 0, u.denS)
 		multiply(s, u.atx, u.denS, u.eps)

@@ -1,12 +1,18 @@
 package ssnmf
 
-import "github.com/neuralnmf/neuralnmf/tensor"
+import (
+	"runtime"
+
+	"github.com/neuralnmf/neuralnmf/internal/parallel"
+	"github.com/neuralnmf/neuralnmf/tensor"
+)
 
 // floor keeps multiplicative updates away from 0/0.
 const floor = 1e-300
 
 // updater holds the fixed inputs of the dense multiplicative updates and all
-// their scratch, allocated once: a step allocates nothing.
+// their scratch, allocated once: a step allocates nothing beyond what
+// sharing a large product or update among goroutines costs.
 type updater struct {
 	x, wx, w *tensor.Dense // X, W∘X (or X), W (nil = all ones)
 	zy, z    *tensor.Dense // Z∘Y and Z, or nil without labels
@@ -112,9 +118,28 @@ func (u *updater) objective(a, s, b *tensor.Dense) float64 {
 }
 
 // multiply sets m = m ∘ num / (den + eps) element-wise, with the
-// denominator floored at 1e-300 against 0/0.
+// denominator floored at 1e-300 against 0/0 (all three contiguous, of one
+// shape). Matrices of more than multiplyChunk entries are shared among
+// goroutines in chunks; each entry's arithmetic is the same either way.
 func multiply(m, num, den *tensor.Dense, eps float64) {
-	for i, v := range m.Data {
-		m.Data[i] = v * num.Data[i] / max(den.Data[i]+eps, floor)
+	n := len(m.Data)
+	if n <= multiplyChunk {
+		multiplyRun(m.Data, num.Data, den.Data, eps)
+		return
+	}
+	parallel.ForChunks(n, multiplyChunk, runtime.GOMAXPROCS(0), func(_, lo, hi int) {
+		multiplyRun(m.Data[lo:hi], num.Data[lo:hi], den.Data[lo:hi], eps)
+	})
+}
+
+// multiplyChunk is the entries per chunk of multiply: 2¹⁵, so that the
+// 87×90 problems of the demo stay on one goroutine.
+const multiplyChunk = 1 << 15
+
+// multiplyRun is multiply on one run of memory.
+func multiplyRun(m, num, den []float64, eps float64) {
+	num, den = num[:len(m)], den[:len(m)]
+	for i, v := range m {
+		m[i] = v * num[i] / max(den[i]+eps, floor)
 	}
 }
