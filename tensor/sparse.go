@@ -326,7 +326,8 @@ func firstAtLeast(idx []int, lo, hi, r int) int {
 }
 
 // SqDist returns ‖s − W·H‖²_F for W (s.Rows×k) and H (k×s.Cols) without
-// forming W·H: ‖s‖² − 2⟨Wᵀs, H⟩ + ⟨WᵀW, HHᵀ⟩, clamped at 0. The expansion
+// forming W·H: ‖s‖² − 2⟨Wᵀs, H⟩ + ⟨WᵀW, HHᵀ⟩ (Wᵀs by MulTAParallel),
+// clamped at 0. The expansion
 // loses absolute accuracy of about ε·‖s‖², which matters only when the fit is
 // nearly exact.
 func (s *Sparse) SqDist(w, h *Dense) float64 {
@@ -334,6 +335,6 @@ func (s *Sparse) SqDist(w, h *Dense) float64 {
 		panic(fmt.Sprintf("tensor: Sparse.SqDist: %d×%d minus %d×%d · %d×%d", s.Rows, s.Cols, w.Rows, w.Cols, h.Rows, h.Cols))
 	}
 	wts := New(w.Cols, s.Cols)
-	s.MulTA(w, 0, s.Cols, wts.Data, wts.Stride)
+	s.MulTAParallel(w, wts)
 	return math.Max(0, s.SqNorm()-2*Dot(wts, h)+Dot(MatMul(true, false, w, w), MatMul(false, true, h, h)))
 }
