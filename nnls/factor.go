@@ -382,13 +382,14 @@ func (f *Factor) gramRHS(dm, cm, um []float64, nc, ld int, ws *gemm.Workspace) {
 	}
 }
 
-// qBufs holds the N×kk matrices of Q (and of Ã on the Householder path)
-// between solves. Q is needed only while a solve forms QᵀX, and a training
-// loop factorises an A of the same shape every epoch: a fresh N×kk matrix
-// each time costs page faults and clearing that, on a 45,534×10 A, took as
-// long as the factorisation (2 ms against 1.5 on this machine). Like
-// chunkBufs, it is a cache of memory only: every entry of a matrix taken
-// from it is written before it is read.
+// qBufs holds, between solves, the scratch matrices a training loop asks
+// for in the same shapes every epoch: Q (N×kk) and Ã on the Householder
+// path, Householder's LAPACK workspace, and the backward pass's U (k×M).
+// Q is needed only while a solve forms QᵀX; a fresh N×kk matrix each time
+// cost page faults and clearing that, on a 45,534×10 A, took as long as the
+// factorisation (2 ms against 1.5 on this machine). Like chunkBufs, it is
+// a cache of memory only: a matrix taken from it is written before it is
+// read (U is cleared).
 var qBufs sync.Map // n·kk → *sync.Pool of *[]float64
 
 // getDense returns an r×c matrix whose entries are unspecified.
