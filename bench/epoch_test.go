@@ -259,13 +259,8 @@ func newNewsFloor(x *tensor.Sparse, a0, a1 *tensor.Dense) *newsFloor {
 // and H itself, and for its gradient X·Hᵀ (sparse), W·HHᵀ, WᵀW·H and H's
 // two products with A1 and S1.
 func news20Floor(f *newsFloor) {
-	n, m := f.x.Dims()
+	n, _ := f.x.Dims()
 	workers := runtime.GOMAXPROCS(0)
-	sparseAtX := func(a, dst *tensor.Dense) { // dst = aᵀX, by column chunks
-		parallel.ForChunks(m, 64, workers, func(_, j0, j1 int) {
-			f.x.MulTA(a, j0, j1, dst.Data[j0:], dst.Stride)
-		})
-	}
 	sparseXUt := func(u, dst *tensor.Dense) { // dst = X·uᵀ, by row chunks of Xᵀ's rows
 		ut := u.T()
 		parallel.ForChunks(n, 96, workers, func(_, r0, r1 int) {
@@ -275,14 +270,14 @@ func news20Floor(f *newsFloor) {
 			f.xt.MulTRows(1, ut, r0, r1, dst)
 		})
 	}
-	sparseAtX(f.a0, f.d0)                               // layer 0 forward
+	f.x.MulTAParallel(f.a0, f.d0)                       // layer 0 forward
 	sparseXUt(f.u0, f.xut)                              // layer 0 backward: X·Uᵀ
 	tensor.Gemm(false, false, -1, f.a0, f.q, 1, f.xut)  // − A·Q
 	tensor.Gemm(true, false, 1, f.a1, f.s0, 0, f.d1)    // layer 1 forward
 	tensor.Gemm(false, false, 1, f.a1, f.u1, 0, f.d0)   // layer 1 backward: A1·U1
 	tensor.Gemm(false, true, 1, f.s0, f.u1, 0, f.ga1)   // S0·U1ᵀ
 	tensor.Gemm(false, false, 1, f.a1, f.s1, 0, f.h)    // H = A1·S1
-	sparseAtX(f.a0, f.wtx)                              // WᵀX
+	f.x.MulTAParallel(f.a0, f.wtx)                      // WᵀX
 	tensor.Gemm(true, false, 1, f.a0, f.a0, 0, f.wtw)   // WᵀW
 	tensor.Gemm(false, true, 1, f.h, f.h, 0, f.hht)     // HHᵀ
 	sparseXUt(f.h, f.g0)                                // X·Hᵀ
