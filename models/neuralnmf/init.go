@@ -1,0 +1,206 @@
+package neuralnmf
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/neuralnmf/neuralnmf/models/ssnmf"
+	"github.com/neuralnmf/neuralnmf/nnls"
+	"github.com/neuralnmf/neuralnmf/optim"
+	"github.com/neuralnmf/neuralnmf/tensor"
+)
+
+func (t *trainer) init() error {
+	c := t.cfg
+	t.xNorm = t.x.norm()
+	n, m := t.x.dims()
+	switch c.Init {
+	case HNMFInit:
+		opt := &ssnmf.Options{Seed: t.seed, Restarts: c.InitRestarts}
+		var h *ssnmf.Hierarchy
+		var err error
+		if t.x.sparse != nil {
+			h, err = ssnmf.HNMFSparse(t.x.sparse, c.Ranks, nil, opt)
+		} else {
+			h, err = ssnmf.HNMF(t.x.dense, c.Ranks, nil, opt)
+		}
+		if err != nil {
+			return fmt.Errorf("neuralnmf: HNMF initialisation: %w", err)
+		}
+		t.a = h.A
+	case GivenInit:
+		for _, a := range c.InitA {
+			t.a = append(t.a, a.Clone())
+		}
+	default:
+		rows := n
+		for _, k := range c.Ranks {
+			t.a = append(t.a, tensor.Uniform(rows, k, 0, 1, t.rng))
+			rows = k
+		}
+	}
+	if s := c.Supervision; s != nil {
+		sc := *s // this trainer's copy: λ may be resolved on the first pass
+		t.cfg.Supervision = &sc
+		known := s.Known
+		if known == nil {
+			known = make([]bool, m)
+			for i := range known {
+				known[i] = true
+			}
+		}
+		seen, held := SplitLabels(s.Labels, known)
+		t.labels, t.held = seen, held
+		for _, k := range known {
+			if k {
+				t.known++
+			}
+		}
+		var err error
+		if t.y, err = tensor.OneHot(seen, s.Classes); err != nil {
+			return fmt.Errorf("neuralnmf: %w", err)
+		}
+		t.z = tensor.ColumnMask(s.Classes, known)
+		if s.Classifier == CrossEntropy {
+			t.b = tensor.Uniform(s.Classes, c.Ranks[len(c.Ranks)-1], 0, 0.01, t.rng)
+		}
+	}
+	for i, a := range t.a { // the loops over parameters (accept) read them as one run of memory
+		if !a.Contiguous() {
+			t.a[i] = a.Clone()
+		}
+	}
+	t.hist.Collinear += t.resetCollinearTopics()
+	// One optimiser per parameter, so Adam's step can be relative to the
+	// parameter's initial scale.
+	params := t.params()
+	for _, p := range params {
+		switch c.Optimizer {
+		case Adam:
+			scale := math.Max(tensor.Sum(p)/float64(p.Len()), 1e-12)
+			o := &optim.Adam{LR: c.LR * scale, Decay: c.Decay}
+			if p == t.b {
+				o = &optim.Adam{LR: c.LR, Decay: c.Decay, Unconstrained: true}
+			}
+			t.adams = append(t.adams, o)
+			t.steps = append(t.steps, func(p, g, prevP, prevG *tensor.Dense) (float64, error) {
+				// One pass: save and step (accept compares losses for Adam).
+				return 0, o.StepSaving([]*tensor.Dense{p}, []*tensor.Dense{g}, []*tensor.Dense{prevP}, []*tensor.Dense{prevG})
+			})
+		default:
+			o := &optim.ProjectedGD{LR: c.LR, Decay: c.Decay, Unconstrained: p == t.b}
+			t.gds = append(t.gds, o)
+			t.steps = append(t.steps, func(p, g, prevP, prevG *tensor.Dense) (float64, error) {
+				// One pass: save, step and the decrease accept weighs.
+				return o.StepSaving([]*tensor.Dense{p}, []*tensor.Dense{g}, []*tensor.Dense{prevP}, []*tensor.Dense{prevG})
+			})
+		}
+	}
+	return nil
+}
+
+func (t *trainer) params() []*tensor.Dense {
+	ps := append([]*tensor.Dense(nil), t.a...)
+	if t.b != nil {
+		ps = append(ps, t.b)
+	}
+	return ps
+}
+
+// collinearCos is the |cosine| between two topics of a layer at or above
+// which the later one is re-initialised: the two columns then differ by an
+// angle below 4.5·10⁻⁵ rad.
+const collinearCos = 1 - 1e-9
+
+// resetCollinearTopics re-initialises every column of an A that is collinear
+// with an earlier one (|cos| ≥ collinearCos) to uniform values on
+// [0, mean entry of A), and returns how many it reset. It runs on the
+// starting A; after a step, resetCollinearFrom does the same from the
+// cosines the next forward pass's factorisations computed anyway.
+func (t *trainer) resetCollinearTopics() int {
+	n := 0
+	for l, a := range t.a {
+		g := tensor.MatMul(true, false, a, a)
+		n += t.resetCollinear(l, func(i, j int) float64 {
+			gij, gii, gjj := g.At(i, j), g.At(i, i), g.At(j, j)
+			if gii == 0 || gjj == 0 {
+				return 0
+			}
+			return gij / (math.Sqrt(gii) * math.Sqrt(gjj))
+		})
+	}
+	if n > 0 {
+		t.warm = nil
+	}
+	return n
+}
+
+// resetCollinearFrom is resetCollinearTopics with the cosines of each layer's
+// A read from the NNLS factorisations of a forward pass (nnls.Factor.Cosine),
+// so that no Gram matrix is formed after every step. A nil result (a failed
+// op) is skipped: the error is reported later in the epoch.
+func (t *trainer) resetCollinearFrom(res []*nnls.Result) int {
+	n := 0
+	for l, r := range res {
+		if r != nil {
+			n += t.resetCollinear(l, r.Factor.Cosine)
+		}
+	}
+	if n > 0 {
+		t.warm = nil
+	}
+	return n
+}
+
+// resetCollinear re-initialises every column j of layer l's A whose cosine
+// (cos(i, j)) with an earlier column i has |cos| ≥ collinearCos, and returns
+// how many it reset; cosines are of A as it was before any reset.
+func (t *trainer) resetCollinear(l int, cos func(i, j int) float64) int {
+	a, n := t.a[l], 0
+	scale := math.NaN() // the mean entry of A before any reset, needed only for one
+	for j := 1; j < a.Cols; j++ {
+		for i := 0; i < j; i++ {
+			if math.Abs(cos(i, j)) < collinearCos {
+				continue
+			}
+			if math.IsNaN(scale) {
+				scale = tensor.Sum(a) / float64(a.Len())
+			}
+			for r := 0; r < a.Rows; r++ {
+				a.Set(r, j, scale*t.rng.Float64())
+			}
+			n++
+			break
+		}
+	}
+	return n
+}
+
+// resetDeadTopics re-initialises every all-zero column of an A (a topic the
+// projection killed: NNLS gives it a zero row of S, so it is wasted) to
+// small random values, and returns how many it reset.
+func (t *trainer) resetDeadTopics() int {
+	n := 0
+	for _, a := range t.a {
+		scale := math.NaN() // the mean entry of A before any reset, needed only for one
+		for j := 0; j < a.Cols; j++ {
+			dead := true
+			for i := 0; i < a.Rows && dead; i++ {
+				dead = a.At(i, j) == 0
+			}
+			if dead {
+				if math.IsNaN(scale) {
+					scale = tensor.Sum(a) / float64(a.Len())
+				}
+				for i := 0; i < a.Rows; i++ {
+					a.Set(i, j, 0.1*scale*t.rng.Float64())
+				}
+				n++
+			}
+		}
+	}
+	if n > 0 {
+		t.warm = nil
+	}
+	return n
+}

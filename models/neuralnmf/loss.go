@@ -1,0 +1,159 @@
+package neuralnmf
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/neuralnmf/neuralnmf/autograd"
+	"github.com/neuralnmf/neuralnmf/nnls"
+	"github.com/neuralnmf/neuralnmf/ops"
+)
+
+// defaultLambda is Supervision.Lambda's default for data x: ‖X‖² over the
+// number of known labels.
+func defaultLambda(x data, s *Supervision) float64 {
+	n := 0
+	for m := range s.Labels {
+		if s.Known == nil || s.Known[m] {
+			n++
+		}
+	}
+	xn := x.norm()
+	return xn * xn / float64(max(n, 1))
+}
+
+// forward records one forward pass on tape and returns its variables and the
+// NNLS results.
+func (t *trainer) forward(tape *autograd.Tape) (*Forward, []*nnls.Result) {
+	f := &Forward{XSparse: t.x.sparse}
+	if t.x.dense != nil {
+		f.X = tape.Const(t.x.dense)
+	}
+	if t.cfg.DataMask != nil {
+		f.mask = tape.Const(t.cfg.DataMask)
+	}
+	in := f.X
+	var res []*nnls.Result
+	for l, a := range t.a {
+		av := tape.Param(a)
+		opt := &nnls.Options{Workers: t.cfg.Workers}
+		if t.warm != nil {
+			opt.Warm = t.warm[l]
+		}
+		var s *autograd.Var
+		var r *nnls.Result
+		if l == 0 && f.XSparse != nil {
+			s, r = ops.NNLSSparse(av, f.XSparse, opt)
+		} else {
+			s, r = ops.NNLS(av, in, opt)
+		}
+		f.A = append(f.A, av)
+		f.S = append(f.S, s)
+		res = append(res, r)
+		in = s
+	}
+	if t.y != nil {
+		f.Y, f.Z = tape.Const(t.y), tape.Const(t.z)
+		if t.b != nil {
+			f.B = tape.Param(t.b)
+		} else {
+			f.B = ops.MatMul(ops.Hadamard(f.Z, f.Y), ops.Pinv(f.S[len(f.S)-1]))
+		}
+	}
+	return f, res
+}
+
+// builtinLoss is the configured loss on f. fit is its unnormalised term
+// ‖X − A⁽⁰⁾⋯S⁽ᴸ⁾‖² (Reconstruction loss, no data mask), from which the
+// epoch's relative error is read; nil otherwise.
+func (t *trainer) builtinLoss(f *Forward) (loss, fit *autograd.Var) {
+	L := len(f.A)
+	n, mcols := t.x.dims()
+	// per scales a term by 1/entries when the loss is normalised.
+	per := func(v *autograd.Var, entries int) *autograd.Var {
+		if !t.cfg.Normalize {
+			return v
+		}
+		return ops.Scale(v, 1/float64(max(entries, 1)))
+	}
+	if t.cfg.Loss == Energy {
+		loss = per(fitX(f, f.A[0], f.S[0]), n*mcols)
+		for l := 1; l < L; l++ {
+			loss = ops.Add(loss, per(ops.FrobeniusLoss(f.S[l-1], ops.MatMul(f.A[l], f.S[l])), t.cfg.Ranks[l-1]*mcols))
+		}
+	} else {
+		fit = fitX(f, f.A[0], belowFirst(f))
+		loss = per(fit, n*mcols)
+		if t.cfg.DataMask != nil {
+			fit = nil // a masked fit is not the error over all of X
+		}
+	}
+	if s := t.cfg.Supervision; s != nil {
+		pred := ops.MatMul(f.B, f.S[L-1])
+		var sup *autograd.Var
+		if s.Classifier == CrossEntropy {
+			sup = per(ops.SoftmaxCrossEntropy(pred, f.Y, f.Z), t.known)
+		} else {
+			sup = per(ops.MaskedLoss(f.Z, f.Y, pred), s.Classes*mcols)
+		}
+		if s.Lambda == 0 {
+			s.Lambda = t.balancedLambda(loss, sup)
+			t.hist.Lambda = s.Lambda
+		}
+		loss = ops.Add(loss, ops.Scale(sup, s.Lambda))
+	}
+	return loss, fit
+}
+
+// customLoss calls Config.CustomLoss, turning a panic in it (user code, for
+// example an op on Forward.X, which is nil for a sparse X) into an error.
+func (t *trainer) customLoss(f *Forward) (loss *autograd.Var, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			hint := ""
+			if f.X == nil {
+				hint = " (Forward.X is nil because X is sparse: use Forward.XSparse with ops.SparseFrobeniusLoss)"
+			}
+			err = fmt.Errorf("CustomLoss panicked: %v%s", r, hint)
+		}
+	}()
+	return t.cfg.CustomLoss(t.tape, f), nil
+}
+
+// balancedLambda is Supervision.Lambda's default, resolved on the first
+// forward pass: the ratio of the unsupervised term to the supervision term
+// at the starting point, so both start with equal weight whatever the scale
+// of X or the number of labels. If either term is zero or not finite there,
+// it is ‖X‖² over the number of known labels.
+func (t *trainer) balancedLambda(rec, sup *autograd.Var) float64 {
+	if rec.Value() != nil && sup.Value() != nil {
+		r, s := rec.Value().Data[0], sup.Value().Data[0]
+		if l := r / s; r > 0 && s > 0 && !math.IsInf(l, 0) && !math.IsNaN(l) {
+			return l
+		}
+	}
+	return defaultLambda(t.x, t.cfg.Supervision)
+}
+
+// belowFirst returns A⁽¹⁾⋯A⁽ᴸ⁾S⁽ᴸ⁾ (S⁽⁰⁾ for one layer), multiplied from the
+// right so that every product is thin; A⁽⁰⁾ times it reconstructs X.
+func belowFirst(f *Forward) *autograd.Var {
+	r := f.S[len(f.S)-1]
+	for l := len(f.A) - 1; l >= 1; l-- {
+		r = ops.MatMul(f.A[l], r)
+	}
+	return r
+}
+
+// fitX is ‖X − W·H‖², in the sparse form when X is sparse, masked when
+// there is a data mask, and otherwise by ops.FactorLoss, which forms no N×M
+// matrix.
+func fitX(f *Forward, w, h *autograd.Var) *autograd.Var {
+	if f.XSparse != nil {
+		return ops.SparseFrobeniusLoss(f.XSparse, w, h)
+	}
+	if f.mask != nil {
+		return ops.MaskedLoss(f.mask, f.X, ops.MatMul(w, h))
+	}
+	return ops.FactorLoss(f.X, w, h)
+}

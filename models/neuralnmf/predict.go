@@ -1,0 +1,271 @@
+package neuralnmf
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/neuralnmf/neuralnmf/autograd"
+	"github.com/neuralnmf/neuralnmf/nnls"
+	"github.com/neuralnmf/neuralnmf/ops"
+	"github.com/neuralnmf/neuralnmf/tensor"
+)
+
+// Predict returns argmax_p (B·S)_pm for each column m of s (k⁽ᴸ⁾×M).
+func Predict(b, s *tensor.Dense) []int {
+	return argmaxColumns(tensor.MatMul(false, false, b, s))
+}
+
+// argmaxColumns returns the row of the largest entry of each column.
+func argmaxColumns(scores *tensor.Dense) []int {
+	pred := make([]int, scores.Cols)
+	for m := range pred {
+		best := math.Inf(-1)
+		for p := 0; p < scores.Rows; p++ {
+			if v := scores.At(p, m); v > best {
+				best, pred[m] = v, p
+			}
+		}
+	}
+	return pred
+}
+
+// Accuracy returns the share of the columns with a label ≥ 0 for which pred
+// is the label, or NaN if no column has one.
+func Accuracy(pred, labels []int) float64 {
+	right, n := 0, 0
+	for m, l := range labels {
+		if l < 0 {
+			continue
+		}
+		n++
+		if pred[m] == l {
+			right++
+		}
+	}
+	if n == 0 {
+		return math.NaN()
+	}
+	return float64(right) / float64(n)
+}
+
+// CheckLabels validates class labels for M = len(labels) columns and returns
+// the number of classes P = max label + 1. Every label must be −1 (unknown)
+// or 0..P−1; P may not exceed M (more classes than columns cannot all be
+// labelled), and every class must have at least one label. Errors name the
+// 1-based column and say what to fix. It allocates nothing in proportion to
+// the label values.
+func CheckLabels(labels []int) (int, error) {
+	classes := 0
+	for m, l := range labels {
+		if l < -1 {
+			return 0, fmt.Errorf("label %d of column %d: want -1 (unknown) or a class 0..P-1", l, m+1)
+		}
+		if l >= len(labels) {
+			return 0, fmt.Errorf("label %d of column %d: more classes than the %d columns; number the classes 0..P-1", l, m+1, len(labels))
+		}
+		classes = max(classes, l+1)
+	}
+	if classes == 0 {
+		return 0, fmt.Errorf("no column has a label (all are -1)")
+	}
+	seen := make([]bool, classes)
+	for _, l := range labels {
+		if l >= 0 {
+			seen[l] = true
+		}
+	}
+	var empty []int
+	for c, s := range seen {
+		if !s {
+			empty = append(empty, c)
+		}
+	}
+	if len(empty) > 0 {
+		return 0, fmt.Errorf("class(es) %v of 0..%d have no labelled column; renumber the labels 0..P-1 without gaps", empty, classes-1)
+	}
+	return classes, nil
+}
+
+// SplitLabels returns labels with the columns not known set to −1 (the
+// labels training may see), and labels with the known columns set to −1
+// (the held-out ones to score). known nil means all known.
+func SplitLabels(labels []int, known []bool) (seen, heldOut []int) {
+	seen, heldOut = make([]int, len(labels)), make([]int, len(labels))
+	for m, l := range labels {
+		if known == nil || known[m] {
+			seen[m], heldOut[m] = l, -1
+		} else {
+			seen[m], heldOut[m] = -1, l
+		}
+	}
+	return seen, heldOut
+}
+
+// Predict returns the predicted class of each training column,
+// argmax_p (B·S⁽ᴸ⁾)_pm. It returns nil for a model trained without
+// supervision.
+func (m *Model) Predict() []int {
+	if m.B == nil {
+		return nil
+	}
+	return Predict(m.B, m.S[len(m.S)-1])
+}
+
+// Classify predicts the class of new columns x (N×M′, nonnegative, the
+// training data's rows): it runs the forward pass and returns
+// argmax_p (B·S⁽ᴸ⁾)_pm for each column, with the scores B·S⁽ᴸ⁾ (P×M′,
+// owned by the caller). It returns an error for a model trained without
+// supervision (it has no B), and as Transform for bad x.
+func (m *Model) Classify(x *tensor.Dense) ([]int, *tensor.Dense, error) {
+	return m.classify("Classify", func() ([]*tensor.Dense, error) { return m.Transform(x) })
+}
+
+// ClassifySparse is Classify for a sparse x.
+func (m *Model) ClassifySparse(x *tensor.Sparse) ([]int, *tensor.Dense, error) {
+	return m.classify("ClassifySparse", func() ([]*tensor.Dense, error) { return m.TransformSparse(x) })
+}
+
+// classify runs transform and scores its last layer with B.
+func (m *Model) classify(name string, transform func() ([]*tensor.Dense, error)) ([]int, *tensor.Dense, error) {
+	if m.B == nil {
+		return nil, nil, fmt.Errorf("neuralnmf: %s: the model was trained without labels, so it has no classifier B", name)
+	}
+	s, err := transform()
+	if err != nil {
+		return nil, nil, err
+	}
+	scores := tensor.MatMul(false, false, m.B, s[len(s)-1])
+	return argmaxColumns(scores), scores, nil
+}
+
+// TransformSparse is Transform for a sparse x.
+func (m *Model) TransformSparse(x *tensor.Sparse) ([]*tensor.Dense, error) {
+	rows := 0
+	if x != nil {
+		rows = x.Rows
+	}
+	return m.transform("TransformSparse", rows, func(opt *nnls.Options) (*nnls.Result, error) {
+		if err := tensor.CheckSparseData("x", x); err != nil {
+			return nil, err
+		}
+		return nnls.SolveSparse(m.A[0], x, opt)
+	})
+}
+
+// Transform runs the forward pass on new columns x (N×M′, nonnegative):
+// S⁽⁰⁾ = q(A⁽⁰⁾, x), S⁽ˡ⁾ = q(A⁽ˡ⁾, S⁽ˡ⁻¹⁾). It returns every layer's S and
+// does not change the model.
+func (m *Model) Transform(x *tensor.Dense) ([]*tensor.Dense, error) {
+	rows := 0
+	if x != nil {
+		rows = x.Rows
+	}
+	return m.transform("Transform", rows, func(opt *nnls.Options) (*nnls.Result, error) {
+		if err := tensor.CheckData("x", x); err != nil {
+			return nil, err
+		}
+		return nnls.Solve(m.A[0], x, opt)
+	})
+}
+
+// transform checks that the input has the model's rows, solves the first
+// layer with first, and the other layers densely.
+func (m *Model) transform(name string, rows int, first func(*nnls.Options) (*nnls.Result, error)) ([]*tensor.Dense, error) {
+	if err := m.validate(); err != nil {
+		return nil, fmt.Errorf("neuralnmf: %s: %w", name, err)
+	}
+	if rows != m.A[0].Rows {
+		return nil, fmt.Errorf("neuralnmf: %s: %w: x has %d rows, the model was trained on %d", name, tensor.ErrShape, rows, m.A[0].Rows)
+	}
+	opt := &nnls.Options{Workers: m.cfg.Workers}
+	res, err := first(opt)
+	var out []*tensor.Dense
+	for l := range m.A {
+		if l > 0 {
+			res, err = nnls.Solve(m.A[l], out[l-1], opt)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("neuralnmf: %s: layer %d: %w", name, l, err)
+		}
+		out = append(out, res.S)
+	}
+	return out, nil
+}
+
+// ReadoutAccuracy measures how linearly the classes can be read off a
+// representation s (k×M): it fits B = Y·s† by least squares on every column
+// with a label ≥ 0 (Y one-hot) and returns the share of those columns for
+// which argmax(B·s) is the label. It is the accuracy the authors' code
+// reports for every method and supervision level, and the one the demo
+// reports for unsupervised runs, which have no classifier of their own.
+// It returns NaN for labels outside 0..classes−1 or no labelled column.
+func ReadoutAccuracy(s *tensor.Dense, labels []int, classes int) float64 {
+	pred, err := Readout(s, labels, classes)
+	if err != nil {
+		return math.NaN()
+	}
+	return Accuracy(pred, labels)
+}
+
+// Readout fits B = Y·s† by least squares on the columns of s (k×M) with a
+// label ≥ 0 (Y one-hot, classes rows; the other columns of Y are zero) and
+// returns argmax(B·s) for every column. With the labels of SplitLabels it
+// is the paper's accuracy protocol: fit on the known labels, then score the
+// held-out columns with Accuracy.
+func Readout(s *tensor.Dense, labels []int, classes int) ([]int, error) {
+	b, err := FitReadout(s, labels, classes)
+	if err != nil {
+		return nil, err
+	}
+	return Predict(b, s), nil
+}
+
+// FitReadout returns the classes×k read-out B = Y·s† of Readout, fitted on
+// the columns of s (k×M) with a label ≥ 0, so that new columns s′ (the
+// same layer of Transform) are classified by Predict(B, s′).
+func FitReadout(s *tensor.Dense, labels []int, classes int) (*tensor.Dense, error) {
+	y, err := tensor.OneHot(labels, classes)
+	if err != nil {
+		return nil, fmt.Errorf("neuralnmf: Readout: %w", err)
+	}
+	tape := autograd.NewTape()
+	b := ops.MatMul(tape.Const(y), ops.Pinv(tape.Const(s)))
+	if err := tape.Err(); err != nil {
+		return nil, fmt.Errorf("neuralnmf: Readout: %w", err)
+	}
+	return b.Value(), nil
+}
+
+// LayerTopics returns, for each layer ℓ of the factors a (A⁽⁰⁾ N×k⁽⁰⁾, A⁽¹⁾,
+// …), the topics of that layer in feature space: the N×k⁽ˡ⁾ product
+// A⁽⁰⁾⋯A⁽ˡ⁾ (the first is a[0] itself, not a copy).
+func LayerTopics(a []*tensor.Dense) []*tensor.Dense {
+	out := make([]*tensor.Dense, len(a))
+	for l := range a {
+		if l == 0 {
+			out[l] = a[0]
+		} else {
+			out[l] = tensor.MatMul(false, false, out[l-1], a[l])
+		}
+	}
+	return out
+}
+
+// TopWords returns, for each column of a (features × topics), the names of
+// the n features with the largest weights, largest first (ties keep feature
+// order). names[i] names row i. For layer ℓ's topics pass LayerTopics(A)[ℓ].
+func TopWords(a *tensor.Dense, names []string, n int) [][]string {
+	out := make([][]string, a.Cols)
+	idx := make([]int, a.Rows)
+	for j := 0; j < a.Cols; j++ {
+		for i := range idx {
+			idx[i] = i
+		}
+		sort.SliceStable(idx, func(p, q int) bool { return a.At(idx[p], j) > a.At(idx[q], j) })
+		for _, i := range idx[:min(n, len(idx))] {
+			out[j] = append(out[j], names[i])
+		}
+	}
+	return out
+}

@@ -1,0 +1,260 @@
+package neuralnmf
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"time"
+
+	"github.com/neuralnmf/neuralnmf/autograd"
+	"github.com/neuralnmf/neuralnmf/nnls"
+	"github.com/neuralnmf/neuralnmf/optim"
+	"github.com/neuralnmf/neuralnmf/tensor"
+)
+
+type trainer struct {
+	x      data
+	cfg    Config
+	seed   uint64
+	tape   *autograd.Tape
+	hist   History
+	start  time.Time
+	done   bool // converged
+	rng    *rand.Rand
+	a      []*tensor.Dense
+	b      *tensor.Dense // CrossEntropy classifier
+	y, z   *tensor.Dense
+	labels []int // the training labels (−1 where not Known)
+	known  int   // the number of Known columns
+	held   []int // the held-out labels (−1 where Known or unlabelled)
+	xNorm  float64
+	warm   []*nnls.Support
+	// steps[i] steps parameter i from gradient g, saving p and g into
+	// prevP and prevG first, and returns ⟨g, p before − p after⟩ (GD;
+	// 0 for Adam).
+	steps []func(p, g, prevP, prevG *tensor.Dense) (float64, error)
+	gds   []*optim.ProjectedGD
+	adams []*optim.Adam
+	// Safeguard state: the parameters and gradients before the last step,
+	// whether a step is awaiting its trial, ⟨∇L(prev), prev − new⟩ of that
+	// step as the optimiser computed it (stale once a topic was reset
+	// since), and the learning-rate factor.
+	prevP, prevG  []*tensor.Dense
+	stepped       bool
+	decrease      float64
+	decreaseStale bool
+	lrScale       float64
+}
+
+// Safeguard constants: a trial step is accepted when its loss is at most the
+// largest of the last nonmonotoneWindow accepted losses, minus (for GD)
+// armijoSigma times the decrease the step's first-order model predicts; a
+// rejected step is retried from the same point with the learning rate times
+// shrinkStep (shrinkBlowUp when the loss is not finite or grew tenfold),
+// at most maxBacktracks times in a row.
+const (
+	nonmonotoneWindow = 10
+	armijoSigma       = 1e-4
+	shrinkStep        = 0.5
+	shrinkBlowUp      = 0.1
+	maxBacktracks     = 60
+)
+
+// train continues training until the history has upTo epochs or the
+// stopping rule fires.
+//
+// Every step is safeguarded: the next forward pass is its trial. If the
+// forward or backward pass fails (for example a non-finite A) or the loss is
+// not finite or above the largest of the last 10 accepted losses (minus the
+// Armijo decrease σ·⟨∇L, A_prev − A⟩ along the projected path, for GD), the
+// parameters are restored, the learning rate is shrunk, and the step is
+// taken again with the same gradient; History.Backtracks counts these. So no
+// learning rate makes the loss grow without bound: every recorded loss is at
+// most the first. The nonmonotone window lets large-step regimes (such as
+// the authors' semi-supervised notebook) oscillate without diverging.
+func (t *trainer) train(upTo int) error {
+	c := t.cfg
+	if t.start.IsZero() {
+		t.start = time.Now()
+	}
+	h := &t.hist
+	backtracks := 0
+	for epoch := len(h.Loss) + 1; epoch <= upTo && !t.done; {
+		t.tape.Reset()
+		f, res := t.forward(t.tape)
+		if n := t.resetCollinearFrom(res); n > 0 {
+			// The step made topics collinear: re-initialise them and run
+			// this epoch's forward pass again.
+			h.Collinear += n
+			t.decreaseStale = true
+			continue
+		}
+		var loss, fit *autograd.Var
+		if c.CustomLoss != nil && t.tape.Err() == nil {
+			var err error
+			if loss, err = t.customLoss(f); err != nil {
+				return fmt.Errorf("neuralnmf: epoch %d: %w", epoch, err)
+			}
+		} else {
+			loss, fit = t.builtinLoss(f)
+		}
+		if loss == nil {
+			return fmt.Errorf("neuralnmf: epoch %d: CustomLoss returned nil", epoch)
+		}
+		g, err := t.tape.Backward(loss)
+		lv := math.NaN()
+		if err == nil {
+			lv = loss.Value().Data[0]
+		}
+		if t.stepped && !t.accept(err, lv) {
+			if backtracks++; backtracks > maxBacktracks {
+				t.restore()
+				h.Stopped = "no step decreases the loss"
+				t.done = true
+				break
+			}
+			t.backtrack(lv)
+			h.Backtracks++
+			continue
+		}
+		backtracks = 0
+		t.stepped = false
+		if err != nil {
+			return fmt.Errorf("neuralnmf: epoch %d: %w", epoch, err)
+		}
+		if math.IsNaN(lv) || math.IsInf(lv, 0) {
+			return fmt.Errorf("neuralnmf: epoch %d: loss is %v at the starting point", epoch, lv)
+		}
+		var rel float64
+		if fit != nil {
+			// The loss has the term ‖X − A⁽⁰⁾⋯S⁽ᴸ⁾‖² itself: no second product.
+			rel = math.Sqrt(math.Max(fit.Value().Data[0], 0)) / t.xNorm
+		} else {
+			rel = relError(t.x, t.xNorm, f)
+		}
+		acc, held := math.NaN(), math.NaN()
+		if f.B != nil {
+			pred := Predict(f.B.Value(), f.S[len(f.S)-1].Value())
+			acc, held = Accuracy(pred, t.labels), Accuracy(pred, t.held)
+		}
+		h.Loss = append(h.Loss, lv)
+		h.RelError = append(h.RelError, rel)
+		h.Accuracy = append(h.Accuracy, acc)
+		h.HeldOutAccuracy = append(h.HeldOutAccuracy, held)
+		if c.Progress != nil {
+			c.Progress(Epoch{Epoch: epoch, Epochs: c.Epochs, Loss: lv, RelError: rel, Accuracy: acc, HeldOutAccuracy: held, Elapsed: time.Since(t.start)})
+		}
+		t.warm = t.warm[:0]
+		for _, r := range res {
+			t.warm = append(t.warm, r.Support)
+		}
+		if n := len(h.Loss); c.Tol > 0 && n > 10 && math.Abs(h.Loss[n-11]-lv) <= c.Tol*math.Abs(h.Loss[n-11]) {
+			h.Stopped = "converged"
+			if math.Abs(h.Loss[0]-lv) <= c.Tol*math.Abs(h.Loss[0]) {
+				h.Stopped = "no progress: the loss has not changed since the start (is the learning rate too small?)"
+			}
+			t.done = true
+			break
+		}
+		if epoch == c.Epochs {
+			break // keep A consistent with the recorded S
+		}
+		grads := make([]*tensor.Dense, 0, len(f.A)+1)
+		for i := range t.params() {
+			if i < len(f.A) {
+				grads = append(grads, g.Of(f.A[i]))
+			} else {
+				grads = append(grads, g.Of(f.B))
+			}
+		}
+		if err := t.step(grads); err != nil {
+			return fmt.Errorf("neuralnmf: epoch %d: %w", epoch, err)
+		}
+		epoch++
+	}
+	return nil
+}
+
+// step takes one optimiser step from grads, keeping the parameters and
+// gradients it starts from (prevP, prevG) so that it can be undone and
+// retried (grads may be prevG itself), and re-initialises dead topics
+// (collinear ones are found by the next forward pass).
+func (t *trainer) step(grads []*tensor.Dense) error {
+	ps := t.params()
+	if len(t.prevP) != len(ps) {
+		t.prevP, t.prevG = make([]*tensor.Dense, len(ps)), make([]*tensor.Dense, len(ps))
+		for i, p := range ps {
+			t.prevP[i], t.prevG[i] = tensor.New(p.Rows, p.Cols), tensor.New(p.Rows, p.Cols)
+		}
+	}
+	t.decrease, t.decreaseStale = 0, false
+	for i, p := range ps {
+		d, err := t.steps[i](p, grads[i], t.prevP[i], t.prevG[i])
+		if err != nil {
+			return err
+		}
+		t.decrease += d
+	}
+	t.stepped = true
+	if n := t.resetDeadTopics(); n > 0 {
+		t.hist.Resets += n
+		t.decreaseStale = true
+	}
+	return nil
+}
+
+// restore puts back the parameters saved before the last step.
+func (t *trainer) restore() {
+	for i, p := range t.params() {
+		p.Copy(t.prevP[i])
+	}
+	t.stepped = false
+}
+
+// accept reports whether the step just taken passes the safeguard, given the
+// result of the forward and backward pass at the new point.
+func (t *trainer) accept(err error, lv float64) bool {
+	if err != nil || math.IsNaN(lv) || math.IsInf(lv, 0) {
+		return false
+	}
+	h := t.hist.Loss
+	ref := math.Inf(-1)
+	for _, v := range h[max(0, len(h)-nonmonotoneWindow):] {
+		ref = math.Max(ref, v)
+	}
+	var decrease float64 // σ·⟨∇L(prev), prev − new⟩ ≥ 0 for a projected step
+	if t.cfg.Optimizer == GD {
+		decrease = t.decrease // from the step's own pass
+		if t.decreaseStale {  // a topic was reset after the step
+			decrease = 0
+			for i, p := range t.params() {
+				// The trainer's own matrices, contiguous (init): one loop.
+				pd, qd, gd := p.Data[:p.Len()], t.prevP[i].Data[:p.Len()], t.prevG[i].Data[:p.Len()]
+				for j, v := range pd {
+					decrease += gd[j] * (qd[j] - v)
+				}
+			}
+		}
+		decrease *= armijoSigma
+	}
+	return lv <= ref-decrease
+}
+
+// backtrack undoes the last step, shrinks every learning rate and takes the
+// step again with the saved gradients.
+func (t *trainer) backtrack(lv float64) {
+	t.restore()
+	f := shrinkStep
+	if ref := t.hist.Loss[len(t.hist.Loss)-1]; math.IsNaN(lv) || math.IsInf(lv, 0) || lv > 10*math.Abs(ref) {
+		f = shrinkBlowUp
+	}
+	t.lrScale *= f
+	for _, o := range t.gds {
+		o.LR *= f
+	}
+	for _, o := range t.adams {
+		o.LR *= f
+	}
+	// The step cannot fail here: the same gradients passed it before.
+	_ = t.step(t.prevG)
+}
