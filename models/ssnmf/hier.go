@@ -65,30 +65,23 @@ func (h *Hierarchy) addLayer(xm fitter, in layerInput, ranks []int, l int, lab *
 	if l > 0 {
 		w = nil
 	}
-	var mk func() solver
-	var rows, cols int
-	var mean float64
-	if in.sparse != nil {
-		x := in.sparse
-		rows, cols, mean = x.Rows, x.Cols, sparseMean(x)
-		if ll != nil {
-			return fmt.Errorf("layer %d: labels on a sparse first layer are not supported; use at least two layers", l)
+	if err := validateLayer(in, ranks[l], ll, w, o); err != nil {
+		return fmt.Errorf("layer %d: %w", l, err)
+	}
+	var op linop // HALS's view of the input, made once for all starts
+	mk := func() solver {
+		if o.Solver == HALS {
+			if op == nil {
+				op = in.op()
+			}
+			return newHALS(op, ranks[l])
 		}
-		mk = func() solver { return newSparseUpdater(x, ranks[l], o.Eps) }
-	} else {
-		d := in.dense
-		lo := o
-		lo.W = w
-		if err := validate(d, ranks[l], ll, &lo); err != nil {
-			return fmt.Errorf("layer %d: %w", l, err)
-		}
-		rows, cols, mean = d.Rows, d.Cols, tensor.Sum(d)/float64(d.Len())
-		mk = func() solver { return newUpdater(d, ll, w, ranks[l], o.Eps) }
+		return o.solverFor(in, ranks[l], ll, w)
 	}
 	var best *Factors
 	bestErr := math.Inf(1)
 	for r := 0; r < o.Restarts; r++ {
-		f := o.start(rows, cols, initMean(mean, ranks[l], o), ranks[l], ll, l, r)
+		f := o.layerStart(in, ranks[l], ll, l, r)
 		if o.Restarts == 1 {
 			best = f
 			break
@@ -282,4 +275,20 @@ func MaxPoolRows(s *tensor.Dense) *tensor.Dense {
 		}
 	}
 	return p
+}
+
+// validateLayer checks a layer's input and options as NMF and SSNMF do.
+func validateLayer(in layerInput, k int, lab *Labels, w *tensor.Dense, o Options) error {
+	if in.sparse != nil && lab != nil {
+		return fmt.Errorf("labels on a sparse first layer are not supported; use at least two layers")
+	}
+	lo := o
+	lo.W = w
+	if err := lo.checkHALS(lab); err != nil {
+		return err
+	}
+	if in.dense != nil {
+		return validate(in.dense, k, lab, &lo)
+	}
+	return nil
 }

@@ -66,8 +66,9 @@ func NMFSparse(x *tensor.Sparse, k int, opt *Options) (*Factors, error) {
 	if err := validateSparse(x, k, &o); err != nil {
 		return nil, err
 	}
-	f := o.start(x.Rows, x.Cols, initMean(sparseMean(x), k, o), k, nil, 0, 0)
-	f.iterate(newSparseUpdater(x, k, o.Eps), o.MaxIter, o)
+	in := layerInput{sparse: x}
+	f := o.layerStart(in, k, nil, 0, 0)
+	f.iterate(o.solverFor(in, k, nil, nil), o.MaxIter, o)
 	return f, nil
 }
 
@@ -137,4 +138,75 @@ func (s sparseFit) sqErr(w, h *tensor.Dense) float64 { return s.x.SqDist(w, h) }
 type layerInput struct {
 	dense  *tensor.Dense
 	sparse *tensor.Sparse
+}
+
+// layerStart returns the initial factors of a rank-k factorisation of in
+// (layer l, restart r): NNDSVDA or random, as o.Start says.
+func (o *Options) layerStart(in layerInput, k int, lab *Labels, l, r int) *Factors {
+	if o.Start == NNDSVDAStart {
+		var a, s *tensor.Dense
+		if in.sparse != nil {
+			a, s = nndsvda(in.op(), k, o.Seed+uint64(1000*l), sparseMean(in.sparse))
+		} else {
+			a, s = nndsvda(in.op(), k, o.Seed+uint64(1000*l), tensor.Sum(in.dense)/float64(in.dense.Len()))
+		}
+		f := &Factors{A: a, S: s}
+		if lab != nil {
+			f.B = tensor.New(lab.Y.Rows, k)
+			rng := tensor.NewRand(o.Seed + uint64(1000*l+r))
+			for i := range f.B.Data {
+				f.B.Data[i] = rng.Float64()
+			}
+		}
+		return f
+	}
+	n, m := in.dims()
+	var mean float64
+	if in.sparse != nil {
+		mean = sparseMean(in.sparse)
+	} else {
+		mean = tensor.Sum(in.dense) / float64(in.dense.Len())
+	}
+	return o.start(n, m, initMean(mean, k, *o), k, lab, l, r)
+}
+
+// solverFor returns the update engine of o.Solver for in.
+func (o *Options) solverFor(in layerInput, k int, lab *Labels, w *tensor.Dense) solver {
+	switch {
+	case o.Solver == HALS:
+		return newHALS(in.op(), k)
+	case in.sparse != nil:
+		return newSparseUpdater(in.sparse, k, o.Eps)
+	}
+	return newUpdater(in.dense, lab, w, k, o.Eps)
+}
+
+// checkHALS rejects what HALS does not support.
+func (o *Options) checkHALS(lab *Labels) error {
+	if o.Solver != HALS {
+		return nil
+	}
+	if lab != nil {
+		return fmt.Errorf("ssnmf: the HALS solver does not support labels; use Multiplicative")
+	}
+	if o.W != nil {
+		return fmt.Errorf("ssnmf: the HALS solver does not support a data mask W; use Multiplicative")
+	}
+	return nil
+}
+
+func (in layerInput) dims() (int, int) {
+	if in.sparse != nil {
+		return in.sparse.Rows, in.sparse.Cols
+	}
+	return in.dense.Rows, in.dense.Cols
+}
+
+// op returns in as a linop; a sparse input's transpose is formed once per
+// call, so callers keep the result.
+func (in layerInput) op() linop {
+	if in.sparse != nil {
+		return newSparseOp(in.sparse)
+	}
+	return denseOp{in.dense}
 }

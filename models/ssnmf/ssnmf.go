@@ -80,7 +80,37 @@ type Options struct {
 	// with mt19937.New(s) for every layer and UnscaledInit the starts are
 	// those of ssnmf 1.0.3 after np.random.seed(s).
 	Rand func(layer, restart int) Float64Source
+	// Solver selects the update rule. Default Multiplicative.
+	Solver Solver
+	// Start selects the initial factors. Default RandomStart.
+	Start Start
 }
+
+// Solver is an NMF update rule.
+type Solver int
+
+const (
+	// Multiplicative is Lee & Seung's multiplicative updates (the package
+	// doc's), which support masks and labels.
+	Multiplicative Solver = iota
+	// HALS is hierarchical alternating least squares (scikit-learn's
+	// coordinate descent): each column of A and row of S is solved exactly
+	// in turn. It converges in far fewer updates than Multiplicative, but
+	// supports neither a mask W nor labels.
+	HALS
+)
+
+// Start selects the initial factors of each layer.
+type Start int
+
+const (
+	// RandomStart draws A and S uniformly (see UnscaledInit and Rand);
+	// Restarts starts are tried per layer of HNMF.
+	RandomStart Start = iota
+	// NNDSVDAStart is NNDSVDA of the layer's input: deterministic, so HNMF
+	// makes one start per layer whatever Restarts says.
+	NNDSVDAStart
+)
 
 func (o *Options) withDefaults() Options {
 	var r Options
@@ -98,6 +128,9 @@ func (o *Options) withDefaults() Options {
 	}
 	if r.RestartIters <= 0 {
 		r.RestartIters = 300
+	}
+	if r.Start == NNDSVDAStart {
+		r.Restarts = 1 // every start would be the same
 	}
 	return r
 }
@@ -150,8 +183,12 @@ func SSNMF(x *tensor.Dense, k int, lab *Labels, opt *Options) (*Factors, error) 
 	if err := validate(x, k, lab, &o); err != nil {
 		return nil, err
 	}
-	f := o.start(x.Rows, x.Cols, initMean(tensor.Sum(x)/float64(x.Len()), k, o), k, lab, 0, 0)
-	f.iterate(newUpdater(x, lab, o.W, k, o.Eps), o.MaxIter, o)
+	if err := o.checkHALS(lab); err != nil {
+		return nil, err
+	}
+	in := layerInput{dense: x}
+	f := o.layerStart(in, k, lab, 0, 0)
+	f.iterate(o.solverFor(in, k, lab, o.W), o.MaxIter, o)
 	return f, nil
 }
 

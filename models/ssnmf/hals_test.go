@@ -1,0 +1,172 @@
+package ssnmf_test
+
+import (
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/neuralnmf/neuralnmf/internal/randmat"
+	"github.com/neuralnmf/neuralnmf/models/ssnmf"
+	"github.com/neuralnmf/neuralnmf/tensor"
+)
+
+// kktResidual returns the largest violation of the KKT conditions of
+// min ‖X − AS‖² over A, S ≥ 0: for each entry v with gradient g,
+// |min(v, g)|, which is zero exactly when v = 0 ≤ g or v > 0 = g. It is
+// relative to the largest entry of XSᵀ and AᵀX, the data's part of the
+// gradient, so it does not depend on the scale of X. A stationary point has
+// residual 0 up to rounding; a factorisation stopped early does not.
+func kktResidual(x, a, s *tensor.Dense) float64 {
+	r := tensor.MatMul(false, false, a, s)
+	tensor.Sub(r, r, x)                    // AS − X
+	ga := tensor.MatMul(false, true, r, s) // (AS − X)Sᵀ
+	gs := tensor.MatMul(true, false, a, r) // Aᵀ(AS − X)
+	worst := 0.0
+	for _, p := range []struct{ v, g *tensor.Dense }{{a, ga}, {s, gs}} {
+		for i, v := range p.v.Data {
+			worst = math.Max(worst, math.Abs(math.Min(v, p.g.Data[i])))
+		}
+	}
+	scale := math.Max(tensor.MaxAbs(tensor.MatMul(false, true, x, s)), tensor.MaxAbs(tensor.MatMul(true, false, a, x)))
+	return worst / scale
+}
+
+func TestHALSConvergesToAStationaryPoint(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		n, m  int
+		k     int
+		noise float64
+	}{
+		{"tall low-rank", 60, 30, 4, 0.01},
+		{"wide noisy", 25, 80, 6, 0.5},
+		{"square rank 1", 40, 40, 1, 0.1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rng := tensor.NewRand(7)
+			x := tensor.MatMul(false, false, tensor.Uniform(c.n, c.k, 0, 1, rng), tensor.Uniform(c.k, c.m, 0, 1, rng))
+			for i := range x.Data {
+				x.Data[i] += c.noise * rng.Float64()
+			}
+			f, err := ssnmf.NMF(x, c.k, &ssnmf.Options{Solver: ssnmf.HALS, Start: ssnmf.NNDSVDAStart, Seed: 1, Tol: -1, MaxIter: 3000})
+			require.NoError(t, err)
+			for i := 1; i < len(f.Objective); i++ {
+				// Each HALS update is an exact minimisation of a convex
+				// piece: the objective cannot grow beyond the rounding of its
+				// expansion, about ε·‖X‖².
+				require.LessOrEqual(t, f.Objective[i], f.Objective[i-1]+1e-13*tensor.SqNorm(x), "iteration %d", i)
+			}
+			require.Less(t, kktResidual(x, f.A, f.S), 1e-7)
+			// The certificate tells a point that is not stationary: 2
+			// multiplicative updates from a random start do not pass it.
+			mu, err := ssnmf.NMF(x, c.k, &ssnmf.Options{Seed: 1, Tol: -1, MaxIter: 2})
+			require.NoError(t, err)
+			require.Greater(t, kktResidual(x, mu.A, mu.S), 1e-6)
+			d := tensor.MatMul(false, false, f.A, f.S)
+			tensor.Sub(d, d, x)
+			require.InDelta(t, tensor.SqNorm(d), f.Objective[len(f.Objective)-1], 1e-9*tensor.SqNorm(x), "the objective's expansion is ‖X − AS‖²")
+		})
+	}
+}
+
+func TestHALSSparseMatchesDense(t *testing.T) {
+	rng := tensor.NewRand(3)
+	x := randmat.Sparse(70, 50, 0.8, rng)
+	opt := &ssnmf.Options{Solver: ssnmf.HALS, Start: ssnmf.NNDSVDAStart, Seed: 5, MaxIter: 200}
+	fd, err := ssnmf.NMF(x, 5, opt)
+	require.NoError(t, err)
+	fs, err := ssnmf.NMFSparse(tensor.SparseFromDense(x), 5, opt)
+	require.NoError(t, err)
+	require.Equal(t, len(fd.Objective), len(fs.Objective))
+	scale := tensor.MaxAbs(fd.A)
+	for i, v := range fd.A.Data {
+		require.InDelta(t, v, fs.A.Data[i], 1e-9*scale)
+	}
+	hd, err := ssnmf.HNMF(x, []int{5, 2}, nil, opt)
+	require.NoError(t, err)
+	hs, err := ssnmf.HNMFSparse(tensor.SparseFromDense(x), []int{5, 2}, nil, opt)
+	require.NoError(t, err)
+	require.InDelta(t, relErr(x, hd.Reconstruction()), relErr(x, hs.Reconstruction()), 1e-9)
+}
+
+func TestNNDSVDA(t *testing.T) {
+	t.Run("rank 1 exactly", func(t *testing.T) {
+		// X = u·vᵀ with entries ≥ 1: the leading singular pair is X itself,
+		// no entry falls below the threshold, so A·S = X.
+		rng := tensor.NewRand(11)
+		x := tensor.MatMul(false, false, tensor.Uniform(30, 1, 1, 2, rng), tensor.Uniform(1, 20, 1, 2, rng))
+		a, s, err := ssnmf.NNDSVDA(x, 1, 1)
+		require.NoError(t, err)
+		require.Less(t, relErr(x, tensor.MatMul(false, false, a, s)), 1e-12)
+	})
+	t.Run("disjoint blocks", func(t *testing.T) {
+		// Three blocks of ones on disjoint rows and columns with distinct
+		// sizes: the singular vectors are the block indicators, so NNDSVD
+		// puts each block in one topic exactly; NNDSVDa then fills the
+		// zeros with the mean entry of X.
+		x := tensor.New(12, 9)
+		blocks := [][4]int{{0, 6, 0, 4}, {6, 10, 4, 7}, {10, 12, 7, 9}}
+		for _, b := range blocks {
+			for i := b[0]; i < b[1]; i++ {
+				for j := b[2]; j < b[3]; j++ {
+					x.Set(i, j, 1)
+				}
+			}
+		}
+		mean := tensor.Sum(x) / float64(x.Len())
+		a, s, err := ssnmf.NNDSVDA(x, 3, 4)
+		require.NoError(t, err)
+		for j, b := range blocks {
+			for i := 0; i < 12; i++ {
+				in := i >= b[0] && i < b[1]
+				if in {
+					require.Greater(t, a.At(i, j), 0.1)
+				} else {
+					require.Equal(t, mean, a.At(i, j))
+				}
+			}
+			for m := 0; m < 9; m++ {
+				if m >= b[2] && m < b[3] {
+					require.InDelta(t, 1, a.At(b[0], j)*s.At(j, m), 1e-12)
+				} else {
+					require.Equal(t, mean, s.At(j, m))
+				}
+			}
+		}
+	})
+	t.Run("dense and sparse agree, deterministic", func(t *testing.T) {
+		x := randmat.Sparse(50, 40, 0.7, tensor.NewRand(2))
+		a1, s1, err := ssnmf.NNDSVDA(x, 4, 9)
+		require.NoError(t, err)
+		a2, s2, err := ssnmf.NNDSVDASparse(tensor.SparseFromDense(x), 4, 9)
+		require.NoError(t, err)
+		a3, _, err := ssnmf.NNDSVDA(x, 4, 9)
+		require.NoError(t, err)
+		require.Equal(t, a1.Data, a3.Data)
+		for i := range a1.Data {
+			require.InDelta(t, a1.Data[i], a2.Data[i], 1e-10)
+		}
+		for i := range s1.Data {
+			require.InDelta(t, s1.Data[i], s2.Data[i], 1e-10)
+		}
+	})
+	t.Run("errors", func(t *testing.T) {
+		x := tensor.MustFromRows([][]float64{{1, 2}, {3, -1}})
+		_, _, err := ssnmf.NNDSVDA(x, 1, 1)
+		require.ErrorContains(t, err, "X")
+		_, _, err = ssnmf.NNDSVDA(tensor.MustFromRows([][]float64{{1, 2}, {3, 4}}), 3, 1)
+		require.ErrorIs(t, err, ssnmf.ErrRank)
+	})
+}
+
+func TestHALSRejectsLabelsAndMasks(t *testing.T) {
+	x := tensor.Uniform(6, 5, 0, 1, tensor.NewRand(1))
+	lab := &ssnmf.Labels{Y: tensor.New(2, 5), Z: tensor.New(2, 5), Lambda: 1}
+	_, err := ssnmf.SSNMF(x, 2, lab, &ssnmf.Options{Solver: ssnmf.HALS})
+	require.ErrorContains(t, err, "HALS solver does not support labels")
+	_, err = ssnmf.NMF(x, 2, &ssnmf.Options{Solver: ssnmf.HALS, W: tensor.New(6, 5)})
+	require.ErrorContains(t, err, "data mask")
+	_, err = ssnmf.HNMF(x, []int{3, 2}, lab, &ssnmf.Options{Solver: ssnmf.HALS})
+	require.ErrorContains(t, err, "layer 1")
+}

@@ -1,0 +1,203 @@
+package ssnmf
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/lapack"
+	"gonum.org/v1/gonum/lapack/lapack64"
+
+	"github.com/neuralnmf/neuralnmf/tensor"
+)
+
+// NNDSVDA returns the NNDSVDa start of a rank-k NMF of X (N×M, nonnegative):
+// A (N×k) and S (k×M) built from the leading k singular triplets of X as
+// Boutsidis & Gallopoulos (2008) describe, with every entry below 1e-6 set
+// to the mean entry of X, as scikit-learn's init='nndsvda' does. The
+// singular triplets come from a randomized SVD (Halko, Martinsson & Tropp
+// 2011: k+10 probe vectors, 7 power iterations when k < min(N, M)/10 and 4
+// otherwise, each followed by a QR re-orthonormalisation) seeded by seed, so
+// the start is deterministic. It returns an error for invalid X or k.
+func NNDSVDA(x *tensor.Dense, k int, seed uint64) (a, s *tensor.Dense, err error) {
+	if err := tensor.CheckData("X", x); err != nil {
+		return nil, nil, fmt.Errorf("ssnmf: %w", err)
+	}
+	if k < 1 || k > min(x.Rows, x.Cols) {
+		return nil, nil, fmt.Errorf("ssnmf: %w: rank %d, want 1 to min(N, M) = %d", ErrRank, k, min(x.Rows, x.Cols))
+	}
+	a, s = nndsvda(denseOp{x}, k, seed, tensor.Sum(x)/float64(x.Len()))
+	return a, s, nil
+}
+
+// NNDSVDASparse is NNDSVDA for a sparse X; no dense N×M matrix is formed.
+func NNDSVDASparse(x *tensor.Sparse, k int, seed uint64) (a, s *tensor.Dense, err error) {
+	if err := tensor.CheckSparseData("X", x); err != nil {
+		return nil, nil, fmt.Errorf("ssnmf: %w", err)
+	}
+	if k < 1 || k > min(x.Rows, x.Cols) {
+		return nil, nil, fmt.Errorf("ssnmf: %w: rank %d, want 1 to min(N, M) = %d", ErrRank, k, min(x.Rows, x.Cols))
+	}
+	a, s = nndsvda(newSparseOp(x), k, seed, sparseMean(x))
+	return a, s, nil
+}
+
+// nndsvdZero is the threshold below which NNDSVD sets an entry to zero (and
+// NNDSVDa then to the mean of X): scikit-learn's eps = 1e-6.
+const nndsvdZero = 1e-6
+
+func nndsvda(x linop, k int, seed uint64, mean float64) (a, s *tensor.Dense) {
+	n, m := x.dims()
+	u, sv, vt := randomizedSVD(x, k, seed)
+	a, s = tensor.New(n, k), tensor.New(k, m)
+	for j := 0; j < k; j++ {
+		ucol := make([]float64, n)
+		for i := range ucol {
+			ucol[i] = u.At(i, j)
+		}
+		vrow := vt.Row(j)
+		var lbd float64
+		var uu, vv []float64
+		if j == 0 {
+			// The leading pair of a nonnegative X can be taken nonnegative.
+			lbd = math.Sqrt(sv[0])
+			uu, vv = absAll(ucol), absAll(vrow)
+		} else {
+			up, un := splitSigns(ucol)
+			vp, vn := splitSigns(vrow)
+			nup, nun, nvp, nvn := norm2(up), norm2(un), norm2(vp), norm2(vn)
+			mp, mn := nup*nvp, nun*nvn
+			if mp > mn {
+				lbd = math.Sqrt(sv[j] * mp)
+				uu, vv = scaleAll(up, 1/nup), scaleAll(vp, 1/nvp)
+			} else if mn > 0 {
+				lbd = math.Sqrt(sv[j] * mn)
+				uu, vv = scaleAll(un, 1/nun), scaleAll(vn, 1/nvn)
+			} else {
+				uu, vv = make([]float64, n), make([]float64, m) // all zero: filled below
+			}
+		}
+		for i, v := range uu {
+			a.Set(i, j, lbd*v)
+		}
+		for i, v := range vv {
+			s.Set(j, i, lbd*v)
+		}
+	}
+	for _, d := range []*tensor.Dense{a, s} {
+		for i, v := range d.Data {
+			if v < nndsvdZero {
+				d.Data[i] = mean
+			}
+		}
+	}
+	return a, s
+}
+
+func absAll(v []float64) []float64 {
+	out := make([]float64, len(v))
+	for i, x := range v {
+		out[i] = math.Abs(x)
+	}
+	return out
+}
+
+func splitSigns(v []float64) (pos, neg []float64) {
+	pos, neg = make([]float64, len(v)), make([]float64, len(v))
+	for i, x := range v {
+		if x > 0 {
+			pos[i] = x
+		} else {
+			neg[i] = -x
+		}
+	}
+	return pos, neg
+}
+
+func norm2(v []float64) float64 {
+	var s float64
+	for _, x := range v {
+		s += x * x
+	}
+	return math.Sqrt(s)
+}
+
+func scaleAll(v []float64, c float64) []float64 {
+	for i := range v {
+		v[i] *= c
+	}
+	return v
+}
+
+// randomizedSVD returns approximations of the leading k singular triplets of
+// X: U (N×k), the singular values, and Vᵀ (k×M), by the randomized range
+// finder with power iterations (see NNDSVDA).
+func randomizedSVD(x linop, k int, seed uint64) (u *tensor.Dense, sv []float64, vt *tensor.Dense) {
+	n, m := x.dims()
+	l := min(k+10, n, m)
+	iters := 4
+	if k < min(n, m)/10 {
+		iters = 7
+	}
+	rng := tensor.NewRand(seed)
+	omega := tensor.New(l, m) // Ωᵀ
+	for i := range omega.Data {
+		omega.Data[i] = rng.NormFloat64()
+	}
+	// The bases are kept as rows (Qᵀ, l×N, and l×M), where the LQ
+	// factorisation that orthonormalises them reads memory contiguously.
+	y := tensor.New(n, l) // X·Ω, then Q
+	yt := tensor.New(l, n)
+	x.mulT(omega, y)
+	tensor.TransposeInto(yt, y)
+	orthonormalizeRows(yt)
+	tensor.TransposeInto(y, yt)
+	z := tensor.New(l, m) // (Xᵀ·Q)ᵀ
+	for it := 0; it < iters; it++ {
+		x.tMul(y, z)
+		orthonormalizeRows(z)
+		x.mulT(z, y)
+		tensor.TransposeInto(yt, y)
+		orthonormalizeRows(yt)
+		tensor.TransposeInto(y, yt)
+	}
+	b := tensor.New(l, m) // QᵀX
+	x.tMul(y, b)
+	// B = Ub·Σ·Vᵀ; with l ≤ M the thin SVD has l triplets.
+	ub := tensor.New(l, l)
+	vtAll := tensor.New(l, m)
+	sAll := make([]float64, l)
+	bb := b.Clone()
+	var q [1]float64
+	raw := bb.RawMatrix()
+	ur, vr := ub.RawMatrix(), vtAll.RawMatrix()
+	lapack64.Gesvd(lapack.SVDAll, lapack.SVDStore, raw, ur, vr, sAll, q[:], -1)
+	work := make([]float64, int(q[0]))
+	if !lapack64.Gesvd(lapack.SVDAll, lapack.SVDStore, raw, ur, vr, sAll, work, len(work)) {
+		// Not converged: fall back to what B's rows give (rare; the start is
+		// only a start, and HALS repairs it).
+		for i := range sAll {
+			sAll[i] = 0
+		}
+	}
+	u = tensor.New(n, k)
+	tensor.Gemm(false, false, 1, y, &tensor.Dense{Rows: l, Cols: k, Stride: ub.Stride, Data: ub.Data}, 0, u)
+	vt = tensor.New(k, m)
+	vt.Copy(&tensor.Dense{Rows: k, Cols: m, Stride: vtAll.Stride, Data: vtAll.Data})
+	return u, sAll[:k], vt
+}
+
+// orthonormalizeRows replaces the rows of y (r×c, r ≤ c) by an orthonormal
+// basis of their span (Householder LQ).
+func orthonormalizeRows(y *tensor.Dense) {
+	g := blas64.General{Rows: y.Rows, Cols: y.Cols, Stride: y.Stride, Data: y.Data}
+	tau := make([]float64, min(y.Rows, y.Cols))
+	var q [1]float64
+	lapack64.Gelqf(g, tau, q[:], -1)
+	lw := int(q[0])
+	lapack64.Orglq(g, tau, q[:], -1)
+	lw = max(lw, int(q[0]), 1)
+	work := make([]float64, lw)
+	lapack64.Gelqf(g, tau, work, lw)
+	lapack64.Orglq(g, tau, work, lw)
+}
