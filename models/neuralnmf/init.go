@@ -15,8 +15,11 @@ func (t *trainer) init() error {
 	t.xNorm = t.x.norm()
 	n, m := t.x.dims()
 	switch c.Init {
-	case HNMFInit:
+	case HNMFInit, NNDSVDInit:
 		opt := &ssnmf.Options{Seed: t.seed, Restarts: c.InitRestarts}
+		if c.Init == NNDSVDInit {
+			opt = &ssnmf.Options{Seed: t.seed, Solver: ssnmf.HALS, Start: ssnmf.NNDSVDAStart}
+		}
 		var h *ssnmf.Hierarchy
 		var err error
 		if t.x.sparse != nil {
@@ -70,7 +73,9 @@ func (t *trainer) init() error {
 			t.a[i] = a.Clone()
 		}
 	}
-	t.hist.Collinear += t.resetCollinearTopics()
+	if !c.Algorithm1 {
+		t.hist.Collinear += t.resetCollinearTopics()
+	}
 	// One optimiser per parameter, so Adam's step can be relative to the
 	// parameter's initial scale.
 	params := t.params()

@@ -35,7 +35,8 @@ type History struct {
 	// the columns), where the NNLS minimiser stops being unique and one of
 	// the two topics is wasted.
 	Collinear int
-	// Stopped says why training ended: "converged" or "max epochs".
+	// Stopped says why training ended, with the numbers: "converged: …",
+	// "max epochs: …", "no progress: …" or "no step decreases the loss".
 	Stopped string
 }
 
@@ -159,11 +160,18 @@ func train(x data, cfg Config) (*Model, error) {
 		return nil, err
 	}
 	c := cfg.withDefaults()
+	phase := func(name string) {
+		if c.Phase != nil {
+			c.Phase(name)
+		}
+	}
 	if c.Restarts <= 1 {
+		phase("start")
 		t, err := newTrainer(x, c, c.Seed)
 		if err != nil {
 			return nil, err
 		}
+		phase("training")
 		if err := t.train(c.Epochs); err != nil {
 			return nil, err
 		}
@@ -171,10 +179,12 @@ func train(x data, cfg Config) (*Model, error) {
 	}
 	var best *trainer
 	for r := 0; r < c.Restarts; r++ {
+		phase("start")
 		t, err := newTrainer(x, c, c.Seed+uint64(1000*r))
 		if err != nil {
 			return nil, err
 		}
+		phase("training")
 		if err := t.train(min(c.BurnIn, c.Epochs)); err != nil {
 			return nil, fmt.Errorf("restart %d: %w", r, err)
 		}
@@ -205,31 +215,54 @@ func (t *trainer) lastLoss() float64 {
 
 // Default values of the configuration chosen in experiments/defaults.
 const (
-	defaultInitRestarts = 10
-	defaultRestarts     = 2
+	defaultInitRestarts = 1
+	defaultRestarts     = 1
 )
 
+// DefaultTol and DefaultWindow are the stopping rule of the defaults
+// (Config.Tol, Config.Window), chosen in experiments/defaults on generated
+// data: training stops when the loss fell by less than DefaultTol
+// (relative) over the last DefaultWindow epochs. scikit-learn's NMF uses
+// the same tolerance on its objective (checked every 10 iterations).
+const (
+	DefaultTol    = 1e-4
+	DefaultWindow = 10
+)
+
+// Resolved returns c with its zero fields replaced by the defaults Train
+// applies: Init, Optimizer, LR, InitRestarts, Restarts, BurnIn, Epochs,
+// Tol and Window. What depends on X (a balanced Supervision.Lambda) stays
+// as given; History.Lambda reports it after training. c is not changed.
+func (c Config) Resolved() Config { return c.withDefaults() }
+
 func (c Config) withDefaults() Config {
-	if c.Init == DefaultInit {
-		c.Init = HNMFInit
-	}
+	c.Init = c.Init.resolved()
 	if c.Optimizer == DefaultOptimizer {
 		c.Optimizer = Adam
+		if c.Algorithm1 {
+			c.Optimizer = GD
+		}
 	}
 	if c.InitRestarts <= 0 {
 		c.InitRestarts = defaultInitRestarts
 	}
 	if c.Restarts <= 0 {
 		c.Restarts = defaultRestarts
-		if c.Init == GivenInit {
-			c.Restarts = 1 // every restart would start from the same A
-		}
+	}
+	if c.Algorithm1 {
+		c.Restarts = 1
 	}
 	if c.Epochs <= 0 {
 		c.Epochs = 1000
 	}
+	if c.Window <= 0 {
+		c.Window = DefaultWindow
+	}
 	if c.Tol == 0 {
-		c.Tol = 1e-7
+		c.Tol = DefaultTol
+		if c.Algorithm1 {
+			c.Tol = -1 // Algorithm 1 runs its epochs
+		}
 	}
 	if c.LR == 0 {
 		c.LR = 1e-3

@@ -82,7 +82,9 @@ func (t *trainer) train(upTo int) error {
 	for epoch := len(h.Loss) + 1; epoch <= upTo && !t.done; {
 		t.tape.Reset()
 		f, res := t.forward(t.tape)
-		if n := t.resetCollinearFrom(res); n > 0 {
+		if c.Algorithm1 {
+			// As written: no reset, no safeguard.
+		} else if n := t.resetCollinearFrom(res); n > 0 {
 			// The step made topics collinear: re-initialise them and run
 			// this epoch's forward pass again.
 			h.Collinear += n
@@ -106,7 +108,13 @@ func (t *trainer) train(upTo int) error {
 		if err == nil {
 			lv = loss.Value().Data[0]
 		}
-		if t.stepped && !t.accept(err, lv) {
+		if c.Algorithm1 && (err != nil || math.IsNaN(lv) || math.IsInf(lv, 0)) {
+			if err == nil {
+				err = fmt.Errorf("loss is %v: Algorithm1 takes the fixed step LR = %g with no safeguard; use a smaller LR", lv, c.LR)
+			}
+			return fmt.Errorf("neuralnmf: epoch %d: %w", epoch, err)
+		}
+		if t.stepped && !c.Algorithm1 && !t.accept(err, lv) {
 			if backtracks++; backtracks > maxBacktracks {
 				t.restore()
 				h.Stopped = "no step decreases the loss"
@@ -148,15 +156,23 @@ func (t *trainer) train(upTo int) error {
 		for _, r := range res {
 			t.warm = append(t.warm, r.Support)
 		}
-		if n := len(h.Loss); c.Tol > 0 && n > 10 && math.Abs(h.Loss[n-11]-lv) <= c.Tol*math.Abs(h.Loss[n-11]) {
-			h.Stopped = "converged"
-			if math.Abs(h.Loss[0]-lv) <= c.Tol*math.Abs(h.Loss[0]) {
-				h.Stopped = "no progress: the loss has not changed since the start (is the learning rate too small?)"
+		if n, w := len(h.Loss), c.Window; c.Tol > 0 && n > w {
+			prev := h.Loss[n-1-w]
+			if dec := (prev - lv) / math.Abs(prev); dec <= c.Tol || prev == 0 {
+				h.Stopped = fmt.Sprintf("converged: relative decrease %.2g over %d epochs ≤ tol %g", dec, w, c.Tol)
+				if math.Abs(h.Loss[0]-lv) <= c.Tol*math.Abs(h.Loss[0]) {
+					h.Stopped = fmt.Sprintf("no progress: the loss fell by less than tol %g (relative) in %d epochs from the start, which is already near a stationary point (usual after an HNMF start), or the learning rate is too small to move it", c.Tol, n-1)
+				}
+				t.done = true
+				break
 			}
-			t.done = true
-			break
 		}
 		if epoch == c.Epochs {
+			h.Stopped = fmt.Sprintf("max epochs: stopped at the cap of %d epochs", c.Epochs)
+			if n, w := len(h.Loss), c.Window; c.Tol > 0 && n > w {
+				prev := h.Loss[n-1-w]
+				h.Stopped += fmt.Sprintf(" while the loss still fell %.2g (relative) over %d epochs > tol %g", (prev-lv)/math.Abs(prev), w, c.Tol)
+			}
 			break // keep A consistent with the recorded S
 		}
 		grads := make([]*tensor.Dense, 0, len(f.A)+1)
@@ -196,6 +212,9 @@ func (t *trainer) step(grads []*tensor.Dense) error {
 		t.decrease += d
 	}
 	t.stepped = true
+	if t.cfg.Algorithm1 {
+		return nil // as written: a dead topic stays dead
+	}
 	if n := t.resetDeadTopics(); n > 0 {
 		t.hist.Resets += n
 		t.decreaseStale = true
