@@ -36,14 +36,14 @@ func TestSelect(t *testing.T) {
 				require.NoError(t, err)
 				r.Family = f.Name
 				runs = append(runs, r)
-				t.Logf("%-22s seed %d  %-34s  rel. error %.4f  HNMF %.4f  ratio %.4f", f.Name, seed, c.Name, r.RelErr, h, r.Ratio)
+				t.Logf("%-22s seed %d  %-52s  rel. error %.4f  HNMF %.4f  ratio %.4f  %4d epochs%s  %.2f s", f.Name, seed, c.Name, r.RelErr, h, r.Ratio, r.Epochs, map[bool]string{true: " (cap)"}[r.AtCap], r.Seconds)
 			}
 		}
 	}
 	sums := defaults.Summarise(runs, names)
-	t.Logf("%-34s %s", "candidate (validation)", "ratio to converged HNMF: mean ± sd [min–max], runs won")
+	t.Logf("%-52s %s", "candidate (validation)", "ratio to converged HNMF: mean ± sd [min–max], runs won, runs at the epoch cap, mean epochs, mean seconds")
 	for _, s := range sums {
-		t.Logf("%-34s %.4f ± %.4f [%.4f–%.4f]  %d/%d", s.Candidate, s.Mean, s.SD, s.Min, s.Max, s.Wins, s.Runs)
+		t.Logf("%-52s %.4f ± %.4f [%.4f–%.4f]  %d/%d  cap %d/%d  %6.1f epochs  %.3f s", s.Candidate, s.Mean, s.SD, s.Min, s.Max, s.Wins, s.Runs, s.AtCap, s.Runs, s.Epochs, s.Seconds)
 	}
 	ch := defaults.Choose(sums)
 	t.Logf("chosen: %s", ch.Candidate)
@@ -76,7 +76,7 @@ func TestReport(t *testing.T) {
 	}
 	sort.Strings(names)
 	for _, s := range defaults.Summarise(runs, names) {
-		t.Logf("%s", fmt.Sprintf("%-22s ratio %.4f ± %.4f [%.4f–%.4f], %d/%d runs below HNMF", s.Candidate, s.Mean, s.SD, s.Min, s.Max, s.Wins, s.Runs))
+		t.Logf("%s", fmt.Sprintf("%-22s ratio %.4f ± %.4f [%.4f–%.4f], %d/%d runs below HNMF, %d at the epoch cap, %.0f epochs, %.3f s", s.Candidate, s.Mean, s.SD, s.Min, s.Max, s.Wins, s.Runs, s.AtCap, s.Epochs, s.Seconds))
 	}
 }
 
