@@ -38,9 +38,12 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	lr := fs.Float64("lr", 0, "learning rate (default 0.01 for adam, relative to A's scale; 1e-3 for gd)")
 	decayEvery := fs.Int("decay-every", 0, "multiply the learning rate by -decay every this many epochs (0: never)")
 	decay := fs.Float64("decay", 0.5, "learning-rate decay factor")
-	initFlag := fs.String("init", "hnmf", "initialisation: hnmf or random")
-	initRestarts := fs.Int("init-restarts", 0, "HNMF starts per layer for -init hnmf (0: the library default, 10)")
-	restarts := fs.Int("restarts", 0, "initialisations trained 50 epochs each; the lowest loss is kept (0: the library default, 2)")
+	initFlag := fs.String("init", "hnmf", "initialisation: hnmf (HNMF by multiplicative updates from -init-restarts random starts per layer), nndsvd (HNMF by HALS from NNDSVDa starts, deterministic) or random")
+	initRestarts := fs.Int("init-restarts", 0, "random starts per layer for -init hnmf; the best is kept (0: the library default, 1)")
+	restarts := fs.Int("restarts", 0, "initialisations (seeds -seed+1000r) trained 50 epochs each; the lowest loss is trained on (0: the library default, 1)")
+	tol := fs.Float64("tol", 0, fmt.Sprintf("stop when the loss fell by less than this (relative) over -window epochs (0: the library default, %g; negative: never)", neuralnmf.DefaultTol))
+	window := fs.Int("window", 0, fmt.Sprintf("epochs over which -tol is measured (0: the library default, %d)", neuralnmf.DefaultWindow))
+	algorithm1 := fs.Bool("algorithm1", false, "run the paper's Algorithm 1 as written: projected gradient descent with the fixed step -lr, no safeguard, no topic resets, one start, all -epochs unless -tol is given")
 	seed := fs.Uint64("seed", 1, "random seed")
 	normalize := fs.Bool("normalize", false, "divide every squared term of the loss by its number of entries (the authors' code's scaling)")
 	preset := fs.String("preset", "", "a named configuration of the 20 Newsgroups experiment: paper, authors-unsup or authors-semi (flags given explicitly override it)")
@@ -87,8 +90,17 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	if err := checkOutput("-o", *out, input{"-x", *xPath}, input{"-text", *textPath}, input{"-stopwords", *tf.stopwords}, input{"-labels", *labelsPath}, input{"-label-mask", *maskPath}, input{"-data-mask", *dataMask}); err != nil {
 		return err
 	}
+	if *window < 0 {
+		return usageError{fmt.Errorf("-window is %d: want 0 (the default) or a number of epochs", *window)}
+	}
+	if math.IsNaN(*tol) || math.IsInf(*tol, 0) {
+		return usageError{fmt.Errorf("-tol is %v: want a finite number", *tol)}
+	}
+	if *algorithm1 && flagSet(fs, "optimizer") && *optimizer != "gd" {
+		return usageError{errors.New("-algorithm1 is projected gradient descent: drop -optimizer or give -optimizer gd")}
+	}
 	cfg := neuralnmf.Config{Ranks: ranks, Epochs: *epochs, LR: *lr, Seed: *seed, InitRestarts: *initRestarts, Restarts: *restarts,
-		Decay: optim.StepDecay{Every: *decayEvery, Factor: *decay}, Normalize: *normalize}
+		Decay: optim.StepDecay{Every: *decayEvery, Factor: *decay}, Normalize: *normalize, Tol: *tol, Window: *window, Algorithm1: *algorithm1}
 	if cfg.Loss, err = choose("loss", *loss, choice[neuralnmf.Loss]{"reconstruction", neuralnmf.Reconstruction},
 		choice[neuralnmf.Loss]{"energy", neuralnmf.Energy}); err != nil {
 		return err
@@ -97,7 +109,10 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 		choice[neuralnmf.Optimizer]{"gd", neuralnmf.GD}); err != nil {
 		return err
 	}
-	if cfg.Init, err = choose("init", *initFlag, choice[neuralnmf.Init]{"hnmf", neuralnmf.HNMFInit},
+	if *algorithm1 {
+		cfg.Optimizer = neuralnmf.GD
+	}
+	if cfg.Init, err = choose("init", *initFlag, choice[neuralnmf.Init]{"hnmf", neuralnmf.HNMFInit}, choice[neuralnmf.Init]{"nndsvd", neuralnmf.NNDSVDInit},
 		choice[neuralnmf.Init]{"random", neuralnmf.RandomInit}); err != nil {
 		return err
 	}
@@ -151,9 +166,14 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	if *epochs < 1 || *initRestarts < 0 || *restarts < 0 {
 		return usageError{errors.New("-epochs must be at least 1, -init-restarts and -restarts at least 0")}
 	}
+	var prog *fitProgress
+	if !*quiet {
+		prog = newFitProgress(stderr)
+	}
 	var x *matio.Matrix
 	var vec []byte
 	if *textPath != "" {
+		prog.phase("reading and vectorising " + *textPath)
 		v, xs, err := fitText(*textPath, *tf.field, topt)
 		if err != nil {
 			return err
@@ -163,6 +183,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 		}
 		x, *xPath = &matio.Matrix{Sparse: xs}, *textPath
 	} else {
+		prog.phase("reading " + *xPath)
 		if x, err = readData(*xPath); err != nil {
 			return err
 		}
@@ -214,11 +235,18 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 		}
 		cfg.DataMask = w.ToDense()
 	}
-	var prog *progress
-	if !*quiet {
-		prog = newProgress(stderr, *epochs, false)
-		prog.unit = "epochs"
-		cfg.Progress = func(e neuralnmf.Epoch) { prog.done() }
+	if prog != nil {
+		r := cfg.Resolved()
+		prog.configure(epochCap(cfg), r.Tol, r.Window)
+		starts := 0
+		cfg.Phase = func(name string) {
+			if name == "start" {
+				starts++
+				prog.phase(startPhase(r, starts))
+			}
+		}
+		cfg.Progress = prog.epoch
+		fmt.Fprintln(stderr, describeConfig(cfg))
 	}
 	var model *neuralnmf.Model
 	if x.Sparse != nil {
@@ -226,9 +254,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	} else {
 		model, err = neuralnmf.Train(x.Dense, cfg)
 	}
-	if prog != nil {
-		prog.finish()
-	}
+	prog.finish()
 	if err != nil {
 		return err
 	}
@@ -237,9 +263,10 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	fmt.Fprint(stdout, presetNote)
+	fmt.Fprintln(stdout, describeConfig(cfg))
 	h := model.History
 	n := len(h.Loss)
-	fmt.Fprintf(stdout, "trained %d epochs (%s): loss %.6g, relative error %.4f", n, h.Stopped, h.Loss[n-1], h.RelError[n-1])
+	fmt.Fprintf(stdout, "trained %d epochs (%s): loss %.6g, relative error %.6f", n, h.Stopped, h.Loss[n-1], h.RelError[n-1])
 	if !math.IsNaN(h.Accuracy[n-1]) {
 		fmt.Fprintf(stdout, ", train accuracy %.3f (on the labels used)", h.Accuracy[n-1])
 	}

@@ -137,6 +137,10 @@ func TestCLIErrors(t *testing.T) {
 		{[]string{"fit", "-x", p("x.mtx"), "-ranks", "2", "-decay", "0.5", "-o", p("o.nnmf")}, 2, "-decay needs -decay-every"},
 		{[]string{"fit", "-x", p("x.mtx"), "-ranks", "2", "-labels", p("short.txt"), "-o", p("o.nnmf")}, 1, "2 labels for the 20 columns"},
 		{[]string{"fit", "-ranks", "2"}, 2, "-ranks, -o and one of -x and -text are required"},
+		{[]string{"fit", "-x", p("x.mtx"), "-ranks", "2", "-window", "-1", "-o", p("o.nnmf")}, 2, "-window is -1"},
+		{[]string{"fit", "-x", p("x.mtx"), "-ranks", "2", "-tol", "NaN", "-o", p("o.nnmf")}, 2, "-tol is NaN: want a finite number"},
+		{[]string{"fit", "-x", p("x.mtx"), "-ranks", "2", "-algorithm1", "-optimizer", "adam", "-o", p("o.nnmf")}, 2, "-algorithm1 is projected gradient descent"},
+		{[]string{"fit", "-x", p("x.mtx"), "-ranks", "2", "-init", "svd", "-o", p("o.nnmf")}, 2, `-init is "svd": want hnmf or nndsvd or random`},
 		{[]string{"fit", "-x", p("x.mtx"), "-ranks", "2", "-preset", "mine", "-o", p("o.nnmf")}, 2, `-preset is "mine": want paper or authors-unsup or authors-semi`},
 		{[]string{"fit", "-x", p("x.mtx"), "-ranks", "2", "-labels", p("huge.txt"), "-o", p("o.nnmf")}, 1, "label 1000000000 of column 5: more classes than the 20 columns"},
 		{[]string{"fit", "-x", p("x.mtx"), "-ranks", "2", "-labels", p("gap.txt"), "-o", p("o.nnmf")}, 1, "class(es) [2 3 4] of 0..5 have no labelled column"},
@@ -232,4 +236,39 @@ func TestPredict(t *testing.T) {
 	code, _, errOut = cli(t, "predict", "-model", p("u.nnmf"), "-x", p("x.mtx"), "-o", p("u.csv"))
 	require.Equal(t, 1, code)
 	require.Contains(t, errOut, "trained without -labels")
+}
+
+// fit names each phase on stderr as it begins, reports training epochs
+// against the stopping rule, and prints the configuration it ran (the
+// resolved defaults, in flag terms) and why it stopped.
+func TestFitProgressAndConfiguration(t *testing.T) {
+	dir := t.TempDir()
+	writeData(t, dir)
+	p := func(n string) string { return filepath.Join(dir, n) }
+	code, out, errOut := cli(t, "fit", "-x", p("x.mtx"), "-ranks", "2", "-o", p("m.nnmf"))
+	require.Equal(t, 0, code, errOut)
+	for _, want := range []string{"reading " + p("x.mtx"), "start: HNMF of X by multiplicative updates, 1 random start(s) per layer", "training: epoch 1 (cap 1000)", "done in"} {
+		require.Contains(t, errOut, want)
+	}
+	require.Less(t, strings.Index(errOut, "reading"), strings.Index(errOut, "start:"), "phases in order")
+	require.Less(t, strings.Index(errOut, "start:"), strings.Index(errOut, "training:"), "phases in order")
+	require.Contains(t, out, fmt.Sprintf("configuration: -ranks 2, -init hnmf (1 random start(s) per layer), -optimizer adam -lr 0.01, -loss reconstruction; stops when the loss falls by less than -tol %g (relative) over -window %d epochs, or at -epochs 1000, -seed 1", neuralnmf.DefaultTol, neuralnmf.DefaultWindow))
+	require.Regexp(t, `trained \d+ epochs \((converged|no progress): `, out)
+
+	// Algorithm 1 runs its epochs with the fixed step; restarts are
+	// announced one by one and the cap counts their burn-in.
+	code, out, errOut = cli(t, "fit", "-x", p("x.mtx"), "-ranks", "2", "-algorithm1", "-lr", "1e-4", "-epochs", "7", "-o", p("m.nnmf"))
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, "-algorithm1 (fixed-step projected gradient descent, no safeguard), -optimizer gd -lr 0.0001")
+	require.Contains(t, out, "runs -epochs 7 (no tolerance)")
+	require.Contains(t, out, "trained 7 epochs (max epochs: stopped at the cap of 7 epochs)")
+	code, _, errOut = cli(t, "fit", "-x", p("x.mtx"), "-ranks", "2", "-restarts", "3", "-epochs", "60", "-tol", "-1", "-o", p("m.nnmf"))
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, errOut, "start 3 of 3: HNMF of X")
+	require.Contains(t, errOut, "(cap 160)") // 60 + 2 burn-ins of 50
+	require.Contains(t, errOut, "training: epoch 160 (cap 160)", "the last epoch is shown")
+
+	code, _, errOut = cli(t, "fit", "-x", p("x.mtx"), "-ranks", "2", "-quiet", "-o", p("m.nnmf"))
+	require.Equal(t, 0, code, errOut)
+	require.Empty(t, errOut)
 }

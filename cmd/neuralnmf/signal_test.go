@@ -33,7 +33,7 @@ func TestInterruptRemovesTemporaryFiles(t *testing.T) {
 	out := filepath.Join(dir, "m.nnmf")
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), "NEURALNMF_RUN_MAIN=1",
-		"NEURALNMF_ARGS=fit -x "+filepath.Join(dir, "x.mtx")+" -ranks 4,2 -init-restarts 100000 -quiet -o "+out)
+		"NEURALNMF_ARGS=fit -x "+filepath.Join(dir, "x.mtx")+" -ranks 4,2 -init hnmf -init-restarts 100000 -quiet -o "+out)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	require.NoError(t, cmd.Start())

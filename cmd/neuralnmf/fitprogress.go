@@ -1,0 +1,225 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
+)
+
+// fitProgress reports a fit on stderr: each phase (reading, vectorising,
+// start, training) when it begins, then training epochs. A run stops by its
+// tolerance long before the cap as a rule, so no ETA to the cap is shown as
+// if it were the expected time: the line gives the epochs so far, the
+// relative decrease the stopping rule watches against its tolerance, the
+// time elapsed since the command started (reading and the start included),
+// and an upper bound on what is left (the epochs to the cap at the mean
+// epoch time so far). On a terminal the training line is rewritten in
+// place; otherwise a line is written at most every 2 s.
+type fitProgress struct {
+	w          io.Writer
+	tty        bool
+	begin      time.Time // the command's start
+	phaseStart time.Time
+	epochs     int       // epochs reported so far, all restarts
+	cap        int       // the most epochs the run can take, all restarts
+	tol        float64   // the stopping rule, as configured
+	window     int       // its window
+	trainTime  time.Time // when training began
+	trained    time.Duration
+	losses     []float64 // this restart's losses, for the decrease
+	lastLine   time.Time
+	open       bool // a tty line is waiting for its newline
+	pending    bool // an epoch was reported but not yet written
+	lastEpoch  neuralnmf.Epoch
+}
+
+func newFitProgress(w io.Writer) *fitProgress {
+	p := &fitProgress{w: w, begin: time.Now()}
+	if f, ok := w.(*os.File); ok {
+		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
+			p.tty = true
+		}
+	}
+	return p
+}
+
+// phase announces a phase; what says what it does.
+func (p *fitProgress) phase(what string) {
+	if p == nil {
+		return
+	}
+	p.endLine()
+	p.phaseStart = time.Now()
+	fmt.Fprintf(p.w, "%s (%s elapsed)\n", what, roundDur(time.Since(p.begin)))
+}
+
+// configure tells the reporter the run's cap and stopping rule.
+func (p *fitProgress) configure(cap int, tol float64, window int) {
+	if p != nil {
+		p.cap, p.tol, p.window = cap, tol, window
+	}
+}
+
+// epoch reports one training epoch.
+func (p *fitProgress) epoch(e neuralnmf.Epoch) {
+	if p == nil {
+		return
+	}
+	now := time.Now()
+	if p.epochs == 0 {
+		p.trainTime = now
+	}
+	if e.Epoch != len(p.losses)+1 {
+		// A new restart, or the chosen restart resuming after the others'
+		// burn-in: the window starts again.
+		p.losses = p.losses[:0]
+	}
+	p.epochs++
+	p.losses = append(p.losses, e.Loss)
+	p.trained = now.Sub(p.trainTime)
+	p.pending = true
+	if !p.tty && now.Sub(p.lastLine) < 2*time.Second && p.epochs > 1 {
+		p.lastEpoch = e
+		return
+	}
+	p.writeEpoch(e, now)
+}
+
+// writeEpoch writes the training line for e.
+func (p *fitProgress) writeEpoch(e neuralnmf.Epoch, now time.Time) {
+	p.pending = false
+	p.lastLine = now
+	line := fmt.Sprintf("training: epoch %d (cap %d), relative error %.6f", p.epochs, p.cap, e.RelError)
+	if n, w := len(p.losses), p.window; p.tol > 0 && n > w {
+		prev := p.losses[n-1-w]
+		line += fmt.Sprintf(", loss fell %.1e over %d epochs (stops at %g)", (prev-e.Loss)/prev, w, p.tol)
+	}
+	left := time.Duration(0)
+	if p.epochs > 1 {
+		left = time.Duration(float64(p.trained) / float64(p.epochs-1) * float64(max(0, p.cap-p.epochs)))
+	}
+	line += fmt.Sprintf(", %s elapsed, at most %s to go", roundDur(time.Since(p.begin)), roundDur(left))
+	if p.tty {
+		fmt.Fprintf(p.w, "\r%s%s", line, strings.Repeat(" ", 4))
+		p.open = true
+		return
+	}
+	fmt.Fprintln(p.w, line)
+}
+
+func (p *fitProgress) endLine() {
+	if p.open {
+		fmt.Fprintln(p.w)
+		p.open = false
+	}
+}
+
+// finish ends the report.
+func (p *fitProgress) finish() {
+	if p == nil {
+		return
+	}
+	if p.pending && !p.tty {
+		p.writeEpoch(p.lastEpoch, time.Now()) // the last epoch, if it was not shown
+	}
+	p.endLine()
+	fmt.Fprintf(p.w, "done in %s\n", roundDur(time.Since(p.begin)))
+}
+
+// roundDur rounds d for display: to 0.1 s below a minute, to seconds above.
+func roundDur(d time.Duration) time.Duration {
+	if d < time.Minute {
+		return d.Round(100 * time.Millisecond)
+	}
+	return d.Round(time.Second)
+}
+
+// describeConfig says in flag terms what a fit with c runs: start,
+// optimiser, loss, supervision, stopping rule. c is resolved here, so the
+// line names the defaults Train applies, not zeros.
+func describeConfig(c neuralnmf.Config) string {
+	r := c.Resolved()
+	var b strings.Builder
+	fmt.Fprintf(&b, "configuration: -ranks %s, -init %s", joinInts(r.Ranks), r.Init)
+	if r.Init == neuralnmf.HNMFInit {
+		fmt.Fprintf(&b, " (%d random start(s) per layer)", r.InitRestarts)
+	}
+	if r.Algorithm1 {
+		b.WriteString(", -algorithm1 (fixed-step projected gradient descent, no safeguard)")
+	}
+	fmt.Fprintf(&b, ", -optimizer %s -lr %g", r.Optimizer, r.LR)
+	if r.Decay.Every > 0 {
+		fmt.Fprintf(&b, " (× %g every %d epochs)", r.Decay.Factor, r.Decay.Every)
+	}
+	loss := "reconstruction"
+	if r.Loss == neuralnmf.Energy {
+		loss = "energy"
+	}
+	fmt.Fprintf(&b, ", -loss %s", loss)
+	if r.Normalize {
+		b.WriteString(" -normalize")
+	}
+	if s := r.Supervision; s != nil {
+		cl := "ls"
+		if s.Classifier == neuralnmf.CrossEntropy {
+			cl = "ce"
+		}
+		fmt.Fprintf(&b, ", -classifier %s", cl)
+		if s.Lambda == 0 {
+			b.WriteString(" with λ balanced (‖X‖² / number of known labels)")
+		} else {
+			fmt.Fprintf(&b, " -lambda %g", s.Lambda)
+		}
+	}
+	if r.Restarts > 1 {
+		fmt.Fprintf(&b, ", -restarts %d (%d epochs each)", r.Restarts, r.BurnIn)
+	}
+	if r.Tol > 0 {
+		fmt.Fprintf(&b, "; stops when the loss falls by less than -tol %g (relative) over -window %d epochs, or at -epochs %d", r.Tol, r.Window, r.Epochs)
+	} else {
+		fmt.Fprintf(&b, "; runs -epochs %d (no tolerance)", r.Epochs)
+	}
+	fmt.Fprintf(&b, ", -seed %d", r.Seed)
+	return b.String()
+}
+
+// epochCap is the most epochs a run of c can report to Progress: every
+// restart's burn-in, then the rest of the chosen one's epochs.
+func epochCap(c neuralnmf.Config) int {
+	r := c.Resolved()
+	if r.Restarts <= 1 {
+		return r.Epochs
+	}
+	return r.Epochs + (r.Restarts-1)*min(r.BurnIn, r.Epochs)
+}
+
+func joinInts(v []int) string {
+	s := make([]string, len(v))
+	for i, k := range v {
+		s[i] = fmt.Sprint(k)
+	}
+	return strings.Join(s, ",")
+}
+
+// startPhase names the start of restart n (from 1) of the resolved c.
+func startPhase(c neuralnmf.Config, n int) string {
+	var what string
+	switch c.Init {
+	case neuralnmf.HNMFInit:
+		what = fmt.Sprintf("HNMF of X by multiplicative updates, %d random start(s) per layer", c.InitRestarts)
+	case neuralnmf.NNDSVDInit:
+		what = "HNMF of X by HALS from NNDSVDa starts"
+	case neuralnmf.RandomInit:
+		what = "random A's"
+	default:
+		what = "the given A's"
+	}
+	if c.Restarts > 1 {
+		return fmt.Sprintf("start %d of %d: %s", n, c.Restarts, what)
+	}
+	return "start: " + what
+}
