@@ -51,23 +51,35 @@
 //     too (History.Collinear): in the starting A, and after a step from the
 //     cosines the next forward pass's factorisations (nnls.Factor.Cosine)
 //     compute anyway, that forward pass then being run again.
-//   - Initialisation. Random (uniform on [0, 1)) or from HNMF. HNMFInit with
-//     InitRestarts > 1 picks, per layer, the best of several HNMF starts by
-//     the error through the hierarchy; on the paper's synthetic data a
-//     single start lands in a worse local minimum (two classes merged,
-//     2-layer error 0.324 instead of 0.282) about half the time, and
-//     backpropagation does not leave it.
+//   - Initialisation. Random (uniform on [0, 1)), from HNMF (HNMFInit, the
+//     default: multiplicative updates from random starts), or from HNMF by
+//     HALS from NNDSVDa starts (NNDSVDInit, deterministic, fastest on large
+//     sparse X, but on generated dense hierarchies Adam settles in worse
+//     optima from it). HNMFInit with InitRestarts > 1 picks, per layer, the
+//     best of several HNMF starts by the error through the hierarchy. The
+//     default is one start, chosen in experiments/defaults because more
+//     starts did not pay on the generated hierarchies, but on the paper's
+//     synthetic data a single start lands in a worse local minimum (two
+//     classes merged, 2-layer error 0.324 instead of 0.282) about half the
+//     time, and backpropagation does not leave it: on small dense data,
+//     where starts are cheap, InitRestarts 10 and Restarts 2 are worth it.
 //   - Safeguarded steps. Algorithm 1 takes a fixed (decaying) step. Here
 //     every step, GD or Adam, is tried: if the next forward pass fails or
 //     its loss is not finite or is above the largest of the last 10 accepted
 //     losses (minus an Armijo decrease along the projected path, for GD),
 //     the step is undone and retried with the learning rate halved (÷10 on
 //     a blow-up). No learning rate makes the loss grow; History.Backtracks
-//     and History.LRScale report what the safeguard did.
-//   - Stopping. Training stops when the loss changes by less than Tol
-//     (relative) over 10 epochs, or after Epochs epochs. A run whose loss
-//     never moved from its start is reported as "no progress", not
-//     "converged".
+//     and History.LRScale report what the safeguard did. Config.Algorithm1
+//     switches the safeguard and the topic resets off and runs Algorithm 1
+//     as the paper writes it.
+//   - Stopping. The paper runs a fixed number of epochs. Training stops
+//     when the loss fell by less than Tol (relative) over the last Window
+//     epochs (defaults 1e-4 and 10, scikit-learn's tolerance), or after
+//     Epochs epochs; History.Stopped says which, with the numbers. A run
+//     whose loss never moved by Tol from its start is reported as "no
+//     progress", not "converged": after an HNMF start on large sparse text
+//     this is the usual outcome, the start being already near a stationary
+//     point of the loss.
 //   - Training metrics. History.Accuracy counts only the columns whose
 //     labels training used (Supervision.Known); HeldOutAccuracy scores the
 //     labelled columns that were not known.

@@ -2,6 +2,7 @@ package neuralnmf_test
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/neuralnmf/neuralnmf/autograd"
 	"github.com/neuralnmf/neuralnmf/datasets/synthetic"
@@ -71,4 +72,50 @@ func ExampleReadout() {
 	// Output:
 	// [0 1 -1 -1] [-1 -1 0 1] [0 1 0 1]
 	// held-out accuracy 1.00
+}
+
+// The paper's Algorithm 1 as written: projected gradient descent with a
+// fixed step for a fixed number of epochs, with none of the safeguards of
+// the default training. Here from the paper's random start on its
+// synthetic data, one layer.
+func ExampleConfig_algorithm1() {
+	x := synthetic.X()
+	m, err := neuralnmf.Train(x, neuralnmf.Config{
+		Ranks:      []int{9},
+		Init:       neuralnmf.RandomInit,
+		Algorithm1: true,
+		LR:         1e-4,
+		Epochs:     200,
+		Seed:       1,
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	h := m.History
+	fmt.Println("epochs:", len(h.Loss))
+	fmt.Println("stopped:", h.Stopped)
+	fmt.Println("loss fell:", h.Loss[len(h.Loss)-1] < h.Loss[0])
+	// Output:
+	// epochs: 200
+	// stopped: max epochs: stopped at the cap of 200 epochs
+	// loss fell: true
+}
+
+// The stopping rule: training ends when the loss fell by less than Tol
+// (relative) over the last Window epochs, and History.Stopped says so.
+func ExampleConfig_stopping() {
+	x := synthetic.X()
+	m, err := neuralnmf.Train(x, neuralnmf.Config{Ranks: []int{9, 4}, Tol: 1e-3, Window: 5, Seed: 1})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	h := m.History
+	n := len(h.Loss)
+	fmt.Println(strings.HasPrefix(h.Stopped, "converged: relative decrease"))
+	fmt.Println("rule met:", (h.Loss[n-6]-h.Loss[n-1])/h.Loss[n-6] <= 1e-3)
+	// Output:
+	// true
+	// rule met: true
 }
