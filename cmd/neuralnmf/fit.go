@@ -147,6 +147,9 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 		set("normalize", func() { p.Normalize = cfg.Normalize })
 		set("optimizer", func() { p.Optimizer = cfg.Optimizer })
 		set("init", func() { p.Init = cfg.Init })
+		set("tol", func() { p.Tol = cfg.Tol })
+		set("window", func() { p.Window = cfg.Window })
+		set("algorithm1", func() { p.Algorithm1, p.Optimizer = cfg.Algorithm1, cfg.Optimizer })
 		if !flagSet(fs, "lambda") {
 			lambdaVal = nc.Lambda
 		} else {

@@ -202,6 +202,13 @@ func TestFitPreset(t *testing.T) {
 	require.Contains(t, out, "the authors' objective")
 	require.Contains(t, out, "overridden by -epochs as given")
 	require.Contains(t, out, "trained 15 epochs")
+	require.Contains(t, out, "-tol 1e-07 (relative) over -window 10 epochs", "the presets keep the stopping rule they were validated with")
+	// The stopping rule's flags override a preset too, and say so.
+	code, out, errOut = cli(t, "fit", "-x", p("x.mtx"), "-ranks", "4,2", "-preset", "paper", "-tol", "0.5", "-window", "2", "-quiet", "-o", p("m.nnmf"))
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, "overridden by -tol, -window as given")
+	require.Contains(t, out, "-tol 0.5 (relative) over -window 2 epochs")
+	require.Contains(t, out, "trained 3 epochs (")
 }
 
 // predict writes, for every column, the class the model predicts and the

@@ -254,9 +254,13 @@ func ConvergedHNMF(d *Data, semi bool, seed uint64) (*Result, error) {
 
 // Config returns the neuralnmf.Config that nc describes (without
 // supervision): the authors' objective is the energy loss with Normalize.
+// The stopping rule is the one these configurations were validated with
+// (1e-7 over 10 epochs, which in effect runs Epochs epochs), not the
+// library's default.
 func (nc NeuralConfig) Config(seed uint64, workers int) neuralnmf.Config {
 	cfg := neuralnmf.Config{Ranks: Ranks, Init: nc.Init, Loss: nc.Loss, InitRestarts: nc.InitRestarts, Restarts: nc.Restarts,
-		Optimizer: nc.Optimizer, Decay: nc.Decay, LR: nc.LR, Epochs: nc.Epochs, Seed: seed, Workers: workers}
+		Optimizer: nc.Optimizer, Decay: nc.Decay, LR: nc.LR, Epochs: nc.Epochs, Seed: seed, Workers: workers,
+		Tol: 1e-7, Window: 10}
 	if nc.AuthorsLoss {
 		cfg.Loss, cfg.Normalize = neuralnmf.Energy, true
 	}
