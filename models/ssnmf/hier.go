@@ -68,20 +68,11 @@ func (h *Hierarchy) addLayer(xm fitter, in layerInput, ranks []int, l int, lab *
 	if err := validateLayer(in, ranks[l], ll, w, o); err != nil {
 		return fmt.Errorf("layer %d: %w", l, err)
 	}
-	var op linop // HALS's view of the input, made once for all starts
-	mk := func() solver {
-		if o.Solver == HALS {
-			if op == nil {
-				op = in.op()
-			}
-			return newHALS(op, ranks[l])
-		}
-		return o.solverFor(in, ranks[l], ll, w)
-	}
+	mk := func() solver { return o.solverFor(&in, ranks[l], ll, w) }
 	var best *Factors
 	bestErr := math.Inf(1)
 	for r := 0; r < o.Restarts; r++ {
-		f := o.layerStart(in, ranks[l], ll, l, r)
+		f := o.layerStart(&in, ranks[l], ll, l, r)
 		if o.Restarts == 1 {
 			best = f
 			break

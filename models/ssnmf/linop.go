@@ -1,8 +1,6 @@
 package ssnmf
 
 import (
-	"runtime"
-
 	"github.com/neuralnmf/neuralnmf/internal/parallel"
 	"github.com/neuralnmf/neuralnmf/tensor"
 )
@@ -48,9 +46,7 @@ func (s *sparseOp) mulT(u, dst *tensor.Dense) {
 		s.ut = tensor.New(u.Cols, u.Rows)
 	}
 	tensor.TransposeInto(s.ut, u)
-	k := u.Rows
-	workers := max(1, min(runtime.GOMAXPROCS(0), k*s.x.NNZ()>>16))
-	parallel.ForChunks(s.x.Rows, 256, workers, func(_, r0, r1 int) {
+	parallel.ForChunks(s.x.Rows, halsChunk, workersFor(u.Rows*s.x.NNZ()), func(_, r0, r1 int) {
 		for r := r0; r < r1; r++ {
 			clear(dst.Row(r))
 		}

@@ -26,7 +26,8 @@ func NNDSVDA(x *tensor.Dense, k int, seed uint64) (a, s *tensor.Dense, err error
 	if k < 1 || k > min(x.Rows, x.Cols) {
 		return nil, nil, fmt.Errorf("ssnmf: %w: rank %d, want 1 to min(N, M) = %d", ErrRank, k, min(x.Rows, x.Cols))
 	}
-	a, s = nndsvda(denseOp{x}, k, seed, tensor.Sum(x)/float64(x.Len()))
+	in := &layerInput{dense: x}
+	a, s = nndsvda(in.op(), k, seed, in.mean())
 	return a, s, nil
 }
 
@@ -38,7 +39,8 @@ func NNDSVDASparse(x *tensor.Sparse, k int, seed uint64) (a, s *tensor.Dense, er
 	if k < 1 || k > min(x.Rows, x.Cols) {
 		return nil, nil, fmt.Errorf("ssnmf: %w: rank %d, want 1 to min(N, M) = %d", ErrRank, k, min(x.Rows, x.Cols))
 	}
-	a, s = nndsvda(newSparseOp(x), k, seed, sparseMean(x))
+	in := &layerInput{sparse: x}
+	a, s = nndsvda(in.op(), k, seed, in.mean())
 	return a, s, nil
 }
 
@@ -167,15 +169,15 @@ func randomizedSVD(x linop, k int, seed uint64) (u *tensor.Dense, sv []float64, 
 	ub := tensor.New(l, l)
 	vtAll := tensor.New(l, m)
 	sAll := make([]float64, l)
-	bb := b.Clone()
 	var q [1]float64
-	raw := bb.RawMatrix()
+	raw := b.RawMatrix() // Gesvd overwrites B, which is not needed after
 	ur, vr := ub.RawMatrix(), vtAll.RawMatrix()
 	lapack64.Gesvd(lapack.SVDAll, lapack.SVDStore, raw, ur, vr, sAll, q[:], -1)
 	work := make([]float64, int(q[0]))
 	if !lapack64.Gesvd(lapack.SVDAll, lapack.SVDStore, raw, ur, vr, sAll, work, len(work)) {
-		// Not converged: fall back to what B's rows give (rare; the start is
-		// only a start, and HALS repairs it).
+		// Not converged (rare): no triplet is trusted, so every entry of
+		// the start becomes X's mean below; it is only a start, and the
+		// solver fits from it.
 		for i := range sAll {
 			sAll[i] = 0
 		}

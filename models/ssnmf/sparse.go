@@ -66,7 +66,7 @@ func NMFSparse(x *tensor.Sparse, k int, opt *Options) (*Factors, error) {
 	if err := validateSparse(x, k, &o); err != nil {
 		return nil, err
 	}
-	in := layerInput{sparse: x}
+	in := &layerInput{sparse: x}
 	f := o.layerStart(in, k, nil, 0, 0)
 	f.iterate(o.solverFor(in, k, nil, nil), o.MaxIter, o)
 	return f, nil
@@ -138,40 +138,30 @@ func (s sparseFit) sqErr(w, h *tensor.Dense) float64 { return s.x.SqDist(w, h) }
 type layerInput struct {
 	dense  *tensor.Dense
 	sparse *tensor.Sparse
+	lop    linop // see op
 }
 
 // layerStart returns the initial factors of a rank-k factorisation of in
 // (layer l, restart r): NNDSVDA or random, as o.Start says.
-func (o *Options) layerStart(in layerInput, k int, lab *Labels, l, r int) *Factors {
-	if o.Start == NNDSVDAStart {
-		var a, s *tensor.Dense
-		if in.sparse != nil {
-			a, s = nndsvda(in.op(), k, o.Seed+uint64(1000*l), sparseMean(in.sparse))
-		} else {
-			a, s = nndsvda(in.op(), k, o.Seed+uint64(1000*l), tensor.Sum(in.dense)/float64(in.dense.Len()))
-		}
-		f := &Factors{A: a, S: s}
-		if lab != nil {
-			f.B = tensor.New(lab.Y.Rows, k)
-			rng := tensor.NewRand(o.Seed + uint64(1000*l+r))
-			for i := range f.B.Data {
-				f.B.Data[i] = rng.Float64()
-			}
-		}
-		return f
+func (o *Options) layerStart(in *layerInput, k int, lab *Labels, l, r int) *Factors {
+	if o.Start != NNDSVDAStart {
+		n, m := in.dims()
+		return o.start(n, m, initMean(in.mean(), k, *o), k, lab, l, r)
 	}
-	n, m := in.dims()
-	var mean float64
-	if in.sparse != nil {
-		mean = sparseMean(in.sparse)
-	} else {
-		mean = tensor.Sum(in.dense) / float64(in.dense.Len())
+	a, s := nndsvda(in.op(), k, o.Seed+uint64(1000*l), in.mean())
+	f := &Factors{A: a, S: s}
+	if lab != nil {
+		f.B = tensor.New(lab.Y.Rows, k)
+		rng := tensor.NewRand(o.Seed + uint64(1000*l+r))
+		for i := range f.B.Data {
+			f.B.Data[i] = rng.Float64()
+		}
 	}
-	return o.start(n, m, initMean(mean, k, *o), k, lab, l, r)
+	return f
 }
 
 // solverFor returns the update engine of o.Solver for in.
-func (o *Options) solverFor(in layerInput, k int, lab *Labels, w *tensor.Dense) solver {
+func (o *Options) solverFor(in *layerInput, k int, lab *Labels, w *tensor.Dense) solver {
 	switch {
 	case o.Solver == HALS:
 		return newHALS(in.op(), k)
@@ -202,11 +192,23 @@ func (in layerInput) dims() (int, int) {
 	return in.dense.Rows, in.dense.Cols
 }
 
-// op returns in as a linop; a sparse input's transpose is formed once per
-// call, so callers keep the result.
-func (in layerInput) op() linop {
+// mean is the mean entry of the input.
+func (in *layerInput) mean() float64 {
 	if in.sparse != nil {
-		return newSparseOp(in.sparse)
+		return sparseMean(in.sparse)
 	}
-	return denseOp{in.dense}
+	return tensor.Sum(in.dense) / float64(in.dense.Len())
+}
+
+// op returns the input as a linop, made on the first call and kept, so a
+// sparse input's transpose is formed once for the start and every restart.
+func (in *layerInput) op() linop {
+	if in.lop == nil {
+		if in.sparse != nil {
+			in.lop = newSparseOp(in.sparse)
+		} else {
+			in.lop = denseOp{in.dense}
+		}
+	}
+	return in.lop
 }

@@ -186,7 +186,7 @@ func SSNMF(x *tensor.Dense, k int, lab *Labels, opt *Options) (*Factors, error) 
 	if err := o.checkHALS(lab); err != nil {
 		return nil, err
 	}
-	in := layerInput{dense: x}
+	in := &layerInput{dense: x}
 	f := o.layerStart(in, k, lab, 0, 0)
 	f.iterate(o.solverFor(in, k, lab, o.W), o.MaxIter, o)
 	return f, nil
