@@ -382,13 +382,18 @@ type progress struct {
 }
 
 func newProgress(w io.Writer, total int, quiet bool) *progress {
-	p := &progress{w: w, total: total, start: time.Now(), quiet: quiet}
-	if f, ok := w.(*os.File); ok {
-		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
-			p.tty = true
-		}
+	return &progress{w: w, total: total, start: time.Now(), quiet: quiet, tty: isTerminal(w)}
+}
+
+// isTerminal reports whether w is a terminal, where a progress line can be
+// rewritten in place.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
 	}
-	return p
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
 func (p *progress) done() {

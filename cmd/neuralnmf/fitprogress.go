@@ -3,7 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
+	"math"
 	"strings"
 	"time"
 
@@ -20,31 +20,22 @@ import (
 // epoch time so far). On a terminal the training line is rewritten in
 // place; otherwise a line is written at most every 2 s.
 type fitProgress struct {
-	w          io.Writer
-	tty        bool
-	begin      time.Time // the command's start
-	phaseStart time.Time
-	epochs     int       // epochs reported so far, all restarts
-	cap        int       // the most epochs the run can take, all restarts
-	tol        float64   // the stopping rule, as configured
-	window     int       // its window
-	trainTime  time.Time // when training began
-	trained    time.Duration
-	losses     []float64 // this restart's losses, for the decrease
-	lastLine   time.Time
-	open       bool // a tty line is waiting for its newline
-	pending    bool // an epoch was reported but not yet written
-	lastEpoch  neuralnmf.Epoch
+	w         io.Writer
+	tty       bool
+	begin     time.Time // the command's start
+	epochs    int       // epochs reported so far, all restarts
+	cap       int       // the most epochs the run can take, all restarts
+	tol       float64   // the stopping rule, as configured
+	window    int       // its window
+	trainTime time.Time // when training began
+	lastLine  time.Time
+	open      bool // a tty line is waiting for its newline
+	pending   bool // an epoch was reported but not yet written
+	lastEpoch neuralnmf.Epoch
 }
 
 func newFitProgress(w io.Writer) *fitProgress {
-	p := &fitProgress{w: w, begin: time.Now()}
-	if f, ok := w.(*os.File); ok {
-		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
-			p.tty = true
-		}
-	}
-	return p
+	return &fitProgress{w: w, begin: time.Now(), tty: isTerminal(w)}
 }
 
 // phase announces a phase; what says what it does.
@@ -53,7 +44,6 @@ func (p *fitProgress) phase(what string) {
 		return
 	}
 	p.endLine()
-	p.phaseStart = time.Now()
 	fmt.Fprintf(p.w, "%s (%s elapsed)\n", what, roundDur(time.Since(p.begin)))
 }
 
@@ -73,14 +63,7 @@ func (p *fitProgress) epoch(e neuralnmf.Epoch) {
 	if p.epochs == 0 {
 		p.trainTime = now
 	}
-	if e.Epoch != len(p.losses)+1 {
-		// A new restart, or the chosen restart resuming after the others'
-		// burn-in: the window starts again.
-		p.losses = p.losses[:0]
-	}
 	p.epochs++
-	p.losses = append(p.losses, e.Loss)
-	p.trained = now.Sub(p.trainTime)
 	p.pending = true
 	if !p.tty && now.Sub(p.lastLine) < 2*time.Second && p.epochs > 1 {
 		p.lastEpoch = e
@@ -94,13 +77,12 @@ func (p *fitProgress) writeEpoch(e neuralnmf.Epoch, now time.Time) {
 	p.pending = false
 	p.lastLine = now
 	line := fmt.Sprintf("training: epoch %d (cap %d), relative error %.6f", p.epochs, p.cap, e.RelError)
-	if n, w := len(p.losses), p.window; p.tol > 0 && n > w {
-		prev := p.losses[n-1-w]
-		line += fmt.Sprintf(", loss fell %.1e over %d epochs (stops at %g)", (prev-e.Loss)/prev, w, p.tol)
+	if p.tol > 0 && !math.IsNaN(e.Decrease) {
+		line += fmt.Sprintf(", loss fell %.1e over %d epochs (stops at %g)", e.Decrease, p.window, p.tol)
 	}
 	left := time.Duration(0)
 	if p.epochs > 1 {
-		left = time.Duration(float64(p.trained) / float64(p.epochs-1) * float64(max(0, p.cap-p.epochs)))
+		left = time.Duration(float64(now.Sub(p.trainTime)) / float64(p.epochs-1) * float64(max(0, p.cap-p.epochs)))
 	}
 	line += fmt.Sprintf(", %s elapsed, at most %s to go", roundDur(time.Since(p.begin)), roundDur(left))
 	if p.tty {

@@ -132,7 +132,11 @@ type Epoch struct {
 	// Accuracy and HeldOutAccuracy are the training and held-out accuracies
 	// of History (NaN without supervision, or without held-out labels).
 	Loss, RelError, Accuracy, HeldOutAccuracy float64
-	Elapsed                                   time.Duration
+	// Decrease is what the stopping rule compares with Config.Tol: the
+	// relative decrease of the loss over the last Config.Window epochs of
+	// this start, NaN before Window+1 epochs.
+	Decrease float64
+	Elapsed  time.Duration
 }
 
 // Forward is what a custom loss receives: the variables of one forward pass.

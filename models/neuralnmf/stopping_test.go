@@ -3,6 +3,7 @@ package neuralnmf_test
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 
@@ -106,7 +107,9 @@ func TestStoppingRule(t *testing.T) {
 		window int
 	}{{1e-2, 3}, {1e-3, 10}, {3e-3, 5}} {
 		t.Run(fmt.Sprintf("tol %g window %d", tc.tol, tc.window), func(t *testing.T) {
-			m, err := neuralnmf.Train(x, neuralnmf.Config{Ranks: []int{5, 3}, Init: neuralnmf.RandomInit, Optimizer: neuralnmf.GD, LR: 1e-3, Tol: tc.tol, Window: tc.window, Epochs: 2000, Seed: 2})
+			var reported []float64
+			m, err := neuralnmf.Train(x, neuralnmf.Config{Ranks: []int{5, 3}, Init: neuralnmf.RandomInit, Optimizer: neuralnmf.GD, LR: 1e-3, Tol: tc.tol, Window: tc.window, Epochs: 2000, Seed: 2,
+				Progress: func(e neuralnmf.Epoch) { reported = append(reported, e.Decrease) }})
 			require.NoError(t, err)
 			h := m.History
 			n, w := len(h.Loss), tc.window
@@ -118,6 +121,9 @@ func TestStoppingRule(t *testing.T) {
 				require.Greater(t, dec(e), tc.tol, "epoch %d already met the rule", e+1)
 			}
 			require.Equal(t, fmt.Sprintf("converged: relative decrease %.2g over %d epochs ≤ tol %g", dec(n-1), w, tc.tol), h.Stopped)
+			require.Len(t, reported, n)
+			require.True(t, math.IsNaN(reported[w-1]), "no decrease before Window+1 epochs")
+			require.Equal(t, dec(n-1), reported[n-1], "Epoch.Decrease is the rule's own number")
 		})
 	}
 	m, err := neuralnmf.Train(x, neuralnmf.Config{Ranks: []int{5, 3}, Init: neuralnmf.RandomInit, Optimizer: neuralnmf.GD, LR: 1e-3, Tol: 1e-9, Window: 3, Epochs: 20, Seed: 2})

@@ -82,14 +82,14 @@ func (t *trainer) train(upTo int) error {
 	for epoch := len(h.Loss) + 1; epoch <= upTo && !t.done; {
 		t.tape.Reset()
 		f, res := t.forward(t.tape)
-		if c.Algorithm1 {
-			// As written: no reset, no safeguard.
-		} else if n := t.resetCollinearFrom(res); n > 0 {
-			// The step made topics collinear: re-initialise them and run
-			// this epoch's forward pass again.
-			h.Collinear += n
-			t.decreaseStale = true
-			continue
+		if !c.Algorithm1 { // Algorithm 1 as written resets nothing
+			if n := t.resetCollinearFrom(res); n > 0 {
+				// The step made topics collinear: re-initialise them and run
+				// this epoch's forward pass again.
+				h.Collinear += n
+				t.decreaseStale = true
+				continue
+			}
 		}
 		var loss, fit *autograd.Var
 		if c.CustomLoss != nil && t.tape.Err() == nil {
@@ -149,29 +149,28 @@ func (t *trainer) train(upTo int) error {
 		h.RelError = append(h.RelError, rel)
 		h.Accuracy = append(h.Accuracy, acc)
 		h.HeldOutAccuracy = append(h.HeldOutAccuracy, held)
+		dec := t.windowDecrease()
 		if c.Progress != nil {
-			c.Progress(Epoch{Epoch: epoch, Epochs: c.Epochs, Loss: lv, RelError: rel, Accuracy: acc, HeldOutAccuracy: held, Elapsed: time.Since(t.start)})
+			c.Progress(Epoch{Epoch: epoch, Epochs: c.Epochs, Loss: lv, RelError: rel, Accuracy: acc, HeldOutAccuracy: held,
+				Decrease: dec, Elapsed: time.Since(t.start)})
 		}
 		t.warm = t.warm[:0]
 		for _, r := range res {
 			t.warm = append(t.warm, r.Support)
 		}
-		if n, w := len(h.Loss), c.Window; c.Tol > 0 && n > w {
-			prev := h.Loss[n-1-w]
-			if dec := (prev - lv) / math.Abs(prev); dec <= c.Tol || prev == 0 {
-				h.Stopped = fmt.Sprintf("converged: relative decrease %.2g over %d epochs ≤ tol %g", dec, w, c.Tol)
-				if math.Abs(h.Loss[0]-lv) <= c.Tol*math.Abs(h.Loss[0]) {
-					h.Stopped = fmt.Sprintf("no progress: the loss fell by less than tol %g (relative) in %d epochs from the start, which is already near a stationary point (usual after an HNMF start), or the learning rate is too small to move it", c.Tol, n-1)
-				}
-				t.done = true
-				break
+		watched := c.Tol > 0 && len(h.Loss) > c.Window
+		if watched && !(dec > c.Tol) { // a NaN decrease (a zero loss) stops too
+			h.Stopped = fmt.Sprintf("converged: relative decrease %.2g over %d epochs ≤ tol %g", dec, c.Window, c.Tol)
+			if math.Abs(h.Loss[0]-lv) <= c.Tol*math.Abs(h.Loss[0]) {
+				h.Stopped = fmt.Sprintf("no progress: the loss fell by less than tol %g (relative) in %d epochs from the start, which is already near a stationary point (usual after an HNMF start), or the learning rate is too small to move it", c.Tol, len(h.Loss)-1)
 			}
+			t.done = true
+			break
 		}
 		if epoch == c.Epochs {
 			h.Stopped = fmt.Sprintf("max epochs: stopped at the cap of %d epochs", c.Epochs)
-			if n, w := len(h.Loss), c.Window; c.Tol > 0 && n > w {
-				prev := h.Loss[n-1-w]
-				h.Stopped += fmt.Sprintf(" while the loss still fell %.2g (relative) over %d epochs > tol %g", (prev-lv)/math.Abs(prev), w, c.Tol)
+			if watched {
+				h.Stopped += fmt.Sprintf(" while the loss still fell %.2g (relative) over %d epochs > tol %g", dec, c.Window, c.Tol)
 			}
 			break // keep A consistent with the recorded S
 		}
@@ -189,6 +188,18 @@ func (t *trainer) train(upTo int) error {
 		epoch++
 	}
 	return nil
+}
+
+// windowDecrease is the relative decrease of the loss over the last Window
+// epochs, (L[t−Window] − L[t]) / |L[t−Window]|, which the stopping rule
+// compares with Tol; NaN until Window+1 epochs are recorded.
+func (t *trainer) windowDecrease() float64 {
+	l, w := t.hist.Loss, t.cfg.Window
+	if len(l) <= w {
+		return math.NaN()
+	}
+	prev := l[len(l)-1-w]
+	return (prev - l[len(l)-1]) / math.Abs(prev)
 }
 
 // step takes one optimiser step from grads, keeping the parameters and

@@ -56,7 +56,7 @@ func ExampleNMF_hals() {
 // truncated SVD, zeros filled with the mean of X. It is a start, not a fit:
 // with X's mean near 1 the filled zeros make A·S far too large here, as in
 // scikit-learn, whose _initialize_nmf(X, 9, init='nndsvda') gives the
-// relative error 3.647229164239399 on the same X (Python 3.11, scikit-learn
+// relative error 3.647229164239399 on the same X (Python 3.11.2, scikit-learn
 // 1.2.1); HALS then fits from it (see ExampleNMF_hals).
 func ExampleNNDSVDA() {
 	x := synthetic.X()
