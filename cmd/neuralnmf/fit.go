@@ -240,7 +240,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	}
 	if prog != nil {
 		r := cfg.Resolved()
-		prog.configure(epochCap(cfg), r.Tol, r.Window)
+		prog.configure(r)
 		starts := 0
 		cfg.Phase = func(name string) {
 			if name == "start" {

@@ -47,10 +47,11 @@ func (p *fitProgress) phase(what string) {
 	fmt.Fprintf(p.w, "%s (%s elapsed)\n", what, roundDur(time.Since(p.begin)))
 }
 
-// configure tells the reporter the run's cap and stopping rule.
-func (p *fitProgress) configure(cap int, tol float64, window int) {
+// configure tells the reporter the run's cap and stopping rule, from the
+// resolved configuration r (Config.Resolved).
+func (p *fitProgress) configure(r neuralnmf.Config) {
 	if p != nil {
-		p.cap, p.tol, p.window = cap, tol, window
+		p.cap, p.tol, p.window = epochCap(r), r.Tol, r.Window
 	}
 }
 
@@ -169,10 +170,9 @@ func describeConfig(c neuralnmf.Config) string {
 	return b.String()
 }
 
-// epochCap is the most epochs a run of c can report to Progress: every
-// restart's burn-in, then the rest of the chosen one's epochs.
-func epochCap(c neuralnmf.Config) int {
-	r := c.Resolved()
+// epochCap is the most epochs a run of the resolved r can report to
+// Progress: every restart's burn-in, then the rest of the chosen one's.
+func epochCap(r neuralnmf.Config) int {
 	if r.Restarts <= 1 {
 		return r.Epochs
 	}
