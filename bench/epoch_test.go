@@ -127,7 +127,7 @@ func BenchmarkEpoch(b *testing.B) {
 					for j := range labels {
 						labels[j], known[j] = j%5, j%4 != 0
 					}
-					cfg.Supervision = &neuralnmf.Supervision{Labels: labels, Classes: 5, Known: known}
+					cfg.Supervision = &neuralnmf.Supervision{Labels: labels, Classes: 5, Known: known, Classifier: neuralnmf.LeastSquares}
 				}
 				const extra = 16
 				fb := newFloorBuffers(x, a0)

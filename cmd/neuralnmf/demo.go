@@ -185,9 +185,10 @@ func runJob(x *tensor.Dense, j job, o demoOptions) (outcome, error) {
 		cfg := neuralnmf.Config{Ranks: ranks, Init: neuralnmf.HNMFInit, InitRestarts: o.restarts, Restarts: o.nnmfRestarts,
 			Optimizer: neuralnmf.Adam, Epochs: o.epochs, Seed: seed, Workers: 1}
 		if known != nil {
-			// λ's default puts the label term on the scale of the
-			// reconstruction term (see neuralnmf.Supervision.Lambda).
-			cfg.Supervision = &neuralnmf.Supervision{Labels: labels, Classes: classes, Known: known}
+			// The paper's least-squares term, its weight set so that it
+			// starts equal to the reconstruction term (Balance 1; see
+			// neuralnmf.Supervision.Lambda).
+			cfg.Supervision = &neuralnmf.Supervision{Labels: labels, Classes: classes, Known: known, Classifier: neuralnmf.LeastSquares, Balance: 1}
 		}
 		m, err := neuralnmf.Train(x, cfg)
 		if err != nil {

@@ -31,8 +31,9 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	labelsPath := fs.String("labels", "", "file of one class per sample, 0..P-1, or -1 for unknown; enables supervision")
 	maskPath := fs.String("label-mask", "", "file of one 0/1 per sample marking which labels to use (default: the non-negative ones)")
 	dataMask := fs.String("data-mask", "", "N×M 0/1 matrix of known entries of a dense X (.mtx or .csv)")
-	lambda := fs.Float64("lambda", 0, "weight λ of the supervision term (0: balance it with the reconstruction term at the start)")
-	classifier := fs.String("classifier", "ls", "supervision: ls (paper's B = (Z∘Y)S†) or ce (cross-entropy, trained B)")
+	lambda := fs.Float64("lambda", 0, "weight λ of the supervision term (0: set it from -balance at the start)")
+	balance := fs.Float64("balance", 0, fmt.Sprintf("with -lambda 0, λ makes the label term start at this times the reconstruction term (0: the library default, %g)", neuralnmf.DefaultBalance))
+	classifier := fs.String("classifier", neuralnmf.DefaultClassifier.Resolved().String(), "supervision: ce (cross-entropy of a trained linear classifier B) or ls (the paper's least squares, B = (Z∘Y)S†)")
 	epochs := fs.Int("epochs", 1000, "maximum epochs")
 	optimizer := fs.String("optimizer", "adam", "adam or gd (projected gradient descent, the paper's Algorithm 1)")
 	lr := fs.Float64("lr", 0, "learning rate (default 0.01 for adam, relative to A's scale; 1e-3 for gd)")
@@ -70,7 +71,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if *labelsPath == "" {
-		if err := rejectFlags(fs, []string{"lambda", "label-mask", "classifier"}, "needs -labels"); err != nil {
+		if err := rejectFlags(fs, []string{"lambda", "balance", "label-mask", "classifier"}, "needs -labels"); err != nil {
 			return err
 		}
 	}
@@ -82,6 +83,9 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	}
 	if !(*lambda >= 0) || math.IsInf(*lambda, 0) {
 		return usageError{fmt.Errorf("-lambda is %v: want 0 (balanced) or a positive weight", *lambda)}
+	}
+	if !(*balance >= 0) || math.IsInf(*balance, 0) {
+		return usageError{fmt.Errorf("-balance is %v: want a positive ratio (0: the default %g)", *balance, neuralnmf.DefaultBalance)}
 	}
 	ranks, err := parseRanks(*ranksFlag)
 	if err != nil {
@@ -229,7 +233,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 		if classes < 2 {
 			return fmt.Errorf("%s: need labels of at least 2 classes", *labelsPath)
 		}
-		cfg.Supervision = &neuralnmf.Supervision{Labels: labels, Classes: classes, Known: known, Lambda: lambdaVal, Classifier: classifierKind}
+		cfg.Supervision = &neuralnmf.Supervision{Labels: labels, Classes: classes, Known: known, Lambda: lambdaVal, Balance: *balance, Classifier: classifierKind}
 	}
 	if *dataMask != "" {
 		w, err := matio.ReadMatrix(*dataMask)

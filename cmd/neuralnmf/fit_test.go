@@ -133,6 +133,8 @@ func TestCLIErrors(t *testing.T) {
 		// Flags that would be silently ignored are usage errors.
 		{[]string{"fit", "-x", p("x.mtx"), "-ranks", "2", "-lambda", "5", "-o", p("o.nnmf")}, 2, "-lambda needs -labels"},
 		{[]string{"fit", "-x", p("x.mtx"), "-ranks", "2", "-label-mask", p("short.txt"), "-o", p("o.nnmf")}, 2, "-label-mask needs -labels"},
+		{[]string{"fit", "-x", p("x.mtx"), "-ranks", "2", "-balance", "0.5", "-o", p("o.nnmf")}, 2, "-balance needs -labels"},
+		{[]string{"fit", "-x", p("x.mtx"), "-ranks", "2", "-labels", p("short.txt"), "-balance", "-1", "-o", p("o.nnmf")}, 2, "-balance is -1: want a positive ratio"},
 		{[]string{"fit", "-x", p("x.mtx"), "-ranks", "2", "-decay", "-1", "-decay-every", "5", "-o", p("o.nnmf")}, 2, "-decay is -1: want a factor in (0, 1]"},
 		{[]string{"fit", "-x", p("x.mtx"), "-ranks", "2", "-decay", "0.5", "-o", p("o.nnmf")}, 2, "-decay needs -decay-every"},
 		{[]string{"fit", "-x", p("x.mtx"), "-ranks", "2", "-labels", p("short.txt"), "-o", p("o.nnmf")}, 1, "2 labels for the 20 columns"},

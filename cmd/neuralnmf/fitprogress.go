@@ -147,13 +147,9 @@ func describeConfig(c neuralnmf.Config) string {
 		b.WriteString(" -normalize")
 	}
 	if s := r.Supervision; s != nil {
-		cl := "ls"
-		if s.Classifier == neuralnmf.CrossEntropy {
-			cl = "ce"
-		}
-		fmt.Fprintf(&b, ", -classifier %s", cl)
+		fmt.Fprintf(&b, ", -classifier %s", s.Classifier)
 		if s.Lambda == 0 {
-			b.WriteString(" with λ balanced (‖X‖² / number of known labels)")
+			fmt.Fprintf(&b, " -balance %g (λ set so that the label term starts at %g × the reconstruction term)", s.Balance, s.Balance)
 		} else {
 			fmt.Fprintf(&b, " -lambda %g", s.Lambda)
 		}

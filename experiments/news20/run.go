@@ -186,7 +186,7 @@ var DefaultSemiSupervised = NeuralConfig{Epochs: 100, Lambda: 1e-6, InitRestarts
 // B = (Z∘Y)(S⁽¹⁾)†, when semi-supervised) with 300 epochs of projected Adam
 // from a converged HNMF, in either setting: the alternative the README and
 // `neuralnmf experiment 20news -loss paper` report.
-var PaperLoss = NeuralConfig{Epochs: 300, Lambda: 10, InitRestarts: 1, Restarts: 1, LR: 0.01,
+var PaperLoss = NeuralConfig{Epochs: 300, Lambda: 10, Classifier: neuralnmf.LeastSquares, InitRestarts: 1, Restarts: 1, LR: 0.01,
 	Loss: neuralnmf.Reconstruction, Init: neuralnmf.HNMFInit, Optimizer: neuralnmf.Adam}
 
 // Describe says in one sentence how nc trains Neural NMF, with its

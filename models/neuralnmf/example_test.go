@@ -55,6 +55,28 @@ func ExampleConfig_customLoss() {
 	// Output: true true
 }
 
+// A custom loss that keeps the labels: an ℓ₁ penalty on S⁽ᴸ⁾ added to the
+// reconstruction, and the built-in supervision term added by
+// Forward.AddSupervision (its λ balanced against the custom loss).
+func ExampleForward_AddSupervision() {
+	x := synthetic.X()
+	labels, _ := synthetic.Labels(9)
+	m, err := neuralnmf.Train(x, neuralnmf.Config{
+		Ranks: []int{9}, Epochs: 100, Seed: 1,
+		Supervision: &neuralnmf.Supervision{Labels: labels, Classes: 9},
+		CustomLoss: func(t *autograd.Tape, f *neuralnmf.Forward) *autograd.Var {
+			rec := ops.FrobeniusLoss(f.X, ops.MatMul(f.A[0], f.S[0]))
+			return f.AddSupervision(ops.Add(rec, ops.Scale(ops.Sum(f.S[0]), 0.01)))
+		},
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("λ > 0: %v, training accuracy %.2f\n", m.History.Lambda > 0, m.History.Accuracy[len(m.History.Accuracy)-1])
+	// Output: λ > 0: true, training accuracy 1.00
+}
+
 // The paper's accuracy protocol: fit the read-out on the known labels,
 // score the held-out columns. Here S⁽ᴸ⁾ separates the classes, so
 // B = Y·S† = I/2 and every column is predicted right.

@@ -25,7 +25,7 @@ func defaultLambda(x data, s *Supervision) float64 {
 // forward records one forward pass on tape and returns its variables and the
 // NNLS results.
 func (t *trainer) forward(tape *autograd.Tape) (*Forward, []*nnls.Result) {
-	f := &Forward{XSparse: t.x.sparse}
+	f := &Forward{XSparse: t.x.sparse, trainer: t}
 	if t.x.dense != nil {
 		f.X = tape.Const(t.x.dense)
 	}
@@ -69,13 +69,7 @@ func (t *trainer) forward(tape *autograd.Tape) (*Forward, []*nnls.Result) {
 func (t *trainer) builtinLoss(f *Forward) (loss, fit *autograd.Var) {
 	L := len(f.A)
 	n, mcols := t.x.dims()
-	// per scales a term by 1/entries when the loss is normalised.
-	per := func(v *autograd.Var, entries int) *autograd.Var {
-		if !t.cfg.Normalize {
-			return v
-		}
-		return ops.Scale(v, 1/float64(max(entries, 1)))
-	}
+	per := t.per
 	if t.cfg.Loss == Energy {
 		loss = per(fitX(f, f.A[0], f.S[0]), n*mcols)
 		for l := 1; l < L; l++ {
@@ -88,21 +82,65 @@ func (t *trainer) builtinLoss(f *Forward) (loss, fit *autograd.Var) {
 			fit = nil // a masked fit is not the error over all of X
 		}
 	}
-	if s := t.cfg.Supervision; s != nil {
-		pred := ops.MatMul(f.B, f.S[L-1])
-		var sup *autograd.Var
-		if s.Classifier == CrossEntropy {
-			sup = per(ops.SoftmaxCrossEntropy(pred, f.Y, f.Z), t.known)
-		} else {
-			sup = per(ops.MaskedLoss(f.Z, f.Y, pred), s.Classes*mcols)
-		}
-		if s.Lambda == 0 {
-			s.Lambda = t.balancedLambda(loss, sup)
-			t.hist.Lambda = s.Lambda
-		}
-		loss = ops.Add(loss, ops.Scale(sup, s.Lambda))
+	if t.cfg.Supervision != nil {
+		loss = t.addSupervision(f, loss)
 	}
 	return loss, fit
+}
+
+// supervisionTerm is the configured classification term on f, unweighted:
+// the least-squares ‖Z∘(Y − B·S⁽ᴸ⁾)‖² or the masked cross-entropy, divided
+// by its entries when the loss is normalised.
+func (t *trainer) supervisionTerm(f *Forward) *autograd.Var {
+	pred := ops.MatMul(f.B, f.S[len(f.S)-1])
+	s := t.cfg.Supervision
+	if s.Classifier == CrossEntropy {
+		return t.per(ops.SoftmaxCrossEntropy(pred, f.Y, f.Z), t.known)
+	}
+	_, m := t.x.dims()
+	return t.per(ops.MaskedLoss(f.Z, f.Y, pred), s.Classes*m)
+}
+
+// addSupervision returns loss + λ·(the supervision term), resolving a
+// default λ against loss on the first pass (balancedLambda).
+func (t *trainer) addSupervision(f *Forward, loss *autograd.Var) *autograd.Var {
+	sup := t.supervisionTerm(f)
+	s := t.cfg.Supervision
+	if s.Lambda == 0 {
+		s.Lambda = t.balancedLambda(loss, sup)
+		t.hist.Lambda = s.Lambda
+	}
+	return ops.Add(loss, ops.Scale(sup, s.Lambda))
+}
+
+// per scales a term by 1/entries when the loss is normalised.
+func (t *trainer) per(v *autograd.Var, entries int) *autograd.Var {
+	if !t.cfg.Normalize {
+		return v
+	}
+	return ops.Scale(v, 1/float64(max(entries, 1)))
+}
+
+// AddSupervision returns loss + λ·(the built-in supervision term of
+// Config.Supervision: its classifier, Y, Z and B on this forward pass), so
+// that a CustomLoss keeps the labels:
+//
+//	cfg.CustomLoss = func(t *autograd.Tape, f *neuralnmf.Forward) *autograd.Var {
+//		return f.AddSupervision(myLoss(t, f))
+//	}
+//
+// With the default λ (Supervision.Lambda 0), λ is set on the first forward
+// pass against loss, as the built-in loss sets it against the
+// reconstruction term. Train returns an error if Config.Supervision is set
+// and a CustomLoss does not call AddSupervision, since B would then be
+// trained on nothing while History still reports accuracies. It panics
+// without Supervision (Y, B nil), a programmer error.
+func (f *Forward) AddSupervision(loss *autograd.Var) *autograd.Var {
+	if f.trainer == nil || f.B == nil {
+		panic("neuralnmf: Forward.AddSupervision without Config.Supervision")
+	}
+	f.supervised = true
+	return f.trainer.addSupervision(f, loss)
 }
 
 // customLoss calls Config.CustomLoss, turning a panic in it (user code, for
@@ -121,14 +159,14 @@ func (t *trainer) customLoss(f *Forward) (loss *autograd.Var, err error) {
 }
 
 // balancedLambda is Supervision.Lambda's default, resolved on the first
-// forward pass: the ratio of the unsupervised term to the supervision term
-// at the starting point, so both start with equal weight whatever the scale
-// of X or the number of labels. If either term is zero or not finite there,
+// forward pass: Balance times the ratio of the unsupervised term to the
+// supervision term at the starting point, so that their weights start in
+// that ratio whatever the scale of X or the number of labels. If either term is zero or not finite there,
 // it is ‖X‖² over the number of known labels.
 func (t *trainer) balancedLambda(rec, sup *autograd.Var) float64 {
 	if rec.Value() != nil && sup.Value() != nil {
 		r, s := rec.Value().Data[0], sup.Value().Data[0]
-		if l := r / s; r > 0 && s > 0 && !math.IsInf(l, 0) && !math.IsNaN(l) {
+		if l := t.cfg.Supervision.Balance * r / s; r > 0 && s > 0 && !math.IsInf(l, 0) && !math.IsNaN(l) {
 			return l
 		}
 	}

@@ -27,8 +27,8 @@ type History struct {
 	Backtracks int
 	LRScale    float64
 	// Lambda is the supervision weight λ used: Supervision.Lambda, or the
-	// default that balances the two terms at the start (0 without
-	// supervision).
+	// default that puts the two terms in the ratio Supervision.Balance at
+	// the start (0 without supervision).
 	Lambda float64
 	// Collinear counts topics re-initialised because a step made them
 	// collinear with another topic of the same layer (|cos| ≥ 1 − 10⁻⁹ between
@@ -272,6 +272,14 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Restarts > 1 && c.BurnIn <= 0 {
 		c.BurnIn = 50
+	}
+	if c.Supervision != nil { // a copy: the caller's is not changed
+		s := *c.Supervision
+		s.Classifier = s.Classifier.resolved()
+		if s.Balance == 0 {
+			s.Balance = DefaultBalance
+		}
+		c.Supervision = &s
 	}
 	return c
 }

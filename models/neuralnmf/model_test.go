@@ -118,6 +118,42 @@ func TestCustomLossMatchesBuiltin(t *testing.T) {
 	}
 }
 
+// A custom loss with Supervision keeps the label term only through
+// Forward.AddSupervision: the built-in loss rewritten that way trains the
+// same model, for either classifier and a default λ; a custom loss that
+// leaves the term out is an error, not a run that silently ignores labels.
+func TestCustomLossAddSupervision(t *testing.T) {
+	x := tensor.Uniform(20, 16, 0, 1, tensor.NewRand(5))
+	labels := make([]int, 16)
+	known := make([]bool, 16)
+	for i := range labels {
+		labels[i], known[i] = i%3, i%2 == 0
+	}
+	for _, cl := range []neuralnmf.Classifier{neuralnmf.LeastSquares, neuralnmf.CrossEntropy} {
+		cfg := neuralnmf.Config{Ranks: []int{5, 3}, Epochs: 15, Tol: -1, Seed: 3,
+			Supervision: &neuralnmf.Supervision{Labels: labels, Classes: 3, Known: known, Classifier: cl}}
+		ref, err := neuralnmf.Train(x, cfg)
+		require.NoError(t, err)
+		cfg.CustomLoss = func(t *autograd.Tape, f *neuralnmf.Forward) *autograd.Var {
+			return f.AddSupervision(ops.FrobeniusLoss(f.X, ops.MatMul(f.A[0], ops.MatMul(f.A[1], f.S[1]))))
+		}
+		got, err := neuralnmf.Train(x, cfg)
+		require.NoError(t, err)
+		require.InEpsilon(t, ref.History.Lambda, got.History.Lambda, 1e-12, "%v", cl)
+		for i := range ref.History.Loss {
+			require.InEpsilon(t, ref.History.Loss[i], got.History.Loss[i], 1e-10, "%v epoch %d", cl, i+1)
+		}
+		require.Equal(t, ref.History.Accuracy, got.History.Accuracy)
+
+		cfg.CustomLoss = func(t *autograd.Tape, f *neuralnmf.Forward) *autograd.Var {
+			return ops.FrobeniusLoss(f.X, ops.MatMul(f.A[0], ops.MatMul(f.A[1], f.S[1])))
+		}
+		_, err = neuralnmf.Train(x, cfg)
+		require.ErrorIs(t, err, neuralnmf.ErrConfig)
+		require.ErrorContains(t, err, "AddSupervision")
+	}
+}
+
 func TestSyntheticUnsupervisedBeatsPaper(t *testing.T) {
 	x := synthetic.X()
 	m, err := neuralnmf.Train(x, neuralnmf.Config{Ranks: []int{9, 4}, Init: neuralnmf.HNMFInit, InitRestarts: 10, Optimizer: neuralnmf.Adam, Seed: 1})
@@ -175,7 +211,7 @@ func TestTrainAccuracyIgnoresUnknownColumns(t *testing.T) {
 		}
 	}
 	m, err := neuralnmf.Train(x, neuralnmf.Config{Ranks: []int{9}, Init: neuralnmf.HNMFInit, InitRestarts: 5, Optimizer: neuralnmf.Adam, Seed: 2, Epochs: 30,
-		Supervision: &neuralnmf.Supervision{Labels: scrambled, Classes: 9, Known: known}})
+		Supervision: &neuralnmf.Supervision{Labels: scrambled, Classes: 9, Known: known, Classifier: neuralnmf.LeastSquares, Balance: 1}})
 	require.NoError(t, err)
 	pred := m.Predict()
 	seen, held := neuralnmf.SplitLabels(scrambled, known)

@@ -97,6 +97,9 @@ func (t *trainer) train(upTo int) error {
 			if loss, err = t.customLoss(f); err != nil {
 				return fmt.Errorf("neuralnmf: epoch %d: %w", epoch, err)
 			}
+			if c.Supervision != nil && !f.supervised && loss != nil {
+				return fmt.Errorf("neuralnmf: %w: Supervision is set but CustomLoss does not add the label term: return f.AddSupervision(yourLoss), or drop Supervision", ErrConfig)
+			}
 		} else {
 			loss, fit = t.builtinLoss(f)
 		}
