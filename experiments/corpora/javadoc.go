@@ -70,7 +70,7 @@ func javadocText(c string) string {
 // /usr/lib/jvm/openjdk-17/src.zip from openjdk-17-source): one document
 // per Javadoc comment of at least 12 words in the java.* and javax.*
 // packages, labelled by javaArea. Areas with fewer than 300 comments are
-// dropped and the others capped at 2,500.
+// dropped and the others capped at 800.
 func Javadoc(srcZip string) (*Corpus, error) {
 	z, err := zip.OpenReader(srcZip)
 	if err != nil {
@@ -110,5 +110,5 @@ func Javadoc(srcZip string) (*Corpus, error) {
 			docs = append(docs, Doc{ID: fmt.Sprintf("java:%s.%s#%d", pkg, class, i), Label: area, Text: t})
 		}
 	}
-	return &Corpus{Name: "javadoc", Docs: balance(dedupe(docs), 300, 2500)}, nil
+	return &Corpus{Name: "javadoc", Docs: balance(dedupe(docs), 300, 800)}, nil
 }

@@ -1,0 +1,194 @@
+package semisup
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strings"
+)
+
+// Corpora are the corpora of the suite (experiments/corpora). The choice
+// reads the validation splits of ChoiceCorpora only; javadoc, the largest,
+// is kept out of it and only reported, as a corpus no choice has seen.
+var (
+	Corpora       = []string{"godoc", "info", "man", "javadoc"}
+	ChoiceCorpora = []string{"godoc", "info", "man"}
+)
+
+// cell is one corpus and label fraction.
+type cell struct {
+	corpus string
+	frac   float64
+}
+
+// Summary is a method's mean and standard deviation of accuracy over
+// seeds in one corpus and fraction.
+type Summary struct {
+	Mean, SD float64
+	N        int
+}
+
+func (s Summary) String() string {
+	if s.N == 0 {
+		return "    –      "
+	}
+	return fmt.Sprintf("%.3f ± %.3f", s.Mean, s.SD)
+}
+
+// Table is runs grouped by corpus, fraction and method.
+type Table map[cell]map[string]Summary
+
+// Summarise groups runs into a Table.
+func Summarise(runs []Run) Table {
+	acc := map[cell]map[string][]float64{}
+	for _, r := range runs {
+		c := cell{r.Corpus, r.Fraction}
+		if acc[c] == nil {
+			acc[c] = map[string][]float64{}
+		}
+		acc[c][r.Method] = append(acc[c][r.Method], r.Accuracy)
+	}
+	t := Table{}
+	for c, ms := range acc {
+		t[c] = map[string]Summary{}
+		for m, v := range ms {
+			t[c][m] = meanSD(v)
+		}
+	}
+	return t
+}
+
+func meanSD(v []float64) Summary {
+	var s, ss float64
+	for _, x := range v {
+		s += x
+	}
+	mean := s / float64(len(v))
+	for _, x := range v {
+		ss += (x - mean) * (x - mean)
+	}
+	sd := 0.0
+	if len(v) > 1 {
+		sd = math.Sqrt(ss / float64(len(v)-1))
+	}
+	return Summary{Mean: mean, SD: sd, N: len(v)}
+}
+
+// Choose returns the candidate the defaults take, and why: among the
+// candidates whose mean accuracy is nowhere (no corpus, no fraction) more
+// than 0.01 below the unsupervised baseline's, the one with the highest
+// accuracy averaged over every corpus and fraction; if none qualifies,
+// the one whose worst margin over the baseline is largest.
+func Choose(t Table, cands []Candidate) (Candidate, string) {
+	type score struct {
+		c        Candidate
+		avg, min float64
+	}
+	var scores []score
+	for _, c := range cands {
+		s := score{c: c, min: math.Inf(1)}
+		n := 0
+		for _, ms := range t {
+			m, ok := ms[c.Name]
+			if !ok {
+				continue
+			}
+			s.avg += m.Mean
+			n++
+			if u, ok := ms[UnsupervisedName]; ok {
+				s.min = math.Min(s.min, m.Mean-u.Mean)
+			}
+		}
+		s.avg /= float64(max(n, 1))
+		scores = append(scores, s)
+	}
+	sort.SliceStable(scores, func(i, j int) bool {
+		qi, qj := scores[i].min >= -0.01, scores[j].min >= -0.01
+		if qi != qj {
+			return qi
+		}
+		if qi {
+			return scores[i].avg > scores[j].avg
+		}
+		return scores[i].min > scores[j].min
+	})
+	var why strings.Builder
+	for _, s := range scores {
+		fmt.Fprintf(&why, "  %-26s mean accuracy %.4f, worst margin over the unsupervised baseline %+.4f\n", s.c.Name, s.avg, s.min)
+	}
+	return scores[0].c, why.String()
+}
+
+// WriteTable writes one block per corpus: a row per method, a column per
+// fraction, mean ± sd over seeds.
+func WriteTable(w io.Writer, t Table, methods []string) {
+	corpora := map[string]bool{}
+	for c := range t {
+		corpora[c.corpus] = true
+	}
+	var names []string
+	for c := range corpora {
+		names = append(names, c)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		fmt.Fprintf(w, "\n%s\n%-32s", name, "labels known")
+		for _, f := range Fractions {
+			fmt.Fprintf(w, "  %13s", fmt.Sprintf("%g %%", 100*f))
+		}
+		fmt.Fprintln(w)
+		for _, m := range methods {
+			fmt.Fprintf(w, "%-32s", m)
+			for _, f := range Fractions {
+				fmt.Fprintf(w, "  %13s", t[cell{name, f}][m])
+			}
+			fmt.Fprintln(w)
+		}
+	}
+}
+
+// Baselines the default must reach: the first two at every fraction,
+// LogisticRegression (a ceiling with every label known) below 100 %.
+var (
+	baselines = []string{UnsupervisedName, "sklearn NMF + read-out"}
+	ceiling   = "LogisticRegression on TF-IDF"
+)
+
+// WriteVerdict says, for each corpus and fraction, whether method's mean
+// reaches the best baseline's mean, and by how much it misses otherwise.
+func WriteVerdict(w io.Writer, t Table, method string) {
+	var cells []cell
+	for c := range t {
+		cells = append(cells, c)
+	}
+	sort.Slice(cells, func(i, j int) bool {
+		if cells[i].corpus != cells[j].corpus {
+			return cells[i].corpus < cells[j].corpus
+		}
+		return cells[i].frac < cells[j].frac
+	})
+	fmt.Fprintf(w, "\n%s against the best baseline (LogisticRegression counted below 100 %% known):\n", method)
+	for _, c := range cells {
+		ms := t[c]
+		m, ok := ms[method]
+		if !ok {
+			continue
+		}
+		names := append([]string(nil), baselines...)
+		if c.frac < 1 {
+			names = append(names, ceiling)
+		}
+		best, bestName := math.Inf(-1), ""
+		for _, n := range names {
+			if s, ok := ms[n]; ok && s.Mean > best {
+				best, bestName = s.Mean, n
+			}
+		}
+		verdict := "reaches it"
+		if m.Mean < best {
+			verdict = fmt.Sprintf("below by %.3f", best-m.Mean)
+		}
+		fmt.Fprintf(w, "  %-8s %3.0f %%  %.3f vs %.3f (%s): %s\n", c.corpus, 100*c.frac, m.Mean, best, bestName, verdict)
+	}
+}

@@ -1,0 +1,108 @@
+package semisup_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/neuralnmf/neuralnmf/experiments/corpora"
+	"github.com/neuralnmf/neuralnmf/experiments/semisup"
+)
+
+// corpusDir is NEURALNMF_CORPORA, the directory the corpora were built into;
+// the tests that need it are skipped without it.
+func corpusDir(t *testing.T) string {
+	dir := os.Getenv("NEURALNMF_CORPORA")
+	if dir == "" {
+		t.Skip("set NEURALNMF_CORPORA=DIR after go run ./experiments/corpora/build -out DIR")
+	}
+	return dir
+}
+
+// suite runs the unsupervised baseline, the candidates and (with
+// NEURALNMF_SKLEARN=1) scikit-learn's baselines on every corpus, on the
+// validation split (report false) or the test split.
+func suite(t *testing.T, names []string, report bool, seeds []uint32, cands []semisup.Candidate) []semisup.Run {
+	dir := corpusDir(t)
+	if only := os.Getenv("NEURALNMF_ONLY"); only != "" {
+		names = strings.Split(only, ",")
+	}
+	var runs []semisup.Run
+	for _, name := range names {
+		c, err := corpora.Read(dir, name)
+		require.NoError(t, err)
+		sp, err := semisup.Prepare(c, report)
+		require.NoError(t, err)
+		t.Log(sp.Describe())
+		if os.Getenv("NEURALNMF_SKLEARN") != "" {
+			tmp := filepath.Join(t.TempDir(), name)
+			require.NoError(t, semisup.WriteBaselineInputs(tmp, sp, seeds))
+			rs, err := semisup.SklearnBaselines(semisup.BaselineScript, tmp, name, seeds)
+			require.NoError(t, err)
+			runs = append(runs, rs...)
+		}
+		for _, seed := range seeds {
+			start, err := semisup.Start(sp, seed)
+			require.NoError(t, err)
+			for _, frac := range semisup.Fractions {
+				known := corpora.Known(sp.YTrain, frac, seed)
+				r, err := semisup.Unsupervised(sp, known, seed, start)
+				require.NoError(t, err)
+				rs := []semisup.Run{r}
+				for _, c := range cands {
+					r, err := c.Semi(sp, known, seed, start)
+					require.NoError(t, err)
+					rs = append(rs, r)
+				}
+				for _, r := range rs {
+					r.Fraction = frac
+					t.Logf("%-8s %3.0f %% seed %3d  %-34s %.3f  %4d epochs  %5.1f s", name, 100*frac, seed, r.Method, r.Accuracy, r.Epochs, r.Seconds)
+					runs = append(runs, r)
+				}
+			}
+		}
+	}
+	return runs
+}
+
+func methods(cands []semisup.Candidate) []string {
+	m := []string{semisup.UnsupervisedName, "sklearn NMF + read-out", "LogisticRegression on TF-IDF"}
+	for _, c := range cands {
+		m = append(m, c.Name)
+	}
+	return m
+}
+
+// TestSelect chooses the semi-supervised defaults on the validation split
+// of every corpus (seeds semisup.ValidationSeeds) and prints the table and
+// the choice. Opt-in: NEURALNMF_CORPORA=DIR (about 40 minutes on 2 cores).
+func TestSelect(t *testing.T) {
+	corpusDir(t)
+	cands := semisup.Candidates()
+	runs := suite(t, semisup.ChoiceCorpora, false, semisup.ValidationSeeds, cands)
+	table := semisup.Summarise(runs)
+	var b strings.Builder
+	semisup.WriteTable(&b, table, methods(cands))
+	chosen, why := semisup.Choose(table, cands)
+	fmt.Fprintf(&b, "\nchosen: %s\n%s", chosen.Name, why)
+	t.Log(b.String())
+}
+
+// TestReport scores the default `fit -labels` on the test split of every
+// corpus (seeds semisup.TestSeeds) beside the baselines, and says in which
+// corpus and fraction it is below the best of them. Opt-in:
+// NEURALNMF_CORPORA=DIR; NEURALNMF_SKLEARN=1 adds scikit-learn's baselines.
+func TestReport(t *testing.T) {
+	corpusDir(t)
+	def := semisup.Default()
+	runs := suite(t, semisup.Corpora, true, semisup.TestSeeds, []semisup.Candidate{def})
+	table := semisup.Summarise(runs)
+	var b strings.Builder
+	semisup.WriteTable(&b, table, methods([]semisup.Candidate{def}))
+	semisup.WriteVerdict(&b, table, def.Name)
+	t.Log(b.String())
+}
