@@ -26,7 +26,7 @@ func corpusDir(t *testing.T) string {
 // suite runs the unsupervised baseline, the candidates and (with
 // NEURALNMF_SKLEARN=1) scikit-learn's baselines on every corpus, on the
 // validation split (report false) or the test split.
-func suite(t *testing.T, names []string, report bool, seeds []uint32, cands []semisup.Candidate) []semisup.Run {
+func suite(t *testing.T, names []string, report bool, seeds []uint32, cands []semisup.Candidate, sklearnOnly ...bool) []semisup.Run {
 	dir := corpusDir(t)
 	if only := os.Getenv("NEURALNMF_ONLY"); only != "" {
 		names = strings.Split(only, ",")
@@ -43,7 +43,13 @@ func suite(t *testing.T, names []string, report bool, seeds []uint32, cands []se
 			require.NoError(t, semisup.WriteBaselineInputs(tmp, sp, seeds))
 			rs, err := semisup.SklearnBaselines(semisup.BaselineScript, tmp, name, seeds)
 			require.NoError(t, err)
+			for _, r := range rs {
+				t.Logf("%-8s %3.0f %% seed %3d  %-34s %.3f  %4d epochs  %5.1f s", name, 100*r.Fraction, r.Seed, r.Method, r.Accuracy, r.Epochs, r.Seconds)
+			}
 			runs = append(runs, rs...)
+		}
+		if len(sklearnOnly) > 0 {
+			continue
 		}
 		for _, seed := range seeds {
 			start, err := semisup.Start(sp, seed)
@@ -104,5 +110,18 @@ func TestReport(t *testing.T) {
 	var b strings.Builder
 	semisup.WriteTable(&b, table, methods([]semisup.Candidate{def}))
 	semisup.WriteVerdict(&b, table, def.Name)
+	t.Log(b.String())
+}
+
+// TestBaselines runs only scikit-learn's baselines on the test splits
+// (NEURALNMF_SKLEARN=1 and NEURALNMF_CORPORA=DIR), a minute or two.
+func TestBaselines(t *testing.T) {
+	corpusDir(t)
+	if os.Getenv("NEURALNMF_SKLEARN") == "" {
+		t.Skip("set NEURALNMF_SKLEARN=1 (needs python3-sklearn)")
+	}
+	runs := suite(t, semisup.Corpora, true, semisup.TestSeeds, nil, true)
+	var b strings.Builder
+	semisup.WriteTable(&b, semisup.Summarise(runs), methods(nil)[1:])
 	t.Log(b.String())
 }
