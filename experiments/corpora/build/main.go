@@ -19,7 +19,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"runtime"
+	"os/exec"
 	"sort"
 	"strings"
 
@@ -29,7 +29,7 @@ import (
 func main() {
 	out := flag.String("out", "", "directory to write NAME.jsonl into (required)")
 	only := flag.String("only", "", "comma-separated corpora to build (default: all)")
-	goroot := flag.String("goroot", runtime.GOROOT(), "Go tree for godoc")
+	goroot := flag.String("goroot", goRoot(), "Go tree for godoc (default: go env GOROOT)")
 	man := flag.String("man", "/usr/share/man", "manual pages for man")
 	info := flag.String("info", "/usr/share/info", "Info manuals for info")
 	jdk := flag.String("jdk-src", "/usr/lib/jvm/openjdk-17/src.zip", "JDK sources for javadoc (Debian: openjdk-17-source)")
@@ -83,4 +83,13 @@ func main() {
 		fmt.Printf("%-8s %6d documents, %2d classes: %s\n", c.Name, len(c.Docs), len(names), strings.Join(parts, ", "))
 	}
 	os.Exit(status)
+}
+
+// goRoot is `go env GOROOT`, or "" if the go command is not found.
+func goRoot() string {
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
 }
