@@ -47,18 +47,14 @@ const (
 	CrossEntropy
 )
 
-// resolved is c with DefaultClassifier replaced by the classifier it
+// Resolved returns c with DefaultClassifier replaced by the classifier it
 // stands for.
-func (c Classifier) resolved() Classifier {
+func (c Classifier) Resolved() Classifier {
 	if c == DefaultClassifier {
 		return CrossEntropy
 	}
 	return c
 }
-
-// Resolved returns c with DefaultClassifier replaced by the classifier it
-// stands for.
-func (c Classifier) Resolved() Classifier { return c.resolved() }
 
 // String returns the name the command line uses for c ("ls", "ce";
 // "default" for DefaultClassifier).

@@ -67,7 +67,6 @@ func (t *trainer) init() error {
 		if s.Classifier == CrossEntropy {
 			t.b = tensor.Uniform(s.Classes, c.Ranks[len(c.Ranks)-1], 0, 0.01, t.rng)
 		}
-
 	}
 	for i, a := range t.a { // the loops over parameters (accept) read them as one run of memory
 		if !a.Contiguous() {

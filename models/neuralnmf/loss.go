@@ -9,8 +9,8 @@ import (
 	"github.com/neuralnmf/neuralnmf/ops"
 )
 
-// defaultLambda is Supervision.Lambda's default for data x: ‖X‖² over the
-// number of known labels.
+// defaultLambda is balancedLambda's fallback before Balance: ‖X‖² over
+// the number of known labels.
 func defaultLambda(x data, s *Supervision) float64 {
 	n := 0
 	for m := range s.Labels {
@@ -69,15 +69,14 @@ func (t *trainer) forward(tape *autograd.Tape) (*Forward, []*nnls.Result) {
 func (t *trainer) builtinLoss(f *Forward) (loss, fit *autograd.Var) {
 	L := len(f.A)
 	n, mcols := t.x.dims()
-	per := t.per
 	if t.cfg.Loss == Energy {
-		loss = per(fitX(f, f.A[0], f.S[0]), n*mcols)
+		loss = t.per(fitX(f, f.A[0], f.S[0]), n*mcols)
 		for l := 1; l < L; l++ {
-			loss = ops.Add(loss, per(ops.FrobeniusLoss(f.S[l-1], ops.MatMul(f.A[l], f.S[l])), t.cfg.Ranks[l-1]*mcols))
+			loss = ops.Add(loss, t.per(ops.FrobeniusLoss(f.S[l-1], ops.MatMul(f.A[l], f.S[l])), t.cfg.Ranks[l-1]*mcols))
 		}
 	} else {
 		fit = fitX(f, f.A[0], belowFirst(f))
-		loss = per(fit, n*mcols)
+		loss = t.per(fit, n*mcols)
 		if t.cfg.DataMask != nil {
 			fit = nil // a masked fit is not the error over all of X
 		}
@@ -160,9 +159,10 @@ func (t *trainer) customLoss(f *Forward) (loss *autograd.Var, err error) {
 
 // balancedLambda is Supervision.Lambda's default, resolved on the first
 // forward pass: Balance times the ratio of the unsupervised term to the
-// supervision term at the starting point, so that their weights start in
-// that ratio whatever the scale of X or the number of labels. If either term is zero or not finite there,
-// it is ‖X‖² over the number of known labels.
+// supervision term at the starting point, so that the weighted terms start
+// in that ratio whatever the scale of X or the number of labels. If either
+// term is zero or not finite there, it is Balance times ‖X‖² over the
+// number of known labels.
 func (t *trainer) balancedLambda(rec, sup *autograd.Var) float64 {
 	if rec.Value() != nil && sup.Value() != nil {
 		r, s := rec.Value().Data[0], sup.Value().Data[0]
@@ -170,7 +170,7 @@ func (t *trainer) balancedLambda(rec, sup *autograd.Var) float64 {
 			return l
 		}
 	}
-	return defaultLambda(t.x, t.cfg.Supervision)
+	return t.cfg.Supervision.Balance * defaultLambda(t.x, t.cfg.Supervision)
 }
 
 // belowFirst returns A⁽¹⁾⋯A⁽ᴸ⁾S⁽ᴸ⁾ (S⁽⁰⁾ for one layer), multiplied from the

@@ -275,7 +275,7 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Supervision != nil { // a copy: the caller's is not changed
 		s := *c.Supervision
-		s.Classifier = s.Classifier.resolved()
+		s.Classifier = s.Classifier.Resolved()
 		if s.Balance == 0 {
 			s.Balance = DefaultBalance
 		}
