@@ -2,7 +2,7 @@ package corpora
 
 import (
 	"bufio"
-	"compress/gzip"
+	"bytes"
 	"io"
 	"os"
 	"path/filepath"
@@ -101,19 +101,9 @@ func Man(root string) (*Corpus, error) {
 }
 
 func readRoff(path string) (string, error) {
-	f, err := os.Open(path)
+	b, err := readMaybeGzip(path)
 	if err != nil {
 		return "", err
 	}
-	defer f.Close()
-	var r io.Reader = f
-	if strings.HasSuffix(path, ".gz") {
-		z, err := gzip.NewReader(f)
-		if err != nil {
-			return "", err
-		}
-		defer z.Close()
-		r = z
-	}
-	return roffText(r, 3000), nil
+	return roffText(bytes.NewReader(b), 3000), nil
 }

@@ -14,6 +14,12 @@ import (
 	"github.com/neuralnmf/neuralnmf/matio"
 )
 
+// The names baselines.py gives scikit-learn's methods in its runs.
+const (
+	SklearnNMFName = "sklearn NMF + read-out"
+	LogRegName     = "LogisticRegression on TF-IDF"
+)
+
 // BaselineScript is the Python script that scores scikit-learn's baselines
 // on the files WriteBaselineInputs writes.
 const BaselineScript = "baselines.py"

@@ -41,21 +41,19 @@ func (s *Split) Ranks() []int { return []int{2 * len(s.Classes), len(s.Classes)}
 func Prepare(c *corpora.Corpus, report bool) (*Split, error) {
 	names, y := c.Classes()
 	sp := &Split{Corpus: c.Name, Classes: names}
+	evalPart := corpora.Validation
+	if report {
+		evalPart = corpora.Test
+	}
 	var train, eval []string
 	for i, d := range c.Docs {
-		part := corpora.Split(d.ID)
-		isEval := part == corpora.Validation
-		isTrain := part == corpora.Train
-		if report {
-			isEval, isTrain = part == corpora.Test, part != corpora.Test
-		}
-		switch {
-		case isTrain:
-			train = append(train, d.Text)
-			sp.YTrain = append(sp.YTrain, y[i])
-		case isEval:
+		switch part := corpora.Split(d.ID); {
+		case part == evalPart:
 			eval = append(eval, d.Text)
 			sp.YEval = append(sp.YEval, y[i])
+		case part == corpora.Train || report: // the report also trains on Validation
+			train = append(train, d.Text)
+			sp.YTrain = append(sp.YTrain, y[i])
 		}
 	}
 	v, xt, err := text.Fit(text.Strings(train), text.Options{})

@@ -27,8 +27,6 @@ type Candidate struct {
 	// Scale is Supervision.Balance: the supervision term starts at Scale
 	// times the unsupervised term.
 	Scale float64
-	// Tol is the stopping rule's tolerance (0: the library default).
-	Tol float64
 }
 
 // Candidates are the semi-supervised configurations compared: the
@@ -82,7 +80,7 @@ func (c Candidate) Semi(sp *Split, known []bool, seed uint32, start []*tensor.De
 	t0 := time.Now()
 	sup := &neuralnmf.Supervision{Labels: sp.YTrain, Classes: len(sp.Classes), Known: known, Classifier: c.Classifier, Balance: c.Scale}
 	cfg := sp.config(seed, start)
-	cfg.Supervision, cfg.Tol = sup, c.Tol
+	cfg.Supervision = sup
 	m, err := neuralnmf.TrainSparse(sp.XTrain, cfg)
 	if err != nil {
 		return Run{}, err

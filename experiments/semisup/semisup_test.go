@@ -23,10 +23,11 @@ func corpusDir(t *testing.T) string {
 	return dir
 }
 
-// suite runs the unsupervised baseline, the candidates and (with
-// NEURALNMF_SKLEARN=1) scikit-learn's baselines on every corpus, on the
-// validation split (report false) or the test split.
-func suite(t *testing.T, names []string, report bool, seeds []uint32, cands []semisup.Candidate, sklearnOnly ...bool) []semisup.Run {
+// eachSplit prepares every corpus of names (or of NEURALNMF_ONLY) for the
+// validation split (report false) or the test split and calls run on it;
+// run passes each finished run to emit, which logs it at once (so that a
+// long run cut short still shows what it measured) and keeps it.
+func eachSplit(t *testing.T, names []string, report bool, run func(sp *semisup.Split, emit func(semisup.Run))) []semisup.Run {
 	dir := corpusDir(t)
 	if only := os.Getenv("NEURALNMF_ONLY"); only != "" {
 		names = strings.Split(only, ",")
@@ -38,45 +39,61 @@ func suite(t *testing.T, names []string, report bool, seeds []uint32, cands []se
 		sp, err := semisup.Prepare(c, report)
 		require.NoError(t, err)
 		t.Log(sp.Describe())
-		if os.Getenv("NEURALNMF_SKLEARN") != "" {
-			tmp := filepath.Join(t.TempDir(), name)
-			require.NoError(t, semisup.WriteBaselineInputs(tmp, sp, seeds))
-			rs, err := semisup.SklearnBaselines(semisup.BaselineScript, tmp, name, seeds)
-			require.NoError(t, err)
-			for _, r := range rs {
-				t.Logf("%-8s %3.0f %% seed %3d  %-34s %.3f  %4d epochs  %5.1f s", name, 100*r.Fraction, r.Seed, r.Method, r.Accuracy, r.Epochs, r.Seconds)
-			}
-			runs = append(runs, rs...)
-		}
-		if len(sklearnOnly) > 0 {
-			continue
-		}
-		for _, seed := range seeds {
-			start, err := semisup.Start(sp, seed)
-			require.NoError(t, err)
-			for _, frac := range semisup.Fractions {
-				known := corpora.Known(sp.YTrain, frac, seed)
-				r, err := semisup.Unsupervised(sp, known, seed, start)
-				require.NoError(t, err)
-				rs := []semisup.Run{r}
-				for _, c := range cands {
-					r, err := c.Semi(sp, known, seed, start)
-					require.NoError(t, err)
-					rs = append(rs, r)
-				}
-				for _, r := range rs {
-					r.Fraction = frac
-					t.Logf("%-8s %3.0f %% seed %3d  %-34s %.3f  %4d epochs  %5.1f s", name, 100*frac, seed, r.Method, r.Accuracy, r.Epochs, r.Seconds)
-					runs = append(runs, r)
-				}
-			}
-		}
+		run(sp, func(r semisup.Run) {
+			t.Logf("%-8s %3.0f %% seed %3d  %-34s %.3f  %4d epochs  %5.1f s", r.Corpus, 100*r.Fraction, r.Seed, r.Method, r.Accuracy, r.Epochs, r.Seconds)
+			runs = append(runs, r)
+		})
 	}
 	return runs
 }
 
+// sklearn runs scikit-learn's baselines on sp when NEURALNMF_SKLEARN is set.
+func sklearn(t *testing.T, sp *semisup.Split, seeds []uint32, emit func(semisup.Run)) {
+	if os.Getenv("NEURALNMF_SKLEARN") == "" {
+		return
+	}
+	tmp := filepath.Join(t.TempDir(), sp.Corpus)
+	require.NoError(t, semisup.WriteBaselineInputs(tmp, sp, seeds))
+	runs, err := semisup.SklearnBaselines(semisup.BaselineScript, tmp, sp.Corpus, seeds)
+	require.NoError(t, err)
+	for _, r := range runs {
+		emit(r)
+	}
+}
+
+// neural runs the unsupervised baseline and the candidates on sp, every
+// seed and fraction, all from the seed's shared HNMF start.
+func neural(t *testing.T, sp *semisup.Split, seeds []uint32, cands []semisup.Candidate, emit func(semisup.Run)) {
+	for _, seed := range seeds {
+		start, err := semisup.Start(sp, seed)
+		require.NoError(t, err)
+		for _, frac := range semisup.Fractions {
+			known := corpora.Known(sp.YTrain, frac, seed)
+			r, err := semisup.Unsupervised(sp, known, seed, start)
+			require.NoError(t, err)
+			r.Fraction = frac
+			emit(r)
+			for _, c := range cands {
+				r, err := c.Semi(sp, known, seed, start)
+				require.NoError(t, err)
+				r.Fraction = frac
+				emit(r)
+			}
+		}
+	}
+}
+
+// suite runs scikit-learn's baselines (with NEURALNMF_SKLEARN=1), the
+// unsupervised baseline and the candidates on every corpus of names.
+func suite(t *testing.T, names []string, report bool, seeds []uint32, cands []semisup.Candidate) []semisup.Run {
+	return eachSplit(t, names, report, func(sp *semisup.Split, emit func(semisup.Run)) {
+		sklearn(t, sp, seeds, emit)
+		neural(t, sp, seeds, cands, emit)
+	})
+}
+
 func methods(cands []semisup.Candidate) []string {
-	m := []string{semisup.UnsupervisedName, "sklearn NMF + read-out", "LogisticRegression on TF-IDF"}
+	m := []string{semisup.UnsupervisedName, semisup.SklearnNMFName, semisup.LogRegName}
 	for _, c := range cands {
 		m = append(m, c.Name)
 	}
@@ -120,8 +137,10 @@ func TestBaselines(t *testing.T) {
 	if os.Getenv("NEURALNMF_SKLEARN") == "" {
 		t.Skip("set NEURALNMF_SKLEARN=1 (needs python3-sklearn)")
 	}
-	runs := suite(t, semisup.Corpora, true, semisup.TestSeeds, nil, true)
+	runs := eachSplit(t, semisup.Corpora, true, func(sp *semisup.Split, emit func(semisup.Run)) {
+		sklearn(t, sp, semisup.TestSeeds, emit)
+	})
 	var b strings.Builder
-	semisup.WriteTable(&b, semisup.Summarise(runs), methods(nil)[1:])
+	semisup.WriteTable(&b, semisup.Summarise(runs), []string{semisup.SklearnNMFName, semisup.LogRegName})
 	t.Log(b.String())
 }
