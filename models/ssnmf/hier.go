@@ -111,6 +111,14 @@ func (h *Hierarchy) errorWith(xm fitter, f *Factors, lab *Labels) float64 {
 
 func checkRanks(x *tensor.Dense, ranks []int) error { return checkRankDims(x.Rows, x.Cols, ranks) }
 
+// checkRank returns an ErrRank error unless 1 ≤ k ≤ min(rows, cols).
+func checkRank(rows, cols, k int) error {
+	if k < 1 || k > min(rows, cols) {
+		return fmt.Errorf("ssnmf: %w: rank %d, want 1 to min(N, M) = %d", ErrRank, k, min(rows, cols))
+	}
+	return nil
+}
+
 func checkRankDims(rows, cols int, ranks []int) error {
 	if len(ranks) == 0 {
 		return fmt.Errorf("ssnmf: %w: no layer ranks given", ErrRank)

@@ -23,8 +23,8 @@ func NNDSVDA(x *tensor.Dense, k int, seed uint64) (a, s *tensor.Dense, err error
 	if err := tensor.CheckData("X", x); err != nil {
 		return nil, nil, fmt.Errorf("ssnmf: %w", err)
 	}
-	if k < 1 || k > min(x.Rows, x.Cols) {
-		return nil, nil, fmt.Errorf("ssnmf: %w: rank %d, want 1 to min(N, M) = %d", ErrRank, k, min(x.Rows, x.Cols))
+	if err := checkRank(x.Rows, x.Cols, k); err != nil {
+		return nil, nil, err
 	}
 	in := &layerInput{dense: x}
 	a, s = nndsvda(in.op(), k, seed, in.mean())
@@ -36,8 +36,8 @@ func NNDSVDASparse(x *tensor.Sparse, k int, seed uint64) (a, s *tensor.Dense, er
 	if err := tensor.CheckSparseData("X", x); err != nil {
 		return nil, nil, fmt.Errorf("ssnmf: %w", err)
 	}
-	if k < 1 || k > min(x.Rows, x.Cols) {
-		return nil, nil, fmt.Errorf("ssnmf: %w: rank %d, want 1 to min(N, M) = %d", ErrRank, k, min(x.Rows, x.Cols))
+	if err := checkRank(x.Rows, x.Cols, k); err != nil {
+		return nil, nil, err
 	}
 	in := &layerInput{sparse: x}
 	a, s = nndsvda(in.op(), k, seed, in.mean())

@@ -102,8 +102,8 @@ func validateSparse(x *tensor.Sparse, k int, o *Options) error {
 	if o.W != nil {
 		return fmt.Errorf("ssnmf: a data mask W is not supported with a sparse X")
 	}
-	if k < 1 || k > min(x.Rows, x.Cols) {
-		return fmt.Errorf("ssnmf: %w: rank %d, want 1 to min(N, M) = %d", ErrRank, k, min(x.Rows, x.Cols))
+	if err := checkRank(x.Rows, x.Cols, k); err != nil {
+		return err
 	}
 	return o.checkEps()
 }

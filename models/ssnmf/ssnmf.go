@@ -285,8 +285,8 @@ func validate(x *tensor.Dense, k int, lab *Labels, o *Options) error {
 	if err := tensor.CheckData("X", x); err != nil {
 		return fmt.Errorf("ssnmf: %w", err)
 	}
-	if k < 1 || k > min(x.Rows, x.Cols) {
-		return fmt.Errorf("ssnmf: %w: rank %d, want 1 to min(N, M) = %d", ErrRank, k, min(x.Rows, x.Cols))
+	if err := checkRank(x.Rows, x.Cols, k); err != nil {
+		return err
 	}
 	if err := o.checkEps(); err != nil {
 		return err
