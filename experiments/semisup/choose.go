@@ -132,14 +132,18 @@ func WriteTable(w io.Writer, t Table, methods []string) {
 		names = append(names, c)
 	}
 	sort.Strings(names)
+	width := len("labels known")
+	for _, m := range methods {
+		width = max(width, len(m))
+	}
 	for _, name := range names {
-		fmt.Fprintf(w, "\n%s\n%-32s", name, "labels known")
+		fmt.Fprintf(w, "\n%s\n%-*s", name, width, "labels known")
 		for _, f := range Fractions {
 			fmt.Fprintf(w, "  %13s", fmt.Sprintf("%g %%", 100*f))
 		}
 		fmt.Fprintln(w)
 		for _, m := range methods {
-			fmt.Fprintf(w, "%-32s", m)
+			fmt.Fprintf(w, "%-*s", width, m)
 			for _, f := range Fractions {
 				fmt.Fprintf(w, "  %13s", t[cell{name, f}][m])
 			}
