@@ -100,9 +100,10 @@ func methods(cands []semisup.Candidate) []string {
 	return m
 }
 
-// TestSelect chooses the semi-supervised defaults on the validation split
-// of every corpus (seeds semisup.ValidationSeeds) and prints the table and
-// the choice. Opt-in: NEURALNMF_CORPORA=DIR (about 40 minutes on 2 cores).
+// TestSelect chooses the semi-supervised defaults on the validation splits
+// of semisup.ChoiceCorpora (seeds semisup.ValidationSeeds) and prints the
+// table and the choice. Opt-in: NEURALNMF_CORPORA=DIR, with -timeout 60m
+// (12 minutes on 2 cores).
 func TestSelect(t *testing.T) {
 	corpusDir(t)
 	cands := semisup.Candidates()
@@ -118,7 +119,8 @@ func TestSelect(t *testing.T) {
 // TestReport scores the default `fit -labels` on the test split of every
 // corpus (seeds semisup.TestSeeds) beside the baselines, and says in which
 // corpus and fraction it is below the best of them. Opt-in:
-// NEURALNMF_CORPORA=DIR; NEURALNMF_SKLEARN=1 adds scikit-learn's baselines.
+// NEURALNMF_CORPORA=DIR, with -timeout 60m (27 minutes on 2 cores);
+// NEURALNMF_SKLEARN=1 adds scikit-learn's baselines.
 func TestReport(t *testing.T) {
 	corpusDir(t)
 	def := semisup.Default()
