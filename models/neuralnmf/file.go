@@ -269,7 +269,9 @@ func Read(r io.Reader) (*Model, error) {
 	if err := m.validate(); err != nil {
 		return nil, bad("%v", err)
 	}
-	if h.Epochs > 0 {
+	if h.Epochs > 0 && m.History.Loss == nil {
+		// A file without the per-epoch curve (an older one, or one whose
+		// curve was not finite) still says where training ended.
 		m.History.Loss, m.History.RelError = []float64{h.FinalLoss}, []float64{h.FinalRelError}
 	}
 	return m, nil

@@ -41,6 +41,11 @@ func TestModelFileRoundTrip(t *testing.T) {
 	}
 	require.Equal(t, m.B.Data, got.B.Data)
 	require.Equal(t, m.Predict(), got.Predict())
+	// The whole training curve survives, not only its last epoch.
+	require.Greater(t, len(m.History.Loss), 1)
+	require.Equal(t, m.History.Loss, got.History.Loss)
+	require.Equal(t, m.History.RelError, got.History.RelError)
+	require.Equal(t, m.History.Accuracy, got.History.Accuracy)
 	// Loaded models transform like the original.
 	x := tensor.Uniform(20, 3, 0, 1, tensor.NewRand(22))
 	s1, err := m.Transform(x)
