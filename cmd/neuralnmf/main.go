@@ -37,8 +37,9 @@ func main() {
 // runMain runs the command line with the process's streams, removing the
 // temporary files of the outputs being written if the process is
 // interrupted (SIGINT or SIGTERM; exit code 130). SIGKILL cannot be caught:
-// after it a hidden .NAME.tmp-* file may remain beside the output, which is
-// itself never left half-written.
+// after it a hidden .NAME.tmp-PID-* file may remain beside the output, which
+// is itself never left half-written; the next write to that folder removes
+// it (matio.RemoveStaleTemporaries).
 func runMain(args []string) int {
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
