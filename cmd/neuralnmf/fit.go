@@ -91,7 +91,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usageError{err}
 	}
-	if err := checkOutput("-o", *out, input{"-x", *xPath}, input{"-text", *textPath}, input{"-stopwords", *tf.stopwords}, input{"-labels", *labelsPath}, input{"-label-mask", *maskPath}, input{"-data-mask", *dataMask}); err != nil {
+	if err := checkOutput("-o", *out, input{"-x", *xPath}, input{"-text", *textPath}, input{"-stopwords", tf.stopwordsFile()}, input{"-labels", *labelsPath}, input{"-label-mask", *maskPath}, input{"-data-mask", *dataMask}); err != nil {
 		return err
 	}
 	if *window < 0 {

@@ -32,7 +32,7 @@ func (t textFlags) names() []string {
 func addTextFlags(fs *flag.FlagSet) textFlags {
 	return textFlags{
 		field:       fs.String("field", "text", "JSON member or CSV column holding each document's text"),
-		stopwords:   fs.String("stopwords", "", "file of stop words, one per line"),
+		stopwords:   fs.String("stopwords", "", "stop words to drop: english (scikit-learn's English list, 318 words) or a file of words, one per line (a file named english: ./english)"),
 		newsgroups:  fs.Bool("newsgroups", false, "strip Usenet headers, signatures and quoted lines as scikit-learn's fetch_20newsgroups does, then remove digits (the paper's cleaning)"),
 		keepCase:    fs.Bool("keep-case", false, "do not lowercase"),
 		minDF:       fs.String("min-df", "", "drop words in fewer documents: a count (2) or a fraction with a point (0.01)"),
@@ -66,6 +66,19 @@ func parseDocFreq(flag, s string) (text.DocFreq, error) {
 	return text.Share(f), nil
 }
 
+// englishStopWords is the -stopwords value that names scikit-learn's
+// English list rather than a file.
+const englishStopWords = "english"
+
+// stopwordsFile returns the path of the -stopwords file, or "" when the
+// flag names the built-in list.
+func (t textFlags) stopwordsFile() string {
+	if *t.stopwords == englishStopWords {
+		return ""
+	}
+	return *t.stopwords
+}
+
 // options returns the vectoriser options the flags say.
 func (t textFlags) options() (text.Options, error) {
 	o := text.Options{Newsgroups: *t.newsgroups, KeepCase: *t.keepCase, MaxFeatures: *t.maxFeatures,
@@ -83,7 +96,11 @@ func (t textFlags) options() (text.Options, error) {
 	if o.Norm, err = choose("norm", *t.norm, choice[text.Norm]{"l2", text.L2}, choice[text.Norm]{"l1", text.L1}, choice[text.Norm]{"none", text.NoNorm}); err != nil {
 		return o, err
 	}
-	if *t.stopwords != "" {
+	switch *t.stopwords {
+	case "":
+	case englishStopWords:
+		o.StopWords = text.EnglishStopWords()
+	default:
 		if o.StopWords, err = text.ReadStopWords(*t.stopwords); err != nil {
 			return o, err
 		}
@@ -153,7 +170,7 @@ Flags:
 	if err != nil {
 		return err
 	}
-	ins := []input{{"-docs", *docs}, {"-stopwords", *tf.stopwords}, {"-vectorizer", *load}}
+	ins := []input{{"-docs", *docs}, {"-stopwords", tf.stopwordsFile()}, {"-vectorizer", *load}}
 	for _, p := range []struct{ flag, path string }{{"-o", *out}, {"-vocab", *vocabOut}, {"-save", *save}, {"-names", *names}} {
 		if p.path == "" {
 			continue
