@@ -56,6 +56,27 @@ func checkOutput(flag, out string, inputs ...input) error {
 	return nil
 }
 
+// distinctOutputs refuses two outputs of one command that name the same
+// file (the second write would replace the first), before any work.
+// Outputs with an empty path are skipped. Errors are usage errors.
+func distinctOutputs(outs ...input) error {
+	seen := map[string]string{}
+	for _, o := range outs {
+		if o.path == "" {
+			continue
+		}
+		abs, err := filepath.Abs(o.path)
+		if err != nil {
+			return usageError{fmt.Errorf("%s %s: %w", o.flag, o.path, err)}
+		}
+		if prev, ok := seen[abs]; ok {
+			return usageError{fmt.Errorf("%s and %s both name %s: one would overwrite the other; give each its own file", prev, o.flag, o.path)}
+		}
+		seen[abs] = o.flag
+	}
+	return nil
+}
+
 // outputs are the output paths this process has validated and may be
 // writing; an interrupt removes their temporary files (runMain).
 var outputs registry

@@ -134,7 +134,7 @@ func modelVectorizer(path string, m *neuralnmf.Model) (*text.Vectorizer, error) 
 func runVectorize(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("vectorize", flag.ContinueOnError)
 	docs := fs.String("docs", "", "documents: .jsonl or .csv (optionally .gz), or a directory of .txt files (required)")
-	out := fs.String("o", "", "output words × documents matrix, Matrix Market (.mtx or .mtx.gz) (required)")
+	out := fs.String("o", "", "output words × documents matrix, Matrix Market: .mtx, or .mtx.gz gzipped (required)")
 	vocabOut := fs.String("vocab", "", "output vocabulary file, one word per line (row i of the matrix is line i)")
 	save := fs.String("save", "", "output vectoriser file (JSON: options, vocabulary, IDF), to put new documents in the same space later")
 	load := fs.String("vectorizer", "", "put the documents in the space of this saved vectoriser instead of fitting one")
@@ -171,13 +171,20 @@ Flags:
 		return err
 	}
 	ins := []input{{"-docs", *docs}, {"-stopwords", tf.stopwordsFile()}, {"-vectorizer", *load}}
-	for _, p := range []struct{ flag, path string }{{"-o", *out}, {"-vocab", *vocabOut}, {"-save", *save}, {"-names", *names}} {
+	outs := []input{{"-o", *out}, {"-vocab", *vocabOut}, {"-save", *save}, {"-names", *names}}
+	if err := distinctOutputs(outs...); err != nil {
+		return err
+	}
+	for _, p := range outs {
 		if p.path == "" {
 			continue
 		}
 		if err := checkOutput(p.flag, p.path, ins...); err != nil {
 			return err
 		}
+	}
+	if base := strings.TrimSuffix(strings.ToLower(*out), ".gz"); !strings.HasSuffix(base, ".mtx") {
+		return usageError{fmt.Errorf("-o %s: want a Matrix Market file, .mtx or .mtx.gz (a TF-IDF matrix is sparse; fit, transform and predict read it)", *out)}
 	}
 	var v *text.Vectorizer
 	var x *tensor.Sparse
