@@ -32,6 +32,11 @@ type Source struct {
 	// Field names the JSON member or CSV column holding the text; "text"
 	// if empty.
 	Field string
+	// Extra names more JSON members or CSV columns to read with each
+	// document, such as a label or an id (Document.Extra). A CSV file must
+	// have every one as a column; a JSON object may lack one. A directory
+	// of .txt files has none, and naming any is an error.
+	Extra []string
 }
 
 // Document is one document of a Source.
@@ -40,6 +45,11 @@ type Document struct {
 	// for CSV, the path relative to the directory for .txt files.
 	Name string
 	Text string
+	// Extra holds the Source's Extra fields that the document has, by
+	// name: a CSV cell as written; a JSON string as is, a JSON number or
+	// boolean as its literal text, null as "". A field the JSON object
+	// lacks is absent.
+	Extra map[string]string
 }
 
 // Documents returns the documents of s in order. Reading stops at the first
@@ -57,15 +67,19 @@ func (s Source) Documents() iter.Seq2[Document, error] {
 			return
 		}
 		if st.IsDir() {
+			if len(s.Extra) > 0 {
+				yield(Document{}, fmt.Errorf("%s: a directory of .txt files has no fields such as %q: give a .jsonl or .csv file", s.Path, s.Extra[0]))
+				return
+			}
 			readDir(s.Path, yield)
 			return
 		}
 		name := strings.TrimSuffix(strings.ToLower(s.Path), ".gz")
 		switch {
 		case strings.HasSuffix(name, ".csv"):
-			readCSV(s.Path, field, yield)
+			readCSV(s.Path, field, s.Extra, yield)
 		case strings.HasSuffix(name, ".jsonl"), strings.HasSuffix(name, ".json"), strings.HasSuffix(name, ".ndjson"):
-			readJSONL(s.Path, field, yield)
+			readJSONL(s.Path, field, s.Extra, yield)
 		default:
 			yield(Document{}, fmt.Errorf("%s: unknown document format: want a directory of .txt files, .jsonl or .csv (optionally .gz)", s.Path))
 		}
@@ -99,7 +113,7 @@ func open(path string) (io.Reader, func() error, error) {
 	return z, f.Close, nil
 }
 
-func readJSONL(path, field string, yield func(Document, error) bool) {
+func readJSONL(path, field string, extra []string, yield func(Document, error) bool) {
 	r, closeFn, err := open(path)
 	if err != nil {
 		yield(Document{}, err)
@@ -138,10 +152,44 @@ func readJSONL(path, field string, yield func(Document, error) bool) {
 			yield(Document{}, fmt.Errorf("%s:%d: member %q is not a string", path, line, field))
 			return
 		}
-		if !yield(Document{Name: fmt.Sprintf("%s:%d", path, line), Text: t}, nil) {
+		d := Document{Name: fmt.Sprintf("%s:%d", path, line), Text: t}
+		for _, name := range extra {
+			raw, ok := obj[name]
+			if !ok {
+				continue
+			}
+			v, err := scalarText(raw)
+			if err != nil {
+				yield(Document{}, fmt.Errorf("%s:%d: member %q: %v", path, line, name, err))
+				return
+			}
+			if d.Extra == nil {
+				d.Extra = map[string]string{}
+			}
+			d.Extra[name] = v
+		}
+		if !yield(d, nil) {
 			return
 		}
 	}
+}
+
+// scalarText returns a JSON string as is, a number or boolean as its
+// literal text and null as "".
+func scalarText(raw json.RawMessage) (string, error) {
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return "", err
+	}
+	switch v := v.(type) {
+	case nil:
+		return "", nil
+	case string:
+		return v, nil
+	case float64, bool:
+		return string(bytes.TrimSpace(raw)), nil
+	}
+	return "", errors.New("is an array or object, want a string, number or boolean")
 }
 
 // readLine reads one line of at most MaxDocumentBytes, without its newline.
@@ -160,7 +208,7 @@ func readLine(br *bufio.Reader) ([]byte, error) {
 	}
 }
 
-func readCSV(path, field string, yield func(Document, error) bool) {
+func readCSV(path, field string, extra []string, yield func(Document, error) bool) {
 	r, closeFn, err := open(path)
 	if err != nil {
 		yield(Document{}, err)
@@ -174,15 +222,26 @@ func readCSV(path, field string, yield func(Document, error) bool) {
 		yield(Document{}, fmt.Errorf("%s: reading the header: %w", path, err))
 		return
 	}
-	col := -1
-	for i, h := range head {
-		if strings.TrimSpace(strings.TrimPrefix(h, "\ufeff")) == field {
-			col = i
+	column := func(name string) int {
+		col := -1
+		for i, h := range head {
+			if strings.TrimSpace(strings.TrimPrefix(h, "\ufeff")) == name {
+				col = i
+			}
 		}
+		return col
 	}
+	col := column(field)
 	if col < 0 {
 		yield(Document{}, fmt.Errorf("%s: no column named %q in the header %q", path, field, head))
 		return
+	}
+	extraCols := make([]int, len(extra))
+	for k, name := range extra {
+		if extraCols[k] = column(name); extraCols[k] < 0 {
+			yield(Document{}, fmt.Errorf("%s: no column named %q in the header %q", path, name, head))
+			return
+		}
 	}
 	for row := 2; ; row++ {
 		rec, err := cr.Read()
@@ -202,7 +261,18 @@ func readCSV(path, field string, yield func(Document, error) bool) {
 			yield(Document{}, fmt.Errorf("%s:%d: text is not valid UTF-8", path, line))
 			return
 		}
-		if !yield(Document{Name: fmt.Sprintf("%s:%d", path, line), Text: rec[col]}, nil) {
+		d := Document{Name: fmt.Sprintf("%s:%d", path, line), Text: rec[col]}
+		for k, c := range extraCols {
+			if c >= len(rec) {
+				yield(Document{}, fmt.Errorf("%s:%d: %d fields, no column %d (%q)", path, line, len(rec), c+1, extra[k]))
+				return
+			}
+			if d.Extra == nil {
+				d.Extra = map[string]string{}
+			}
+			d.Extra[extra[k]] = rec[c]
+		}
+		if !yield(d, nil) {
 			return
 		}
 	}
