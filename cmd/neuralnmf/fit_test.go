@@ -129,7 +129,7 @@ func TestCLIErrors(t *testing.T) {
 		{[]string{"fit", "-x", p("neg.csv"), "-ranks", "1", "-o", p("o.nnmf")}, 1, "neg.csv: row 2, column 1 is -1: X must be nonnegative"},
 		{[]string{"fit", "-x", p("missing.mtx"), "-ranks", "2", "-o", p("o.nnmf")}, 1, "no such file"},
 		{[]string{"fit", "-x", p("x.mtx"), "-ranks", "4,x", "-o", p("o.nnmf")}, 2, `"x" is not a positive integer`},
-		{[]string{"fit", "-x", p("x.mtx"), "-ranks", "20", "-o", p("o.nnmf")}, 2, "rank 20 of layer 0"},
+		{[]string{"fit", "-x", p("x.mtx"), "-ranks", "20", "-o", p("o.nnmf")}, 2, "rank 20 of layer 1"},
 		// Flags that would be silently ignored are usage errors.
 		{[]string{"fit", "-x", p("x.mtx"), "-ranks", "2", "-lambda", "5", "-o", p("o.nnmf")}, 2, "-lambda needs -labels"},
 		{[]string{"fit", "-x", p("x.mtx"), "-ranks", "2", "-label-mask", p("short.txt"), "-o", p("o.nnmf")}, 2, "-label-mask needs -labels"},

@@ -300,13 +300,13 @@ func (c *Config) validate(rows, cols int) error {
 	hnmf := c.Init == HNMFInit || c.Init == NNDSVDInit || c.Init == DefaultInit
 	for l, k := range c.Ranks {
 		if k < 1 || k > x.Rows {
-			return fmt.Errorf("neuralnmf: %w: rank %d of layer %d, want 1 to N = %d", ErrConfig, k, l, x.Rows)
+			return fmt.Errorf("neuralnmf: %w: rank %d of layer %d, want 1 to N = %d", ErrConfig, k, l+1, x.Rows)
 		}
 		if hnmf && l == 0 && k > x.Cols {
-			return fmt.Errorf("neuralnmf: %w: rank %d of layer 0, want 1 to min(N, M) = %d: the %s start factorises X by HNMF and needs k ≤ M = %d columns; use RandomInit or GivenInit for more", ErrConfig, k, min(x.Rows, x.Cols), c.Init.resolved(), x.Cols)
+			return fmt.Errorf("neuralnmf: %w: rank %d of layer 1, want 1 to min(N, M) = %d: the %s start factorises X by HNMF and needs k ≤ M = %d columns; use RandomInit or GivenInit for more", ErrConfig, k, min(x.Rows, x.Cols), c.Init.resolved(), x.Cols)
 		}
 		if l > 0 && k >= c.Ranks[l-1] {
-			return fmt.Errorf("neuralnmf: %w: ranks must decrease, layer %d has %d after %d", ErrConfig, l, k, c.Ranks[l-1])
+			return fmt.Errorf("neuralnmf: %w: ranks must decrease, layer %d has %d after %d", ErrConfig, l+1, k, c.Ranks[l-1])
 		}
 	}
 	if c.DataMask != nil {

@@ -65,6 +65,8 @@ type FileHeader struct {
 	// Vectorizer is Model.Vectorizer, when set. Readers of version 1 that
 	// predate it ignore it.
 	Vectorizer json.RawMessage `json:"vectorizer,omitempty"`
+	// ClassNames is Model.ClassNames, when set.
+	ClassNames []string `json:"class_names,omitempty"`
 }
 
 // Save writes the model to path atomically (temporary file, then rename).
@@ -87,20 +89,27 @@ func (m *Model) validate() error {
 	for l := 0; l < L; l++ {
 		a, s := m.A[l], m.S[l]
 		if a == nil || s == nil || a.Len() == 0 || s.Len() == 0 {
-			return fmt.Errorf("layer %d: A or S is missing or empty", l)
+			return fmt.Errorf("layer %d: A or S is missing or empty", l+1)
 		}
 		if (l > 0 && a.Rows != m.A[l-1].Cols) || s.Rows != a.Cols || s.Cols != m.S[0].Cols {
-			return fmt.Errorf("layer %d: shapes A %d×%d and S %d×%d do not chain", l, a.Rows, a.Cols, s.Rows, s.Cols)
+			return fmt.Errorf("layer %d: shapes A %d×%d and S %d×%d do not chain", l+1, a.Rows, a.Cols, s.Rows, s.Cols)
 		}
-		if err := tensor.CheckNonnegative(fmt.Sprintf("A%d", l), a); err != nil {
+		if err := tensor.CheckNonnegative(fmt.Sprintf("layer %d's A", l+1), a); err != nil {
 			return err
 		}
-		if err := tensor.CheckFinite(fmt.Sprintf("S%d", l), s); err != nil {
+		if err := tensor.CheckFinite(fmt.Sprintf("layer %d's S", l+1), s); err != nil {
 			return err
 		}
 	}
 	if m.B != nil && m.B.Cols != m.A[L-1].Cols {
 		return fmt.Errorf("the classifier B is %d×%d, want P×%d", m.B.Rows, m.B.Cols, m.A[L-1].Cols)
+	}
+	if m.ClassNames != nil && (m.B == nil || len(m.ClassNames) != m.B.Rows) {
+		p := 0
+		if m.B != nil {
+			p = m.B.Rows
+		}
+		return fmt.Errorf("%d class names for the %d classes of the classifier B", len(m.ClassNames), p)
 	}
 	return nil
 }
@@ -112,7 +121,7 @@ func (m *Model) Write(w io.Writer) error {
 	if err := m.validate(); err != nil {
 		return fmt.Errorf("neuralnmf: Write: %w", err)
 	}
-	h := FileHeader{Loss: m.cfg.Loss.String(), Epochs: len(m.History.Loss), Vectorizer: m.Vectorizer}
+	h := FileHeader{Loss: m.cfg.Loss.String(), Epochs: len(m.History.Loss), Vectorizer: m.Vectorizer, ClassNames: m.ClassNames}
 	if finiteAll(m.History.Loss) && finiteAll(m.History.RelError) && len(m.History.Loss) == len(m.History.RelError) {
 		h.LossHistory, h.RelErrorHistory = m.History.Loss, m.History.RelError
 		if len(m.History.Accuracy) == len(m.History.Loss) && finiteAll(m.History.Accuracy) {
@@ -246,7 +255,7 @@ func Read(r io.Reader) (*Model, error) {
 	if p != len(body) {
 		return nil, bad("%d unexpected bytes after the matrices", len(body)-p)
 	}
-	m := &Model{History: History{Stopped: "loaded"}, Vectorizer: h.Vectorizer}
+	m := &Model{History: History{Stopped: "loaded"}, Vectorizer: h.Vectorizer, ClassNames: h.ClassNames}
 	if n := len(h.LossHistory); n > 0 && n == len(h.RelErrorHistory) && finiteAll(h.LossHistory) && finiteAll(h.RelErrorHistory) {
 		m.History.Loss, m.History.RelError = h.LossHistory, h.RelErrorHistory
 		if len(h.TrainAccuracy) == n && finiteAll(h.TrainAccuracy) {
@@ -263,7 +272,7 @@ func Read(r io.Reader) (*Model, error) {
 	}
 	for l := 0; l < L; l++ {
 		if m.A[l].Cols != h.Ranks[l] {
-			return nil, bad("layer %d: A is %d×%d, the header's rank is %d", l, m.A[l].Rows, m.A[l].Cols, h.Ranks[l])
+			return nil, bad("layer %d: A is %d×%d, the header's rank is %d", l+1, m.A[l].Rows, m.A[l].Cols, h.Ranks[l])
 		}
 	}
 	if err := m.validate(); err != nil {

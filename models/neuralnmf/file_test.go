@@ -31,6 +31,7 @@ func trained(t *testing.T) *neuralnmf.Model {
 
 func TestModelFileRoundTrip(t *testing.T) {
 	m := trained(t)
+	m.ClassNames = []string{"odd", "even"}
 	path := filepath.Join(t.TempDir(), "m.nnmf")
 	require.NoError(t, m.Save(path))
 	got, err := neuralnmf.Load(path)
@@ -46,6 +47,7 @@ func TestModelFileRoundTrip(t *testing.T) {
 	require.Equal(t, m.History.Loss, got.History.Loss)
 	require.Equal(t, m.History.RelError, got.History.RelError)
 	require.Equal(t, m.History.Accuracy, got.History.Accuracy)
+	require.Equal(t, m.ClassNames, got.ClassNames)
 	// Loaded models transform like the original.
 	x := tensor.Uniform(20, 3, 0, 1, tensor.NewRand(22))
 	s1, err := m.Transform(x)
@@ -53,6 +55,8 @@ func TestModelFileRoundTrip(t *testing.T) {
 	s2, err := got.Transform(x)
 	require.NoError(t, err)
 	require.Equal(t, s1[1].Data, s2[1].Data)
+	m.ClassNames = []string{"one"}
+	require.ErrorContains(t, m.Save(path), "1 class names for the 2 classes")
 }
 
 func TestModelFileCorruptAndTruncated(t *testing.T) {

@@ -56,6 +56,10 @@ type Model struct {
 	// documents can be put in the same space and topics named by words. The
 	// model file stores it; this package does not read it.
 	Vectorizer json.RawMessage
+	// ClassNames, if not nil, names the classes of B: ClassNames[p] is
+	// class p (one per row of B). The model file stores them; Train leaves
+	// them nil.
+	ClassNames []string
 	cfg        Config
 }
 

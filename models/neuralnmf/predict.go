@@ -186,7 +186,7 @@ func (m *Model) transform(name string, rows int, first func(*nnls.Options) (*nnl
 			res, err = nnls.Solve(m.A[l], out[l-1], opt)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("neuralnmf: %s: layer %d: %w", name, l, err)
+			return nil, fmt.Errorf("neuralnmf: %s: layer %d: %w", name, l+1, err)
 		}
 		out = append(out, res.S)
 	}

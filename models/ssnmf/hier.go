@@ -66,7 +66,7 @@ func (h *Hierarchy) addLayer(xm fitter, in layerInput, ranks []int, l int, lab *
 		w = nil
 	}
 	if err := validateLayer(in, ranks[l], ll, w, o); err != nil {
-		return fmt.Errorf("layer %d: %w", l, err)
+		return fmt.Errorf("layer %d: %w", l+1, err)
 	}
 	mk := func() solver { return o.solverFor(&in, ranks[l], ll, w) }
 	var best *Factors
@@ -125,10 +125,10 @@ func checkRankDims(rows, cols int, ranks []int) error {
 	}
 	for l, k := range ranks {
 		if k < 1 || k > min(rows, cols) {
-			return fmt.Errorf("ssnmf: %w: rank %d of layer %d, want 1 to min(N, M) = %d", ErrRank, k, l, min(rows, cols))
+			return fmt.Errorf("ssnmf: %w: rank %d of layer %d, want 1 to min(N, M) = %d", ErrRank, k, l+1, min(rows, cols))
 		}
 		if l > 0 && k >= ranks[l-1] {
-			return fmt.Errorf("ssnmf: %w: ranks must decrease, layer %d has %d after %d", ErrRank, l, k, ranks[l-1])
+			return fmt.Errorf("ssnmf: %w: ranks must decrease, layer %d has %d after %d", ErrRank, l+1, k, ranks[l-1])
 		}
 	}
 	return nil
