@@ -168,5 +168,5 @@ func TestHALSRejectsLabelsAndMasks(t *testing.T) {
 	_, err = ssnmf.NMF(x, 2, &ssnmf.Options{Solver: ssnmf.HALS, W: tensor.New(6, 5)})
 	require.ErrorContains(t, err, "data mask")
 	_, err = ssnmf.HNMF(x, []int{3, 2}, lab, &ssnmf.Options{Solver: ssnmf.HALS})
-	require.ErrorContains(t, err, "layer 1")
+	require.ErrorContains(t, err, "layer 2", "labels apply at the last layer, layer 2 of 2")
 }
