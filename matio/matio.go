@@ -29,6 +29,9 @@ import (
 type Matrix struct {
 	Dense  *tensor.Dense
 	Sparse *tensor.Sparse
+	// Duplicates counts the entries of a Matrix Market coordinate file
+	// that repeated an earlier entry's position and were summed into it.
+	Duplicates int
 }
 
 // Dims returns the dimensions.

@@ -15,7 +15,9 @@ import (
 // coordinate" (returned sparse) and "matrix array" (returned dense), with
 // field real, integer or pattern (coordinate only; entries are 1) and
 // symmetry general, symmetric or skew-symmetric (the mirrored entries are
-// added). Complex and hermitian matrices are rejected. name is used in error
+// added). Complex and hermitian matrices are rejected. Entries that repeat
+// a position are summed, as scipy.io.mmread does, and counted in
+// Matrix.Duplicates so that the caller can say so. name is used in error
 // messages. The default Limits apply.
 func ReadMatrixMarket(r io.Reader, name string) (*Matrix, error) {
 	return ReadMatrixMarketLimits(r, name, Limits{})
@@ -156,11 +158,11 @@ func readCoordinate(ls *lines, name string, rows, cols, nnz int, pattern bool, s
 	if err := trailing(ls, name); err != nil {
 		return nil, err
 	}
-	s, err := tensor.NewSparse(rows, cols, entries)
+	s, dups, err := tensor.NewSparseDuplicates(rows, cols, entries)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	return &Matrix{Sparse: s}, nil
+	return &Matrix{Sparse: s, Duplicates: dups}, nil
 }
 
 func readArray(ls *lines, name string, rows, cols int, sym string) (*Matrix, error) {

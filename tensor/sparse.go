@@ -31,13 +31,21 @@ type Entry struct {
 // position are summed; explicit zeros are dropped. It returns an error wrapping
 // ErrShape if an index is out of range or a dimension is negative.
 func NewSparse(rows, cols int, entries []Entry) (*Sparse, error) {
+	s, _, err := NewSparseDuplicates(rows, cols, entries)
+	return s, err
+}
+
+// NewSparseDuplicates is NewSparse that also returns how many entries
+// repeated the position of an earlier one and were summed into it, so
+// that a reader of a file can say so.
+func NewSparseDuplicates(rows, cols int, entries []Entry) (s *Sparse, duplicates int, err error) {
 	if rows < 0 || cols < 0 {
-		return nil, fmt.Errorf("%w: negative dimension %d×%d", ErrShape, rows, cols)
+		return nil, 0, fmt.Errorf("%w: negative dimension %d×%d", ErrShape, rows, cols)
 	}
 	es := append([]Entry(nil), entries...)
 	for _, e := range es {
 		if e.Row < 0 || e.Row >= rows || e.Col < 0 || e.Col >= cols {
-			return nil, fmt.Errorf("%w: entry (%d, %d) outside %d×%d", ErrShape, e.Row, e.Col, rows, cols)
+			return nil, 0, fmt.Errorf("%w: entry (%d, %d) outside %d×%d", ErrShape, e.Row, e.Col, rows, cols)
 		}
 	}
 	sort.Slice(es, func(i, j int) bool {
@@ -46,12 +54,13 @@ func NewSparse(rows, cols int, entries []Entry) (*Sparse, error) {
 		}
 		return es[i].Row < es[j].Row
 	})
-	s := &Sparse{Rows: rows, Cols: cols, ColPtr: make([]int, cols+1)}
+	s = &Sparse{Rows: rows, Cols: cols, ColPtr: make([]int, cols+1)}
 	for i := 0; i < len(es); {
 		e := es[i]
 		v := e.Val
 		for i++; i < len(es) && es[i].Row == e.Row && es[i].Col == e.Col; i++ {
 			v += es[i].Val
+			duplicates++
 		}
 		if v != 0 {
 			s.RowIdx = append(s.RowIdx, e.Row)
@@ -62,7 +71,7 @@ func NewSparse(rows, cols int, entries []Entry) (*Sparse, error) {
 	for j := 0; j < cols; j++ {
 		s.ColPtr[j+1] += s.ColPtr[j]
 	}
-	return s, nil
+	return s, duplicates, nil
 }
 
 // SparseFromDense returns the nonzero entries of d as a Sparse.

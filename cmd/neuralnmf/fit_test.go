@@ -71,7 +71,7 @@ func TestFitTransformTopicsHeatmap(t *testing.T) {
 	}
 	code, out, errOut := cli(t, "transform", "-model", p("m.nnmf"), "-x", p("x.mtx"), "-o", p("s.csv"))
 	require.Equal(t, 0, code, errOut)
-	require.Contains(t, out, "layer 2 (2×20)")
+	require.Contains(t, out, "wrote S2, the layer-2 weights of 20 columns (2×20)")
 	s, err := matio.ReadMatrix(p("s.csv"))
 	require.NoError(t, err)
 	r, c := s.Dims()
@@ -129,7 +129,7 @@ func TestCLIErrors(t *testing.T) {
 		{[]string{"fit", "-x", p("neg.csv"), "-ranks", "1", "-o", p("o.nnmf")}, 1, "neg.csv: row 2, column 1 is -1: X must be nonnegative"},
 		{[]string{"fit", "-x", p("missing.mtx"), "-ranks", "2", "-o", p("o.nnmf")}, 1, "no such file"},
 		{[]string{"fit", "-x", p("x.mtx"), "-ranks", "4,x", "-o", p("o.nnmf")}, 2, `"x" is not a positive integer`},
-		{[]string{"fit", "-x", p("x.mtx"), "-ranks", "20", "-o", p("o.nnmf")}, 2, "rank 20 of layer 1"},
+		{[]string{"fit", "-x", p("x.mtx"), "-ranks", "20", "-o", p("o.nnmf")}, 2, "-ranks: layer 1's rank 20 is above the 12 rows (features) of the data; want at most 12"},
 		// Flags that would be silently ignored are usage errors.
 		{[]string{"fit", "-x", p("x.mtx"), "-ranks", "2", "-lambda", "5", "-o", p("o.nnmf")}, 2, "-lambda needs -labels"},
 		{[]string{"fit", "-x", p("x.mtx"), "-ranks", "2", "-label-mask", p("short.txt"), "-o", p("o.nnmf")}, 2, "-label-mask needs -labels"},
@@ -138,7 +138,7 @@ func TestCLIErrors(t *testing.T) {
 		{[]string{"fit", "-x", p("x.mtx"), "-ranks", "2", "-decay", "-1", "-decay-every", "5", "-o", p("o.nnmf")}, 2, "-decay is -1: want a factor in (0, 1]"},
 		{[]string{"fit", "-x", p("x.mtx"), "-ranks", "2", "-decay", "0.5", "-o", p("o.nnmf")}, 2, "-decay needs -decay-every"},
 		{[]string{"fit", "-x", p("x.mtx"), "-ranks", "2", "-labels", p("short.txt"), "-o", p("o.nnmf")}, 1, "2 labels for the 20 columns"},
-		{[]string{"fit", "-ranks", "2"}, 2, "-ranks, -o and one of -x and -text are required"},
+		{[]string{"fit", "-ranks", "2"}, 2, "one of -x (a matrix) and -text (documents) is required"},
 		{[]string{"fit", "-x", p("x.mtx"), "-ranks", "2", "-window", "-1", "-o", p("o.nnmf")}, 2, "-window is -1"},
 		{[]string{"fit", "-x", p("x.mtx"), "-ranks", "2", "-tol", "NaN", "-o", p("o.nnmf")}, 2, "-tol is NaN: want a finite number"},
 		{[]string{"fit", "-x", p("x.mtx"), "-ranks", "2", "-algorithm1", "-optimizer", "adam", "-o", p("o.nnmf")}, 2, "-algorithm1 is projected gradient descent"},
@@ -244,7 +244,7 @@ func TestPredict(t *testing.T) {
 	require.Equal(t, 0, code)
 	code, _, errOut = cli(t, "predict", "-model", p("u.nnmf"), "-x", p("x.mtx"), "-o", p("u.csv"))
 	require.Equal(t, 1, code)
-	require.Contains(t, errOut, "trained without -labels")
+	require.Contains(t, errOut, "trained without labels, so it cannot predict")
 }
 
 // fit names each phase on stderr as it begins, reports training epochs

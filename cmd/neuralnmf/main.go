@@ -7,11 +7,14 @@
 // Commands:
 //
 //	demo        run the built-in example on the paper's embedded synthetic data
-//	fit         train a Neural NMF model on a matrix file and save it
+//	vectorize   turn documents into a TF-IDF matrix as scikit-learn does
+//	fit         train a Neural NMF model on a matrix or on documents and save it
 //	transform   run new columns through a saved model
-//	predict     predict the classes of new columns with a supervised model
-//	topics      print the top words of each topic at each layer of a model
-//	heatmap     draw an A or S matrix of a model as a PNG
+//	predict     predict (and score) the classes of new columns with a supervised model
+//	topics      print the top words of each topic at each layer (text, csv or json)
+//	heatmap     draw a matrix of a model (A1, S2, B, ...) as a PNG
+//	export      write a matrix of a model (A1, S2, B, ...) as .csv or .mtx
+//	report      write a model as one self-contained HTML page
 //	experiment  run a paper experiment on its data (20news)
 //
 // Run "neuralnmf <command> --help" for a command's flags.
@@ -63,9 +66,10 @@ func commands() []command {
 		{"vectorize", "turn documents into a TF-IDF matrix as scikit-learn does", runVectorize},
 		{"fit", "train a Neural NMF model on a matrix file or on documents and save it", runFit},
 		{"transform", "run new columns through a saved model", runTransform},
-		{"predict", "predict the classes of new columns with a supervised model", runPredict},
-		{"topics", "print the top words of each topic at each layer of a model", runTopics},
-		{"heatmap", "draw an A or S matrix of a model as a PNG", runHeatmap},
+		{"predict", "predict (and with labels, score) the classes of new columns with a supervised model", runPredict},
+		{"topics", "print the top words of each topic at each layer (text, csv or json)", runTopics},
+		{"heatmap", "draw a matrix of a model (A1, S2, B, ...) as a PNG", runHeatmap},
+		{"export", "write a matrix of a model (A1, S2, B, ...) as .csv or .mtx", runExport},
 		{"report", "write a model as one self-contained HTML page: topic tree, words, heatmaps, curve", runReport},
 		{"experiment", "run a paper experiment on its data (20news)", runExperiment},
 	}

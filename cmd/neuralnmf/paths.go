@@ -5,8 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
-
-	"github.com/neuralnmf/neuralnmf/matio"
 )
 
 // input is a command's input path and the flag that named it.
@@ -107,46 +105,4 @@ func removeTemporaries() int {
 		}
 	}
 	return n
-}
-
-// readData reads the data matrix at path and checks that it is
-// nonnegative, as the models require.
-func readData(path string) (*matio.Matrix, error) {
-	x, err := matio.ReadMatrix(path)
-	if err != nil {
-		return nil, err
-	}
-	if err := checkNonnegative(path, x); err != nil {
-		return nil, err
-	}
-	return x, nil
-}
-
-// checkNonnegative reports the first negative entry of a data matrix read
-// from path, by its 1-based row and column, with what to do: the models
-// factorise nonnegative data.
-func checkNonnegative(path string, x *matio.Matrix) error {
-	bad := func(i, j int, v float64) error {
-		return fmt.Errorf("%s: row %d, column %d is %g: X must be nonnegative (Neural NMF factorises nonnegative data; shift or clip the data first)", path, i+1, j+1, v)
-	}
-	if s := x.Sparse; s != nil {
-		for j := 0; j < s.Cols; j++ {
-			rows, vals := s.Column(j)
-			for p, v := range vals {
-				if v < 0 {
-					return bad(rows[p], j, v)
-				}
-			}
-		}
-		return nil
-	}
-	d := x.Dense
-	for i := 0; i < d.Rows; i++ {
-		for j, v := range d.Row(i) {
-			if v < 0 {
-				return bad(i, j, v)
-			}
-		}
-	}
-	return nil
 }

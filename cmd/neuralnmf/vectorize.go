@@ -19,7 +19,7 @@ import (
 
 // textFlags are the vectoriser's options, shared by vectorize and fit -text.
 type textFlags struct {
-	field, stopwords, minDF, maxDF, norm                     *string
+	stopwords, minDF, maxDF, norm                            *string
 	newsgroups, keepCase, sublinear, counts, noIDF, noSmooth *bool
 	maxFeatures                                              *int
 }
@@ -31,13 +31,12 @@ func (t textFlags) names() []string {
 
 func addTextFlags(fs *flag.FlagSet) textFlags {
 	return textFlags{
-		field:       fs.String("field", "text", "JSON member or CSV column holding each document's text"),
 		stopwords:   fs.String("stopwords", "", "stop words to drop: english (scikit-learn's English list, 318 words) or a file of words, one per line (a file named english: ./english)"),
 		newsgroups:  fs.Bool("newsgroups", false, "strip Usenet headers, signatures and quoted lines as scikit-learn's fetch_20newsgroups does, then remove digits (the paper's cleaning)"),
 		keepCase:    fs.Bool("keep-case", false, "do not lowercase"),
 		minDF:       fs.String("min-df", "", "drop words in fewer documents: a count (2) or a fraction with a point (0.01)"),
 		maxDF:       fs.String("max-df", "", "drop words in more documents: a count (500) or a fraction with a point (0.5)"),
-		maxFeatures: fs.Int("max-features", 0, "keep only this many words, the most frequent (0: all)"),
+		maxFeatures: fs.Int("max-features", 0, "keep only this many words, those of the largest total counts (0: all); ties at the cut go to the alphabetically first, where scikit-learn's unstable sort may keep others"),
 		sublinear:   fs.Bool("sublinear-tf", false, "use 1 + ln(count) instead of the count"),
 		counts:      fs.Bool("counts", false, "raw term counts: no IDF, no normalisation"),
 		norm:        fs.String("norm", "l2", "document normalisation: l2, l1 or none"),
@@ -140,6 +139,7 @@ func runVectorize(args []string, stdout, stderr io.Writer) error {
 	load := fs.String("vectorizer", "", "put the documents in the space of this saved vectoriser instead of fitting one")
 	names := fs.String("names", "", "output file naming the document of each column, one per line")
 	tf := addTextFlags(fs)
+	docFields := addDocFlags(fs, false, false)
 	fs.Usage = func() {
 		fmt.Fprint(stderr, `Usage: neuralnmf vectorize -docs posts.jsonl -o X.mtx [-vocab vocab.txt] [-save vec.json] [flags]
 
@@ -197,10 +197,10 @@ Flags:
 		if err := json.Unmarshal(b, v); err != nil {
 			return fmt.Errorf("-vectorizer %s: not a vectorizer file (one written by vectorize -save): %w", *load, err)
 		}
-		if x, err = v.Transform(text.Source{Path: *docs, Field: *tf.field}.Texts()); err != nil {
+		if x, err = v.Transform(text.Source{Path: *docs, Field: *docFields.field}.Texts()); err != nil {
 			return err
 		}
-	} else if v, x, err = fitText(*docs, *tf.field, o); err != nil {
+	} else if v, x, err = fitText(*docs, *docFields.field, o); err != nil {
 		return err
 	}
 	if err := writeSparse(*out, x); err != nil {
@@ -221,7 +221,7 @@ Flags:
 	}
 	if *names != "" {
 		if err := matio.WriteAtomic(*names, func(f *os.File) error {
-			for d, err := range (text.Source{Path: *docs, Field: *tf.field}).Documents() {
+			for d, err := range (text.Source{Path: *docs, Field: *docFields.field}).Documents() {
 				if err != nil {
 					return err
 				}

@@ -106,7 +106,7 @@ func TestVectorizeAndTextWorkflow(t *testing.T) {
 		{[]string{"vectorize", "-docs", p("posts.jsonl"), "-vectorizer", p("vec.json"), "-o", p("a.mtx"), "-counts"}, 2, "no effect with -vectorizer"},
 		{[]string{"vectorize", "-docs", p("posts.jsonl"), "-field", "body", "-o", p("a.mtx"), "-stopwords", p("allstop.txt")}, 1, "empty vocabulary"},
 		{[]string{"vectorize", "-docs", p("posts.jsonl"), "-field", "body", "-vectorizer", p("labels.txt"), "-o", p("a.mtx")}, 1, "vectorizer"},
-		{[]string{"fit", "-x", p("X2.mtx"), "-text", p("posts.jsonl"), "-ranks", "2", "-o", p("b.nnmf")}, 2, "one of -x and -text"},
+		{[]string{"fit", "-x", p("X2.mtx"), "-text", p("posts.jsonl"), "-ranks", "2", "-o", p("b.nnmf")}, 2, "-x and -text were both given"},
 		{[]string{"fit", "-x", p("X2.mtx"), "-ranks", "2", "-o", p("b.nnmf"), "-newsgroups"}, 2, "applies to -text"},
 	}
 	for _, e := range errs {

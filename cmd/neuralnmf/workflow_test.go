@@ -1,12 +1,20 @@
 package main
 
 import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/neuralnmf/neuralnmf/matio"
+	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
+	"github.com/neuralnmf/neuralnmf/tensor"
 )
 
 // TestStopwordsEnglish: -stopwords english drops scikit-learn's English
@@ -51,4 +59,241 @@ func TestVectorizeOutputs(t *testing.T) {
 	}
 	code, _, errOut := cli(t, "vectorize", "-docs", p("posts.jsonl"), "-field", "body", "-o", p("X.MTX.GZ"))
 	require.Equal(t, 0, code, errOut)
+}
+
+// writeLabelledPosts writes 40 posts about two subjects as JSON Lines with
+// an id, a topic name (empty for every fifth) and, for post 40, no word of
+// the vocabulary.
+func writeLabelledPosts(t *testing.T, path string) {
+	subjects := [][]string{
+		{"engine", "wheel", "brake", "motor", "tyre", "gear"},
+		{"planet", "orbit", "rocket", "launch", "moon", "star"},
+	}
+	var b strings.Builder
+	for d := 0; d < 40; d++ {
+		s := subjects[d%2]
+		body := strings.Join([]string{s[d%6], s[(d+1)%6], s[(d+3)%6], "the"}, " ")
+		topic := []string{"cars", "space"}[d%2]
+		if d%5 == 4 {
+			topic = ""
+		}
+		if d == 39 {
+			body = "the and of it" // stop words only
+		}
+		fmt.Fprintf(&b, `{"id":"post-%d","body":%q,"topic":%q}`+"\n", d+1, body, topic)
+	}
+	require.NoError(t, os.WriteFile(path, []byte(b.String()), 0o644))
+}
+
+// TestLabelFieldWorkflow: labels and ids come from the documents; the
+// model keeps the class names; predict scores and writes ids; documents
+// with no word of the vocabulary are marked.
+func TestLabelFieldWorkflow(t *testing.T) {
+	dir := t.TempDir()
+	p := func(n string) string { return filepath.Join(dir, n) }
+	writeLabelledPosts(t, p("posts.jsonl"))
+	code, out, errOut := cli(t, "fit", "-text", p("posts.jsonl"), "-field", "body", "-label-field", "topic", "-stopwords", "english",
+		"-ranks", "4,2", "-o", p("m.nnmf"), "-quiet")
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, "-classifier ce")
+	m, err := neuralnmf.Load(p("m.nnmf"))
+	require.NoError(t, err)
+	require.Equal(t, []string{"cars", "space"}, m.ClassNames)
+
+	code, out, errOut = cli(t, "predict", "-model", p("m.nnmf"), "-text", p("posts.jsonl"), "-field", "body", "-label-field", "topic", "-id-field", "id", "-o", p("pred.csv"))
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, errOut, "1 of 40 documents have no word of the model's vocabulary (post-40): their class is written as -1")
+	require.Contains(t, out, "accuracy 1.0000 (32 of 32 labelled columns)")
+	require.Regexp(t, `cars\s+1\.000\s+1\.000\s+16`, out)
+	require.Regexp(t, `space\s+1\.000\s+1\.000\s+16`, out)
+	require.Regexp(t, `confusion matrix[^\n]*\n\s+cars\s+space\ncars\s+16\s+0\nspace\s+0\s+16\n`, out)
+	pred, err := os.ReadFile(p("pred.csv"))
+	require.NoError(t, err)
+	lines := strings.Split(strings.TrimSpace(string(pred)), "\n")
+	require.Equal(t, "id,class,class_name,score_0,score_1", lines[0])
+	require.True(t, strings.HasPrefix(lines[1], "post-1,0,cars,"), lines[1])
+	require.True(t, strings.HasPrefix(lines[2], "post-2,1,space,"), lines[2])
+	require.True(t, strings.HasPrefix(lines[40], "post-40,-1,,"), lines[40])
+
+	// transform: ids in a table, the empty document named.
+	code, _, errOut = cli(t, "transform", "-model", p("m.nnmf"), "-text", p("posts.jsonl"), "-field", "body", "-id-field", "id", "-o", p("s.csv"))
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, errOut, "(post-40): their S is 0")
+	s, err := os.ReadFile(p("s.csv"))
+	require.NoError(t, err)
+	require.True(t, strings.HasPrefix(string(s), "id,topic_1,topic_2\npost-1,"))
+
+	// A wrong label name is not scored, and said.
+	require.NoError(t, os.WriteFile(p("other.jsonl"), []byte(`{"body":"engine wheel","topic":"boats"}`+"\n"+`{"body":"rocket moon","topic":"space"}`+"\n"), 0o644))
+	code, out, errOut = cli(t, "predict", "-model", p("m.nnmf"), "-text", p("other.jsonl"), "-field", "body", "-label-field", "topic", "-o", p("pred2.csv"))
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, errOut, `1 label(s) the model does not have ("boats")`)
+	require.Contains(t, out, "accuracy 1.0000 (1 of 1 labelled columns)")
+
+	// The report takes class names from the model.
+	code, _, errOut = cli(t, "report", "-model", p("m.nnmf"), "-o", p("r.html"))
+	require.Equal(t, 0, code, errOut)
+}
+
+// TestPredictScoresLabelsFile: -labels on predict prints the scores and
+// still writes the predictions.
+func TestPredictScoresLabelsFile(t *testing.T) {
+	dir := t.TempDir()
+	writeData(t, dir)
+	p := func(n string) string { return filepath.Join(dir, n) }
+	code, _, errOut := cli(t, "fit", "-x", p("x.mtx"), "-ranks", "4,2", "-labels", p("y.txt"), "-label-mask", p("known.txt"), "-o", p("m.nnmf"), "-quiet")
+	require.Equal(t, 0, code, errOut)
+	code, out, errOut := cli(t, "predict", "-model", p("m.nnmf"), "-x", p("x.mtx"), "-labels", p("y.txt"), "-o", p("pred.csv"))
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, "accuracy 1.0000 (20 of 20 labelled columns)")
+	require.Contains(t, out, "confusion matrix")
+	_, err := os.Stat(p("pred.csv"))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(p("bad.txt"), []byte(strings.Repeat("7\n", 20)), 0o644))
+	code, _, errOut = cli(t, "predict", "-model", p("m.nnmf"), "-x", p("x.mtx"), "-labels", p("bad.txt"), "-o", p("pred3.csv"))
+	require.Equal(t, exitData, code)
+	require.Contains(t, errOut, "-labels "+p("bad.txt")+": line 1 is 7: want a class 0..1 of the model")
+}
+
+// TestReportShowsTrainingCurve: a saved model keeps its training curve, so
+// the report shows every epoch, not "Trained 1 epochs".
+func TestReportShowsTrainingCurve(t *testing.T) {
+	dir := t.TempDir()
+	writeData(t, dir)
+	p := func(n string) string { return filepath.Join(dir, n) }
+	code, _, errOut := cli(t, "fit", "-x", p("x.mtx"), "-ranks", "4,2", "-epochs", "30", "-tol", "-1", "-o", p("m.nnmf"), "-quiet")
+	require.Equal(t, 0, code, errOut)
+	code, _, errOut = cli(t, "report", "-model", p("m.nnmf"), "-o", p("r.html"))
+	require.Equal(t, 0, code, errOut)
+	page, err := os.ReadFile(p("r.html"))
+	require.NoError(t, err)
+	require.Contains(t, string(page), "Trained 30 epochs")
+	require.Contains(t, string(page), `aria-label="training curve"`)
+}
+
+// TestMatrixWarningsAndRefusals: duplicate Matrix Market entries are
+// summed and said; a negative -decay-every and a model whose A is all zero
+// are refused.
+func TestMatrixWarningsAndRefusals(t *testing.T) {
+	dir := t.TempDir()
+	writeData(t, dir)
+	p := func(n string) string { return filepath.Join(dir, n) }
+	mm := "%%MatrixMarket matrix coordinate real general\n3 4 6\n1 1 1\n2 2 1\n3 3 1\n1 4 1\n1 1 2\n1 4 0.5\n"
+	require.NoError(t, os.WriteFile(p("dup.mtx"), []byte(mm), 0o644))
+	code, _, errOut := cli(t, "fit", "-x", p("dup.mtx"), "-ranks", "2", "-epochs", "5", "-o", p("d.nnmf"), "-quiet")
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, errOut, "-x "+p("dup.mtx")+": 2 entries repeat the row and column of an earlier one; they were summed into it")
+
+	code, _, errOut = cli(t, "fit", "-x", p("x.mtx"), "-ranks", "2", "-decay-every", "-5", "-o", p("n.nnmf"))
+	require.Equal(t, exitUsage, code)
+	require.Contains(t, errOut, "-decay-every is -5")
+
+	m, err := neuralnmf.Train(tensor.Uniform(6, 5, 0, 1, tensor.NewRand(1)), neuralnmf.Config{Ranks: []int{2}, Epochs: 3})
+	require.NoError(t, err)
+	for i := range m.A[0].Data {
+		m.A[0].Data[i] = 0
+	}
+	require.NoError(t, m.Save(p("zero.nnmf")))
+	require.NoError(t, os.WriteFile(p("x6.csv"), []byte("1,2\n3,4\n5,6\n1,1\n0,1\n1,0\n"), 0o644))
+	code, _, errOut = cli(t, "transform", "-model", p("zero.nnmf"), "-x", p("x6.csv"), "-o", p("s.csv"))
+	require.Equal(t, exitData, code)
+	require.Contains(t, errOut, "A1 (layer 1) is all zero")
+	_, err = os.Stat(p("s.csv"))
+	require.ErrorIs(t, err, os.ErrNotExist)
+}
+
+// TestRankMessages: rank errors name the flag, count layers from 1 and
+// state the bound the check applies.
+func TestRankMessages(t *testing.T) {
+	dir := t.TempDir()
+	writeData(t, dir) // 12 × 20
+	p := func(n string) string { return filepath.Join(dir, n) }
+	xWide := filepath.Join(dir, "wide.csv")
+	var b strings.Builder
+	for i := 0; i < 12; i++ {
+		b.WriteString("1,2,3,4,5\n")
+	}
+	require.NoError(t, os.WriteFile(xWide, []byte(b.String()), 0o644)) // 12 × 5
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-x", p("x.mtx"), "-ranks", "6,8"}, "-ranks: ranks must decrease, but layer 2's 8 follows 6"},
+		{[]string{"-x", p("x.mtx"), "-ranks", "13"}, "layer 1's rank 13 is above the 12 rows (features) of the data; want at most 12"},
+		{[]string{"-x", xWide, "-ranks", "8"}, "layer 1's rank 8 is above the 5 columns (samples) of the data, which -init hnmf factorises; want at most 5, or give -init random"},
+	} {
+		code, _, errOut := cli(t, append(append([]string{"fit"}, tc.args...), "-o", p("m.nnmf"), "-quiet")...)
+		require.Equal(t, exitUsage, code, "%v", tc.args)
+		require.Contains(t, errOut, tc.want)
+		require.NotContains(t, errOut, "RandomInit")
+	}
+	code, _, errOut := cli(t, "fit", "-x", xWide, "-ranks", "8", "-init", "random", "-epochs", "3", "-o", p("m.nnmf"), "-quiet")
+	require.Equal(t, 0, code, errOut)
+}
+
+// TestTopicsFormatsAndExport: topics as text, CSV and JSON with weights;
+// export writes any matrix by the names heatmap uses.
+func TestTopicsFormatsAndExport(t *testing.T) {
+	dir := t.TempDir()
+	writeData(t, dir)
+	p := func(n string) string { return filepath.Join(dir, n) }
+	code, _, errOut := cli(t, "fit", "-x", p("x.mtx"), "-ranks", "4,2", "-labels", p("y.txt"), "-o", p("m.nnmf"), "-quiet")
+	require.Equal(t, 0, code, errOut)
+	m, err := neuralnmf.Load(p("m.nnmf"))
+	require.NoError(t, err)
+
+	code, out, errOut := cli(t, "topics", "-model", p("m.nnmf"), "-vocab", p("vocab.txt"), "-n", "3", "-format", "csv")
+	require.Equal(t, 0, code, errOut)
+	rows, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+	require.NoError(t, err)
+	require.Equal(t, []string{"layer", "topic", "rank", "word", "weight"}, rows[0])
+	require.Len(t, rows, 1+(4+2)*3)
+	top := neuralnmf.LayerTopics(m.A)[1]
+	w, err := strconv.ParseFloat(rows[1+4*3][4], 64)
+	require.NoError(t, err)
+	require.Equal(t, []string{"2", "1", "1"}, rows[1+4*3][:3])
+	best := 0.0
+	for i := 0; i < top.Rows; i++ {
+		best = max(best, top.At(i, 0))
+	}
+	require.Equal(t, best, w, "the weight is the entry of A1·A2")
+
+	code, out, errOut = cli(t, "topics", "-model", p("m.nnmf"), "-vocab", p("vocab.txt"), "-n", "2", "-format", "json")
+	require.Equal(t, 0, code, errOut)
+	var layers []struct {
+		Layer  int
+		Topics []struct {
+			Topic int
+			Words []struct {
+				Word   string
+				Weight float64
+			}
+		}
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &layers))
+	require.Len(t, layers, 2)
+	require.Len(t, layers[1].Topics, 2)
+	require.Len(t, layers[1].Topics[0].Words, 2)
+
+	code, _, errOut = cli(t, "topics", "-model", p("m.nnmf"), "-vocab", p("vocab.txt"), "-format", "xml")
+	require.Equal(t, exitUsage, code)
+	require.Contains(t, errOut, `-format is "xml": want text or csv or json`)
+
+	for _, tc := range []struct {
+		name string
+		want *tensor.Dense
+	}{{"A1", m.A[0]}, {"a2", m.A[1]}, {"S2", m.S[1]}, {"B", m.B}} {
+		code, out, errOut := cli(t, "export", "-model", p("m.nnmf"), "-matrix", tc.name, "-o", p(tc.name+".csv"))
+		require.Equal(t, 0, code, errOut)
+		require.Contains(t, out, strings.ToUpper(tc.name))
+		got, err := matio.ReadMatrix(p(tc.name + ".csv"))
+		require.NoError(t, err)
+		require.Equal(t, tc.want.Data, got.Dense.Data, tc.name)
+	}
+	code, out, errOut = cli(t, "heatmap", "-model", p("m.nnmf"), "-matrix", "A2", "-o", p("a2.png"))
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, "A2 (4×2)")
+	code, _, errOut = cli(t, "export", "-model", p("m.nnmf"), "-matrix", "A3", "-o", p("a3.csv"))
+	require.Equal(t, exitUsage, code)
+	require.Contains(t, errOut, `-matrix "A3": the model has A1..A2 or S1..S2 or B`)
 }

@@ -3,6 +3,7 @@ package neuralnmf
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 
 	"github.com/neuralnmf/neuralnmf/autograd"
@@ -257,15 +258,25 @@ func LayerTopics(a []*tensor.Dense) []*tensor.Dense {
 // order). names[i] names row i. For layer ℓ's topics pass LayerTopics(A)[ℓ].
 func TopWords(a *tensor.Dense, names []string, n int) [][]string {
 	out := make([][]string, a.Cols)
+	for j, rows := range TopRows(a, n) {
+		for _, i := range rows {
+			out[j] = append(out[j], names[i])
+		}
+	}
+	return out
+}
+
+// TopRows returns, for each column of a, the rows of its n largest entries,
+// largest first (ties keep row order); fewer when a has fewer rows.
+func TopRows(a *tensor.Dense, n int) [][]int {
+	out := make([][]int, a.Cols)
 	idx := make([]int, a.Rows)
 	for j := 0; j < a.Cols; j++ {
 		for i := range idx {
 			idx[i] = i
 		}
 		sort.SliceStable(idx, func(p, q int) bool { return a.At(idx[p], j) > a.At(idx[q], j) })
-		for _, i := range idx[:min(n, len(idx))] {
-			out[j] = append(out[j], names[i])
-		}
+		out[j] = slices.Clone(idx[:min(n, len(idx))])
 	}
 	return out
 }

@@ -1,0 +1,347 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"iter"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/neuralnmf/neuralnmf/matio"
+	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
+	"github.com/neuralnmf/neuralnmf/tensor"
+	"github.com/neuralnmf/neuralnmf/text"
+)
+
+// docFlags are the flags of a command that reads documents: the text
+// field, and the fields holding each document's label and id.
+type docFlags struct {
+	field, labelField, idField *string
+}
+
+// addDocFlags adds -field, and -label-field and -id-field where the
+// command uses them (label, id).
+func addDocFlags(fs *flag.FlagSet, label, id bool) docFlags {
+	d := docFlags{field: fs.String("field", "text", "JSON member or CSV column holding each document's text")}
+	empty := ""
+	d.labelField, d.idField = &empty, &empty
+	if label {
+		d.labelField = fs.String("label-field", "", "JSON member or CSV column holding each document's class name (empty or missing: unknown), instead of -labels")
+	}
+	if id {
+		d.idField = fs.String("id-field", "", "JSON member or CSV column holding each document's id, written with the results (a document without one is named by file:line)")
+	}
+	return d
+}
+
+// source returns the documents at path with the fields the flags name.
+func (d docFlags) source(path string) text.Source {
+	src := text.Source{Path: path, Field: *d.field}
+	for _, f := range []string{*d.labelField, *d.idField} {
+		if f != "" {
+			src.Extra = append(src.Extra, f)
+		}
+	}
+	return src
+}
+
+// docInfo collects, while documents are read, each one's name (its id, or
+// file:line) and label field.
+type docInfo struct {
+	names  []string
+	labels []string // "" unknown; nil without -label-field
+}
+
+// texts yields the texts of src and records each document's info.
+func (di *docInfo) texts(src text.Source, d docFlags) iter.Seq2[string, error] {
+	return func(yield func(string, error) bool) {
+		for doc, err := range src.Documents() {
+			if err == nil {
+				name := doc.Name
+				if id, ok := doc.Extra[*d.idField]; ok && *d.idField != "" && id != "" {
+					name = id
+				}
+				di.names = append(di.names, name)
+				if *d.labelField != "" {
+					di.labels = append(di.labels, doc.Extra[*d.labelField])
+				}
+			}
+			if !yield(doc.Text, err) || err != nil {
+				return
+			}
+		}
+	}
+}
+
+// classNamesOf returns the distinct non-empty labels in order: numeric
+// order when every one is an integer (so "2" < "10"), else sorted.
+func classNamesOf(labels []string) []string {
+	var names []string
+	seen := map[string]bool{}
+	numeric := true
+	for _, l := range labels {
+		if l == "" || seen[l] {
+			continue
+		}
+		seen[l] = true
+		names = append(names, l)
+		if _, err := strconv.Atoi(l); err != nil {
+			numeric = false
+		}
+	}
+	if numeric {
+		slices.SortFunc(names, func(a, b string) int {
+			x, _ := strconv.Atoi(a)
+			y, _ := strconv.Atoi(b)
+			return x - y
+		})
+	} else {
+		slices.Sort(names)
+	}
+	return names
+}
+
+// labelIDs maps label names to class numbers by names ("" is unknown, -1).
+// Labels not among names are unknown too; they are returned, distinct, so
+// that the caller can say so.
+func labelIDs(labels, names []string) (ids []int, unknown []string) {
+	index := map[string]int{}
+	for p, n := range names {
+		index[n] = p
+	}
+	ids = make([]int, len(labels))
+	seen := map[string]bool{}
+	for i, l := range labels {
+		p, ok := index[l]
+		if !ok {
+			p = -1
+			if l != "" && !seen[l] {
+				seen[l] = true
+				unknown = append(unknown, l)
+			}
+		}
+		ids[i] = p
+	}
+	return ids, unknown
+}
+
+// newColumns are the new columns of transform and predict, read from a
+// matrix file or from documents.
+type newColumns struct {
+	x *matio.Matrix
+	// from names their file and flag ("-x FILE" or "-text FILE").
+	from string
+	// names names each column: a document's id or file:line, or its
+	// 1-based column number.
+	names []string
+	// labels are the -label-field values ("" unknown), or nil.
+	labels []string
+	// empty marks the columns with no entry: a document with no word of
+	// the model's vocabulary, or a zero column of X.
+	empty []bool
+}
+
+// readColumns reads the new columns of transform and predict: the matrix
+// at xPath, or the documents at textPath put into the space of the model's
+// vectoriser.
+func readColumns(xPath, textPath string, d docFlags, modelPath string, m *neuralnmf.Model, stderr io.Writer) (*newColumns, error) {
+	c := &newColumns{}
+	if textPath != "" {
+		v, err := modelVectorizer(modelPath, m)
+		if err != nil {
+			return nil, err
+		}
+		var info docInfo
+		xs, err := v.Transform(info.texts(d.source(textPath), d))
+		if err != nil {
+			return nil, err
+		}
+		if xs.Cols == 0 {
+			return nil, fmt.Errorf("-text %s holds no documents", textPath)
+		}
+		c.x, c.from, c.names, c.labels = &matio.Matrix{Sparse: xs}, "-text "+textPath, info.names, info.labels
+	} else {
+		x, err := readData(xPath, "-x", stderr)
+		if err != nil {
+			return nil, err
+		}
+		c.x, c.from = x, "-x "+xPath
+		_, cols := x.Dims()
+		for j := 0; j < cols; j++ {
+			c.names = append(c.names, strconv.Itoa(j+1))
+		}
+	}
+	c.empty = emptyColumns(c.x)
+	return c, nil
+}
+
+// emptyColumns marks the columns of x without a non-zero entry.
+func emptyColumns(x *matio.Matrix) []bool {
+	_, cols := x.Dims()
+	empty := make([]bool, cols)
+	for j := range empty {
+		if s := x.Sparse; s != nil {
+			empty[j] = s.ColPtr[j] == s.ColPtr[j+1]
+			continue
+		}
+		empty[j] = true
+		for i := 0; i < x.Dense.Rows && empty[j]; i++ {
+			empty[j] = x.Dense.At(i, j) == 0
+		}
+	}
+	return empty
+}
+
+// warnEmpty says on stderr how many columns are empty, naming the first
+// few, and what the command writes for them.
+func (c *newColumns) warnEmpty(stderr io.Writer, what string) int {
+	var first []string
+	n := 0
+	for j, e := range c.empty {
+		if e {
+			if n++; len(first) < 5 {
+				first = append(first, c.names[j])
+			}
+		}
+	}
+	if n > 0 {
+		kind := "documents have no word of the model's vocabulary"
+		if strings.HasPrefix(c.from, "-x ") {
+			kind = "columns are all zero"
+		}
+		more := ""
+		if n > len(first) {
+			more = ", …"
+		}
+		fmt.Fprintf(stderr, "warning: %d of %d %s (%s%s): %s\n", n, len(c.empty), kind, strings.Join(first, ", "), more, what)
+	}
+	return n
+}
+
+// checkUsable refuses a model that maps every column to zero: one whose A
+// of some layer is all zero.
+func checkUsable(path string, m *neuralnmf.Model) error {
+	for l, a := range m.A {
+		zero := true
+		for _, v := range a.Data {
+			if v != 0 {
+				zero = false
+				break
+			}
+		}
+		if zero {
+			return fmt.Errorf("-model %s: A%d (layer %d) is all zero, so every column maps to S = 0: the model is unusable; train it again", path, l+1, l+1)
+		}
+	}
+	return nil
+}
+
+// readData reads the data matrix at path (named by flag) and checks that it
+// is nonnegative, as the models require. Entries of a Matrix Market file
+// given twice are summed, as scipy does, and stderr says so.
+func readData(path, flag string, stderr io.Writer) (*matio.Matrix, error) {
+	x, err := matio.ReadMatrix(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkNonnegative(path, x); err != nil {
+		return nil, err
+	}
+	if x.Duplicates > 0 {
+		fmt.Fprintf(stderr, "warning: %s %s: %d entries repeat the row and column of an earlier one; they were summed into it (as scipy.io.mmread does)\n", flag, path, x.Duplicates)
+	}
+	return x, nil
+}
+
+// checkNonnegative reports the first negative entry of a data matrix read
+// from path, by its 1-based row and column, with what to do: the models
+// factorise nonnegative data.
+func checkNonnegative(path string, x *matio.Matrix) error {
+	bad := func(i, j int, v float64) error {
+		return fmt.Errorf("%s: row %d, column %d is %g: X must be nonnegative (Neural NMF factorises nonnegative data; shift or clip the data first)", path, i+1, j+1, v)
+	}
+	if s := x.Sparse; s != nil {
+		for j := 0; j < s.Cols; j++ {
+			rows, vals := s.Column(j)
+			for p, v := range vals {
+				if v < 0 {
+					return bad(rows[p], j, v)
+				}
+			}
+		}
+		return nil
+	}
+	d := x.Dense
+	for i := 0; i < d.Rows; i++ {
+		for j, v := range d.Row(i) {
+			if v < 0 {
+				return bad(i, j, v)
+			}
+		}
+	}
+	return nil
+}
+
+// trueLabels returns the true class of each new column for scoring, from
+// -labels (a file of class numbers) or -label-field (class names mapped
+// through the model's), or nil when neither is given. Labels the model
+// does not know are unknown (-1); stderr says so.
+func trueLabels(labelsPath string, c *newColumns, m *neuralnmf.Model, stderr io.Writer) ([]int, error) {
+	var y []int
+	switch {
+	case labelsPath != "":
+		var err error
+		if y, err = matio.ReadLabelsFile(labelsPath); err != nil {
+			return nil, err
+		}
+		if len(y) != len(c.empty) {
+			return nil, fmt.Errorf("-labels %s: %d labels for the %d columns of %s", labelsPath, len(y), len(c.empty), c.from)
+		}
+		for i, l := range y {
+			if l < -1 || l >= m.B.Rows {
+				return nil, fmt.Errorf("-labels %s: line %d is %d: want a class 0..%d of the model, or -1 for unknown", labelsPath, i+1, l, m.B.Rows-1)
+			}
+		}
+	case c.labels != nil:
+		names := m.ClassNames
+		if names == nil {
+			names = make([]string, m.B.Rows)
+			for p := range names {
+				names[p] = strconv.Itoa(p)
+			}
+		}
+		var unknown []string
+		y, unknown = labelIDs(c.labels, names)
+		if len(unknown) > 0 {
+			fmt.Fprintf(stderr, "warning: %d label(s) the model does not have (%s); their documents are not scored\n", len(unknown), quoteList(unknown, 5))
+		}
+	}
+	if y != nil && !slices.ContainsFunc(y, func(l int) bool { return l >= 0 }) {
+		return nil, errors.New("no column has a known label of the model's classes: nothing to score")
+	}
+	return y, nil
+}
+
+// quoteList quotes the first n items of s, with "…" if there are more.
+func quoteList(s []string, n int) string {
+	q := make([]string, 0, n+1)
+	for i, v := range s {
+		if i == n {
+			q = append(q, "…")
+			break
+		}
+		q = append(q, strconv.Quote(v))
+	}
+	return strings.Join(q, ", ")
+}
+
+// forward runs the new columns through the model.
+func forward(m *neuralnmf.Model, x *matio.Matrix) ([]*tensor.Dense, error) {
+	if x.Sparse != nil {
+		return m.TransformSparse(x.Sparse)
+	}
+	return m.Transform(x.Dense)
+}

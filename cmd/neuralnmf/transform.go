@@ -1,0 +1,131 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/neuralnmf/neuralnmf/matio"
+	"github.com/neuralnmf/neuralnmf/tensor"
+)
+
+func runTransform(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("transform", flag.ContinueOnError)
+	modelPath := fs.String("model", "", "model file from 'neuralnmf fit' (required)")
+	xPath := fs.String("x", "", "new columns, with the training data's rows (this or -text is required)")
+	textPath := fs.String("text", "", "new documents instead of -x (.jsonl, .csv or a directory of .txt files), vectorised by the model's saved vectoriser (models trained with fit -text)")
+	docs := addDocFlags(fs, false, true)
+	layer := fs.Int("layer", 0, "layer whose S to write, 1..L (default: the last)")
+	out := fs.String("o", "", "output file for S: .csv or .mtx (k × columns); with -id-field a .csv table, one row per document: id, then its weight on each topic (required)")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, `Usage: neuralnmf transform -model m.nnmf -x X.mtx -o S.csv [flags]
+       neuralnmf transform -model m.nnmf -text new.jsonl -id-field id -o S.csv
+
+Runs new columns through a saved model (forward pass only) and writes S of
+one layer. A column with no entry (a document with no word of the
+vocabulary) has S = 0, and a warning says which.
+
+Flags:
+`)
+		fs.PrintDefaults()
+		fmt.Fprintln(stderr, "\n"+exitCodesHelp)
+	}
+	if err := parseFlags(fs, args, stderr); err != nil {
+		return err
+	}
+	if err := oneInput(*xPath, *textPath); err != nil {
+		return err
+	}
+	if *modelPath == "" || *out == "" {
+		return usageError{errors.New("-model and -o are required")}
+	}
+	if *textPath == "" {
+		if err := rejectFlags(fs, []string{"field", "id-field"}, "applies to -text documents only"); err != nil {
+			return err
+		}
+	}
+	if *docs.idField != "" && !strings.HasSuffix(*out, ".csv") {
+		return usageError{fmt.Errorf("-o %s: with -id-field, want a .csv file (ids are written to a CSV table)", *out)}
+	}
+	if !strings.HasSuffix(*out, ".csv") && !strings.HasSuffix(*out, ".mtx") {
+		return usageError{fmt.Errorf("-o %s: want a .csv or .mtx file (gzip is not written)", *out)}
+	}
+	if err := checkOutput("-o", *out, input{"-x", *xPath}, input{"-text", *textPath}, input{"-model", *modelPath}); err != nil {
+		return err
+	}
+	m, err := loadModel(*modelPath)
+	if err != nil {
+		return err
+	}
+	if err := checkUsable(*modelPath, m); err != nil {
+		return err
+	}
+	L := len(m.A)
+	if *layer == 0 {
+		*layer = L
+	}
+	if *layer < 1 || *layer > L {
+		return usageError{fmt.Errorf("-layer %d: the model has layers 1..%d", *layer, L)}
+	}
+	cols, err := readColumns(*xPath, *textPath, docs, *modelPath, m, stderr)
+	if err != nil {
+		return err
+	}
+	s, err := forward(m, cols.x)
+	if err != nil {
+		return fmt.Errorf("%s: %w", cols.from, err)
+	}
+	cols.warnEmpty(stderr, "their S is 0")
+	sl := s[*layer-1]
+	if *docs.idField != "" {
+		err = writeTopicTable(*out, cols.names, sl)
+	} else {
+		err = writeMatrix(*out, sl)
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "wrote S%d, the layer-%d weights of %d columns (%d×%d), to %s\n", *layer, *layer, sl.Cols, sl.Rows, sl.Cols, *out)
+	return nil
+}
+
+// writeTopicTable writes S as a CSV table with a header row: one row per
+// column of S, its id, then its weight on each topic.
+func writeTopicTable(path string, ids []string, s *tensor.Dense) error {
+	return matio.WriteAtomic(path, func(f *os.File) error {
+		w := bufio.NewWriter(f)
+		w.WriteString("id")
+		for i := 0; i < s.Rows; i++ {
+			fmt.Fprintf(w, ",topic_%d", i+1)
+		}
+		w.WriteByte('\n')
+		for j := 0; j < s.Cols; j++ {
+			w.WriteString(csvField(ids[j]))
+			for i := 0; i < s.Rows; i++ {
+				w.WriteByte(',')
+				w.WriteString(strconv.FormatFloat(s.At(i, j), 'g', -1, 64))
+			}
+			w.WriteByte('\n')
+		}
+		return w.Flush()
+	})
+}
+
+// writeMatrix writes d to path as .csv or .mtx (by its extension),
+// atomically.
+func writeMatrix(path string, d *tensor.Dense) error {
+	switch {
+	case strings.HasSuffix(path, ".gz"):
+		return usageError{fmt.Errorf("%s: writing gzip is not supported; drop .gz", path)}
+	case strings.HasSuffix(path, ".csv"):
+		return matio.WriteAtomic(path, func(f *os.File) error { return matio.WriteCSV(f, d) })
+	case strings.HasSuffix(path, ".mtx"):
+		return matio.WriteAtomic(path, func(f *os.File) error { return matio.WriteMatrixMarket(f, &matio.Matrix{Dense: d}) })
+	}
+	return usageError{fmt.Errorf("%s: want a .csv or .mtx output file", path)}
+}
