@@ -35,7 +35,14 @@ type Panel struct {
 	M     *tensor.Dense
 	// RowLabel and ColLabel caption the axes, e.g. "features" and "samples".
 	RowLabel, ColLabel string
+	// RowNames, if not nil, names each row of M (one per row), written
+	// left of it; the cells are then at least one line of text high.
+	// Panels with more rows than MaxNamedRows are drawn without them.
+	RowNames []string
 }
+
+// MaxNamedRows is the most rows whose names Heatmaps writes.
+const MaxNamedRows = 200
 
 // Options configures Heatmaps. The zero value (or nil) gives the defaults.
 type Options struct {
@@ -153,7 +160,17 @@ func Heatmaps(panels []Panel, opt *Options) (*image.RGBA, error) {
 		// within 1800.
 		o.Cell = max(1, min(360/maxRows, 1800/max(1, cols)))
 	}
-	labelW := charW * len(strconv.Itoa(maxRows-1)) // row ticks
+	labelW := charW * len(strconv.Itoa(maxRows)) // row ticks
+	for i, p := range panels {
+		if len(p.RowNames) != p.M.Rows || p.M.Rows > MaxNamedRows || origs[i].br > 1 {
+			panels[i].RowNames = nil
+			continue
+		}
+		o.Cell = max(o.Cell, textH)
+		for _, n := range p.RowNames {
+			labelW = max(labelW, charW*utf8.RuneCountInString(n))
+		}
+	}
 	// Layout: per panel [labelW+gap][matrix] side by side, then the bar.
 	x := margin
 	type box struct{ x0, y0 int }
@@ -201,13 +218,21 @@ func Heatmaps(panels []Panel, opt *Options) (*image.RGBA, error) {
 			}
 		}
 		bottom := b.y0 + p.M.Rows*o.Cell
-		// Index ticks: first and last row on the left, first and last column below.
-		drawText(img, face, b.x0-tickGap-labelW, b.y0+textH-3, "0")
+		// Index ticks, counting from 1 as topics and layers do: first and
+		// last row on the left (or every row's name), first and last
+		// column below.
 		og := origs[i]
-		last := strconv.Itoa(og.rows - 1)
-		drawText(img, face, b.x0-tickGap-charW*len(last), bottom, last)
-		drawText(img, face, b.x0, bottom+textH, "0")
-		lastC := strconv.Itoa(og.cols - 1)
+		if p.RowNames != nil {
+			for r, n := range p.RowNames {
+				drawText(img, face, b.x0-tickGap-charW*utf8.RuneCountInString(n), b.y0+r*o.Cell+(o.Cell+textH)/2-3, n)
+			}
+		} else {
+			drawText(img, face, b.x0-tickGap-labelW, b.y0+textH-3, "1")
+			last := strconv.Itoa(og.rows)
+			drawText(img, face, b.x0-tickGap-charW*len(last), bottom, last)
+		}
+		drawText(img, face, b.x0, bottom+textH, "1")
+		lastC := strconv.Itoa(og.cols)
 		drawText(img, face, b.x0+p.M.Cols*o.Cell-charW*len(lastC), bottom+textH, lastC)
 		drawText(img, face, b.x0, bottom+2*textH, captions[i])
 	}

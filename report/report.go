@@ -1,7 +1,7 @@
 // Package report writes a trained Neural NMF model as one self-contained
 // HTML page that a person can read: the topic hierarchy as a tree (each
 // layer's topics with their top words and share of documents, edges from
-// A⁽ˡ⁾ weighted by strength), a table of the topics, heatmaps of the
+// Aℓ weighted by strength), a table of the topics, heatmaps of the
 // topic-to-topic matrices, the training curve, and, when labels are given,
 // accuracy per layer and a confusion matrix.
 //
@@ -132,7 +132,7 @@ func Write(w io.Writer, in Input) error {
 	}
 	page.Summary = fmt.Sprintf("%d features × %d documents, %d layers of ranks %s.", m.A[0].Rows, M, len(m.A), strings.Join(ranks, ", "))
 	if h := m.History; len(h.Loss) > 0 {
-		page.Summary += fmt.Sprintf(" Trained %d epochs; final loss %.6g, relative error ‖X − A⁽⁰⁾⋯S⁽ᴸ⁾‖/‖X‖ = %.4f.", len(h.Loss), h.Loss[len(h.Loss)-1], h.RelError[len(h.RelError)-1])
+		page.Summary += fmt.Sprintf(" Trained %d epochs; final loss %.6g, relative error ‖X − A1⋯A%d·S%d‖/‖X‖ = %.4f.", len(h.Loss), h.Loss[len(h.Loss)-1], len(m.A), len(m.A), h.RelError[len(h.RelError)-1])
 	}
 	page.Tree = tree(layers, edges)
 	var err error
@@ -197,8 +197,8 @@ func tree(layers []layerView, edges []edge) template.HTML {
 		y0 += boxH / 2
 		y1 += boxH / 2
 		mid := (x0 + x1) / 2
-		fmt.Fprintf(&b, `<path d="M%d %d C%d %d %d %d %d %d" stroke="#3b6fb6" stroke-opacity="%.2f" stroke-width="%.1f" fill="none"><title>layer %d topic %d → layer %d topic %d: %.0f%% of the row of A⁽%d⁾</title></path>`,
-			x0, y0, mid, y0, mid, y1, x1, y1, 0.25+0.75*e.Weight, 1+9*e.Weight, e.Layer-1, e.From+1, e.Layer, e.To+1, 100*e.Weight, e.Layer-1)
+		fmt.Fprintf(&b, `<path d="M%d %d C%d %d %d %d %d %d" stroke="#3b6fb6" stroke-opacity="%.2f" stroke-width="%.1f" fill="none"><title>layer %d topic %d → layer %d topic %d: %.0f%% of the row of A%d</title></path>`,
+			x0, y0, mid, y0, mid, y1, x1, y1, 0.25+0.75*e.Weight, 1+9*e.Weight, e.Layer-1, e.From+1, e.Layer, e.To+1, 100*e.Weight, e.Layer)
 	}
 	for l, lv := range layers {
 		for t, tv := range lv.Topics {
@@ -245,12 +245,16 @@ type heatmap struct {
 // maxHeatmapDocs is the most documents whose S is drawn as a heatmap.
 const maxHeatmapDocs = 300
 
-// heatmaps draws A⁽ˡ⁾ for every ℓ ≥ 1 and, for at most maxHeatmapDocs
-// documents, the last layer's S as PNGs.
+// heatmaps draws Aℓ for every layer ℓ ≥ 2 (A1, features × topics, is shown
+// as top words instead) and, for at most maxHeatmapDocs documents, the last
+// layer's S as PNGs, named as the command line names them (A2 is layer 2's
+// A). Each is at most heatmapWidth pixels wide, so that the page shows it
+// at its own size and its 12-pixel text stays readable.
 func heatmaps(m *neuralnmf.Model) ([]heatmap, error) {
 	var out []heatmap
 	add := func(caption string, p plot.Panel, bar string) error {
-		img, err := plot.Heatmaps([]plot.Panel{p}, &plot.Options{Title: p.Title, BarLabel: bar})
+		cell := max(1, min(360/p.M.Rows, (heatmapWidth-300)/p.M.Cols))
+		img, err := plot.Heatmaps([]plot.Panel{p}, &plot.Options{Title: p.Title, BarLabel: bar, Cell: cell})
 		if err != nil {
 			return err
 		}
@@ -261,10 +265,10 @@ func heatmaps(m *neuralnmf.Model) ([]heatmap, error) {
 		out = append(out, heatmap{Caption: caption, Src: template.URL("data:image/png;base64," + base64.StdEncoding.EncodeToString(buf.Bytes()))})
 		return nil
 	}
-	for l := 1; l < len(m.A); l++ {
-		a := m.A[l]
-		if err := add(fmt.Sprintf("A⁽%d⁾: how the %d topics of layer %d are made of the %d of layer %d", l, a.Rows, l, a.Cols, l+1),
-			plot.Panel{Title: fmt.Sprintf("A%d (%d×%d), layer %d -> layer %d", l, a.Rows, a.Cols, l, l+1), M: a, RowLabel: fmt.Sprintf("layer-%d topics", l), ColLabel: fmt.Sprintf("layer-%d topics", l+1)}, "weight"); err != nil {
+	for l := 2; l <= len(m.A); l++ {
+		a := m.A[l-1]
+		if err := add(fmt.Sprintf("A%d (%d×%d): how the %d topics of layer %d are made of the %d of layer %d", l, a.Rows, a.Cols, a.Cols, l, a.Rows, l-1),
+			plot.Panel{Title: fmt.Sprintf("A%d (%d×%d), layer %d -> layer %d", l, a.Rows, a.Cols, l-1, l), M: a, RowLabel: fmt.Sprintf("layer-%d topics", l-1), ColLabel: fmt.Sprintf("layer-%d topics", l)}, "weight"); err != nil {
 			return nil, err
 		}
 	}
@@ -274,12 +278,15 @@ func heatmaps(m *neuralnmf.Model) ([]heatmap, error) {
 	if s.Cols > maxHeatmapDocs {
 		return out, nil
 	}
-	if err := add(fmt.Sprintf("S⁽%d⁾: each document's weights on the %d topics of layer %d", L-1, s.Rows, L),
-		plot.Panel{Title: fmt.Sprintf("S%d (%d×%d), layer %d", L-1, s.Rows, s.Cols, L), M: s, RowLabel: fmt.Sprintf("layer-%d topics", L), ColLabel: "documents"}, "weight"); err != nil {
+	if err := add(fmt.Sprintf("S%d (%d×%d): each document's weights on the %d topics of layer %d", L, s.Rows, s.Cols, s.Rows, L),
+		plot.Panel{Title: fmt.Sprintf("S%d (%d×%d), layer %d", L, s.Rows, s.Cols, L), M: s, RowLabel: fmt.Sprintf("layer-%d topics", L), ColLabel: "documents"}, "weight"); err != nil {
 		return nil, err
 	}
 	return out, nil
 }
+
+// heatmapWidth bounds a heatmap's width in pixels, below the page's.
+const heatmapWidth = 1100
 
 // curve draws the training loss (log scale) and relative error per epoch
 // as SVG; empty when the history has fewer than two epochs.
@@ -354,9 +361,12 @@ func labelSections(acc *[]accRow, conf *template.HTML, note *string, m *neuralnm
 	if m.B != nil && m.B.Rows == classes {
 		pred = neuralnmf.Predict(m.B, m.S[len(m.S)-1])
 		*acc = append(*acc, accRow{0, fmt.Sprintf("%.3f", neuralnmf.Accuracy(pred, in.Labels))})
-		*note += " Model's classifier: the B trained with the model, argmax(B·S⁽ᴸ⁾)."
+		*note += " Model's classifier: the B trained with the model, argmax(B·SL), L the last layer."
 	}
 	names := in.ClassNames
+	if names == nil && len(m.ClassNames) == classes {
+		names = m.ClassNames
+	}
 	if names == nil {
 		names = make([]string, classes)
 		for c := range names {
@@ -373,9 +383,11 @@ func labelSections(acc *[]accRow, conf *template.HTML, note *string, m *neuralnm
 		}
 	}
 	var b strings.Builder
+	// Columns are headed by class numbers (the names are in the rows and in
+	// each header's tooltip), so that 20 classes fit the page's width.
 	b.WriteString(`<table class="confusion"><tr><th>true \ predicted</th>`)
-	for _, n := range names {
-		b.WriteString("<th>" + html.EscapeString(n) + "</th>")
+	for c, n := range names {
+		fmt.Fprintf(&b, `<th title="%s">%d</th>`, html.EscapeString(n), c)
 	}
 	b.WriteString("</tr>")
 	for c, row := range cm {
@@ -383,7 +395,7 @@ func labelSections(acc *[]accRow, conf *template.HTML, note *string, m *neuralnm
 		for _, v := range row {
 			total += v
 		}
-		b.WriteString("<tr><th>" + html.EscapeString(names[c]) + "</th>")
+		fmt.Fprintf(&b, `<tr><th class="name">%d %s</th>`, c, html.EscapeString(names[c]))
 		for p, v := range row {
 			f := 0.0
 			if total > 0 {
@@ -422,8 +434,11 @@ table { border-collapse: collapse; margin: .5em 0; }
 th, td { border: 1px solid #ddd; padding: .3em .6em; text-align: left; vertical-align: top; }
 td.num, table.confusion td { text-align: right; }
 table.confusion td.diag { font-weight: bold; }
+table.confusion th, table.confusion td { padding: .15em .35em; font-size: 13px; }
+table.confusion th.name { max-width: 16em; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
 figure { margin: 1em 0; }
-figure img { max-width: 100%; height: auto; border: 1px solid #eee; }
+figure { overflow-x: auto; }
+figure img { max-width: none; border: 1px solid #eee; }
 figcaption { color: #555; font-size: .9em; }
 </style>
 </head>
@@ -432,7 +447,7 @@ figcaption { color: #555; font-size: .9em; }
 <p class="summary">{{.Summary}}</p>
 
 <h2>Topic hierarchy</h2>
-<p>Each box is a topic: its top words (the largest entries of the topic's column of A⁽⁰⁾⋯A⁽ˡ⁾) and the share of documents whose largest weight is on it (the bar). A line joins a topic to the next layer's topics it is made of, drawn for every share of at least 5 % of its row of A⁽ˡ⁾; thicker is stronger. Hover for details.</p>
+<p>Each box is a topic: its top words (the largest entries of the topic's column of A1⋯Aℓ) and the share of documents whose largest weight is on it (the bar). A line joins a topic to the next layer's topics it is made of, drawn for every share of at least 5 % of its row of Aℓ; thicker is stronger. Hover for details.</p>
 <div class="scroll">{{.Tree}}</div>
 
 <h2>Topics</h2>

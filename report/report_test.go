@@ -2,7 +2,12 @@ package report_test
 
 import (
 	"bytes"
+	"encoding/base64"
+	"fmt"
+	"html"
+	"image/png"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -71,4 +76,51 @@ func TestWriteErrors(t *testing.T) {
 			require.ErrorContains(t, report.Write(&bytes.Buffer{}, c.in), c.want)
 		})
 	}
+}
+
+// TestLayoutFitsPage: a 20-class confusion matrix is headed by class
+// numbers (the long names are in the rows, cut at 16em), so it is about
+// 16em + 20 narrow columns wide, well inside a 1,400-px page; heatmaps are
+// at most 1,100 px wide and shown at their own size, so their 12-px text
+// is not scaled below 10 px. Names follow the command line: A2, S2.
+func TestLayoutFitsPage(t *testing.T) {
+	const P, M = 20, 200
+	x := tensor.New(40, M)
+	labels := make([]int, M)
+	for j := 0; j < M; j++ {
+		labels[j] = j % P
+		x.Set(2*(j%P), j, 1)
+		x.Set(2*(j%P)+1, j, 0.5+float64(j%3))
+	}
+	m, err := neuralnmf.Train(x, neuralnmf.Config{Ranks: []int{30, 20}, Epochs: 5, Seed: 1})
+	require.NoError(t, err)
+	names := make([]string, P)
+	for p := range names {
+		names[p] = fmt.Sprintf("comp.os.ms-windows.misc.%02d", p)
+	}
+	var buf bytes.Buffer
+	require.NoError(t, report.Write(&buf, report.Input{Model: m, Labels: labels, ClassNames: names}))
+	page := buf.String()
+	head := regexp.MustCompile(`<table class="confusion"><tr>(.*?)</tr>`).FindStringSubmatch(page)
+	require.NotNil(t, head)
+	cells := regexp.MustCompile(`<th[^>]*>([^<]*)</th>`).FindAllStringSubmatch(head[1], -1)
+	require.Len(t, cells, P+1)
+	for p, c := range cells[1:] {
+		require.Equal(t, strconv.Itoa(p), c[1], "column headers are class numbers")
+	}
+	require.Contains(t, page, `<th class="name">19 comp.os.ms-windows.misc.19</th>`)
+	require.Contains(t, page, "th.name { max-width: 16em;")
+	require.Contains(t, page, "figure img { max-width: none;")
+	imgs := regexp.MustCompile(`data:image/png;base64,([^"]+)`).FindAllStringSubmatch(page, -1)
+	require.Len(t, imgs, 2, "A2 and S2")
+	for _, im := range imgs {
+		raw, err := base64.StdEncoding.DecodeString(html.UnescapeString(im[1]))
+		require.NoError(t, err)
+		cfg, err := png.DecodeConfig(bytes.NewReader(raw))
+		require.NoError(t, err)
+		require.LessOrEqual(t, cfg.Width, 1100)
+	}
+	require.Contains(t, page, "A2 (30×20): how the 20 topics of layer 2 are made of the 30 of layer 1")
+	require.Contains(t, page, "S2 (20×200)")
+	require.NotContains(t, page, "A⁽")
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/neuralnmf/neuralnmf/matio"
+	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
 	"github.com/neuralnmf/neuralnmf/report"
 )
 
@@ -19,7 +20,9 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 	out := fs.String("o", "", "output HTML file (required)")
 	vocabPath := fs.String("vocab", "", "vocabulary, one word per line (default: the model's own, for models trained with fit -text; else feature numbers)")
 	labelsPath := fs.String("labels", "", "class of each training column (-1 unknown): adds accuracy per layer and a confusion matrix")
-	classNames := fs.String("class-names", "", "file naming the classes, one per line, class 0 first")
+	textPath := fs.String("text", "", "the training documents, with -label-field: their labels instead of -labels")
+	docs := addDocFlags(fs, true, false)
+	classNames := fs.String("class-names", "", "file naming the classes, one per line, class 0 first (default: the model's own, for models trained with -label-field)")
 	words := fs.Int("words", 10, "top words per topic")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, `Usage: neuralnmf report -model m.nnmf -o report.html [flags]
@@ -46,7 +49,21 @@ Flags:
 	if !strings.HasSuffix(strings.ToLower(*out), ".html") && !strings.HasSuffix(strings.ToLower(*out), ".htm") {
 		return usageError{fmt.Errorf("-o %s: want an .html file", *out)}
 	}
-	if err := checkOutput("-o", *out, input{"-model", *modelPath}, input{"-vocab", *vocabPath}, input{"-labels", *labelsPath}, input{"-class-names", *classNames}); err != nil {
+	if (*textPath == "") != (*docs.labelField == "") {
+		return usageError{errors.New("-text and -label-field go together: the training documents and the field holding their labels")}
+	}
+	if *textPath == "" {
+		if err := rejectFlags(fs, []string{"field"}, "applies to -text documents only"); err != nil {
+			return err
+		}
+	}
+	if *labelsPath != "" && *textPath != "" {
+		return usageError{errors.New("-labels and -label-field both give the labels: give one")}
+	}
+	if *classNames != "" && *labelsPath == "" {
+		return usageError{errors.New("-class-names needs -labels")}
+	}
+	if err := checkOutput("-o", *out, input{"-model", *modelPath}, input{"-vocab", *vocabPath}, input{"-labels", *labelsPath}, input{"-text", *textPath}, input{"-class-names", *classNames}); err != nil {
 		return err
 	}
 	m, err := loadModel(*modelPath)
@@ -54,35 +71,18 @@ Flags:
 		return err
 	}
 	in := report.Input{Model: m, Title: "Neural NMF: " + filepath.Base(*modelPath), Words: *words}
-	switch {
-	case *vocabPath != "":
-		if in.Vocab, err = readWordList(*vocabPath); err != nil {
-			return err
-		}
-		if len(in.Vocab) != m.A[0].Rows {
-			return fmt.Errorf("%s: %d words, but the model has %d features", *vocabPath, len(in.Vocab), m.A[0].Rows)
-		}
-	case m.Vectorizer != nil:
-		v, err := modelVectorizer(*modelPath, m)
-		if err != nil {
-			return err
-		}
-		in.Vocab = v.Vocab
+	if in.Vocab, err = modelVocab(*modelPath, *vocabPath, m); err != nil {
+		return err
 	}
-	if *labelsPath != "" {
-		if in.Labels, err = matio.ReadLabelsFile(*labelsPath); err != nil {
-			return err
-		}
-		if len(in.Labels) != m.S[0].Cols {
-			return fmt.Errorf("%s: %d labels for the model's %d columns", *labelsPath, len(in.Labels), m.S[0].Cols)
-		}
+	if in.Labels, err = reportLabels(*labelsPath, *textPath, docs, m); err != nil {
+		return err
 	}
 	if *classNames != "" {
-		if *labelsPath == "" {
-			return usageError{errors.New("-class-names needs -labels")}
-		}
 		if in.ClassNames, err = readWordList(*classNames); err != nil {
 			return err
+		}
+		if classes, _ := neuralnmf.CheckLabels(in.Labels); len(in.ClassNames) != classes {
+			return fmt.Errorf("-class-names %s: %d names for the %d classes of -labels %s", *classNames, len(in.ClassNames), classes, *labelsPath)
 		}
 	}
 	if err := matio.WriteAtomic(*out, func(f *os.File) error { return report.Write(f, in) }); err != nil {
@@ -90,6 +90,44 @@ Flags:
 	}
 	fmt.Fprintf(stdout, "wrote %s\n", *out)
 	return nil
+}
+
+// reportLabels returns the labels of the model's training columns from
+// -labels, or from -label-field of the -text documents mapped through the
+// model's class names; nil without either. Errors name the labels' source.
+func reportLabels(labelsPath, textPath string, docs docFlags, m *neuralnmf.Model) ([]int, error) {
+	cols := m.S[0].Cols
+	var labels []int
+	source := "-labels " + labelsPath
+	switch {
+	case labelsPath != "":
+		var err error
+		if labels, err = matio.ReadLabelsFile(labelsPath); err != nil {
+			return nil, err
+		}
+	case textPath != "":
+		source = "-text " + textPath + " -label-field " + *docs.labelField
+		var info docInfo
+		for _, err := range info.texts(docs.source(textPath), docs) {
+			if err != nil {
+				return nil, err
+			}
+		}
+		names := m.ClassNames
+		if names == nil {
+			names = classNamesOf(info.labels)
+		}
+		labels, _ = labelIDs(info.labels, names)
+	default:
+		return nil, nil
+	}
+	if len(labels) != cols {
+		return nil, fmt.Errorf("%s: %d labels for the model's %d training columns", source, len(labels), cols)
+	}
+	if _, err := neuralnmf.CheckLabels(labels); err != nil {
+		return nil, fmt.Errorf("%s: %w", source, err)
+	}
+	return labels, nil
 }
 
 // readWordList reads one entry per line (a vocabulary or class names).

@@ -4,6 +4,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"image/png"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -296,4 +297,47 @@ func TestTopicsFormatsAndExport(t *testing.T) {
 	code, _, errOut = cli(t, "export", "-model", p("m.nnmf"), "-matrix", "A3", "-o", p("a3.csv"))
 	require.Equal(t, exitUsage, code)
 	require.Contains(t, errOut, `-matrix "A3": the model has A1..A2 or S1..S2 or B`)
+}
+
+// TestReportLabelsAndTallHeatmap: report label errors name the labels,
+// not the output; labels come from the documents too; a tall A1 is drawn
+// as its topics' top words.
+func TestReportLabelsAndTallHeatmap(t *testing.T) {
+	dir := t.TempDir()
+	p := func(n string) string { return filepath.Join(dir, n) }
+	writeLabelledPosts(t, p("posts.jsonl"))
+	code, _, errOut := cli(t, "fit", "-text", p("posts.jsonl"), "-field", "body", "-label-field", "topic", "-ranks", "3,2", "-o", p("m.nnmf"), "-quiet")
+	require.Equal(t, 0, code, errOut)
+	require.NoError(t, os.WriteFile(p("gap.txt"), []byte(strings.Repeat("0\n5\n", 20)), 0o644))
+	code, _, errOut = cli(t, "report", "-model", p("m.nnmf"), "-labels", p("gap.txt"), "-o", p("r.html"))
+	require.Equal(t, exitData, code)
+	require.Contains(t, errOut, "-labels "+p("gap.txt")+": class(es)")
+	require.NotContains(t, errOut, "r.html")
+	code, _, errOut = cli(t, "report", "-model", p("m.nnmf"), "-text", p("posts.jsonl"), "-field", "body", "-label-field", "topic", "-o", p("r.html"))
+	require.Equal(t, 0, code, errOut)
+	page, err := os.ReadFile(p("r.html"))
+	require.NoError(t, err)
+	require.Contains(t, string(page), `<th class="name">1 space</th>`, "class names from the model")
+
+	// A 300-word vocabulary: A1 is drawn as the top words of its topics.
+	rng := tensor.NewRand(5)
+	x := tensor.Uniform(300, 40, 0, 1, rng)
+	m, err := neuralnmf.Train(x, neuralnmf.Config{Ranks: []int{4}, Epochs: 3})
+	require.NoError(t, err)
+	require.NoError(t, m.Save(p("tall.nnmf")))
+	var vocab strings.Builder
+	for i := 0; i < 300; i++ {
+		fmt.Fprintf(&vocab, "word%03d\n", i)
+	}
+	require.NoError(t, os.WriteFile(p("vocab.txt"), []byte(vocab.String()), 0o644))
+	code, out, errOut := cli(t, "heatmap", "-model", p("tall.nnmf"), "-vocab", p("vocab.txt"), "-matrix", "A1", "-o", p("a1.png"))
+	require.Equal(t, 0, code, errOut)
+	require.Regexp(t, `A1: the top 5 words of each of its 4 topics \(\d+ of 300 rows\)`, out)
+	f, err := os.Open(p("a1.png"))
+	require.NoError(t, err)
+	defer f.Close()
+	cfg, err := png.DecodeConfig(f)
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, cfg.Height, 5*14, "one 14-px text line per named row")
+	require.Greater(t, cfg.Width, 60, "not a strip")
 }
