@@ -144,7 +144,7 @@ func readJSONL(path, field string, extra []string, yield func(Document, error) b
 		}
 		raw, ok := obj[field]
 		if !ok {
-			yield(Document{}, fmt.Errorf("%s:%d: no %q member (set the text field)", path, line, field))
+			yield(Document{}, fmt.Errorf("%s:%d: %w: no %q member", path, line, ErrNoField, field))
 			return
 		}
 		var t string
@@ -233,7 +233,7 @@ func readCSV(path, field string, extra []string, yield func(Document, error) boo
 	}
 	col := column(field)
 	if col < 0 {
-		yield(Document{}, fmt.Errorf("%s: no column named %q in the header %q", path, field, head))
+		yield(Document{}, fmt.Errorf("%s: %w: no column named %q in the header %q", path, ErrNoField, field, head))
 		return
 	}
 	extraCols := make([]int, len(extra))
@@ -358,6 +358,10 @@ func ReadStopWords(path string) ([]string, error) {
 	}
 	return words, nil
 }
+
+// ErrNoField is wrapped by the error for a JSON object or CSV header
+// without the Source's text Field.
+var ErrNoField = errors.New("no text field")
 
 // ErrNoDocuments is returned when a source holds no document.
 var ErrNoDocuments = errors.New("text: no documents")

@@ -31,6 +31,7 @@ import (
 	"syscall"
 
 	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
+	"github.com/neuralnmf/neuralnmf/text"
 )
 
 func main() {
@@ -123,7 +124,7 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 				fmt.Fprintf(stderr, "neuralnmf %s: %v\n", c.name, err)
 				return exitUsage
 			default:
-				fmt.Fprintf(stderr, "neuralnmf %s: %v\n", c.name, err)
+				fmt.Fprintf(stderr, "neuralnmf %s: %v%s\n", c.name, err, hint(err))
 				return exitData
 			}
 		}
@@ -131,6 +132,14 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 	fmt.Fprintf(stderr, "neuralnmf: unknown command %q\n\n", args[0])
 	usage(stderr)
 	return 2
+}
+
+// hint returns what a user can do about err in flag terms, or "".
+func hint(err error) string {
+	if errors.Is(err, text.ErrNoField) {
+		return " (give the member or column that holds the text with -field NAME)"
+	}
+	return ""
 }
 
 func usage(w io.Writer) {

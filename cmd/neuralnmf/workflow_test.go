@@ -341,3 +341,27 @@ func TestReportLabelsAndTallHeatmap(t *testing.T) {
 	require.GreaterOrEqual(t, cfg.Height, 5*14, "one 14-px text line per named row")
 	require.Greater(t, cfg.Width, 60, "not a strip")
 }
+
+// TestEmptyAndFieldMessages: empty inputs and a missing text field are
+// said in the command line's terms.
+func TestEmptyAndFieldMessages(t *testing.T) {
+	dir := t.TempDir()
+	p := func(n string) string { return filepath.Join(dir, n) }
+	writeLabelledPosts(t, p("posts.jsonl"))
+	code, _, errOut := cli(t, "fit", "-text", p("posts.jsonl"), "-field", "body", "-label-field", "topic", "-ranks", "3,2", "-o", p("m.nnmf"), "-quiet")
+	require.Equal(t, 0, code, errOut)
+	require.NoError(t, os.WriteFile(p("empty.jsonl"), nil, 0o644))
+	require.NoError(t, os.WriteFile(p("empty.mtx"), nil, 0o644))
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-text", p("empty.jsonl"), "-field", "body"}, "-text " + p("empty.jsonl") + " holds no documents"},
+		{[]string{"-x", p("empty.mtx")}, "empty file"},
+		{[]string{"-text", p("posts.jsonl")}, `no "text" member (give the member or column that holds the text with -field NAME)`},
+	} {
+		code, _, errOut := cli(t, append(append([]string{"predict", "-model", p("m.nnmf")}, tc.args...), "-o", p("out.csv"))...)
+		require.Equal(t, exitData, code, "%v", tc.args)
+		require.Contains(t, errOut, tc.want)
+	}
+}
