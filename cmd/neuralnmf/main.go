@@ -136,8 +136,11 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 
 // hint returns what a user can do about err in flag terms, or "".
 func hint(err error) string {
-	if errors.Is(err, text.ErrNoField) {
+	switch {
+	case errors.Is(err, text.ErrNoField):
 		return " (give the member or column that holds the text with -field NAME)"
+	case errors.Is(err, neuralnmf.ErrDiverged):
+		return " (-algorithm1 never shrinks its step: give a smaller -lr, or drop -algorithm1 for the safeguarded default)"
 	}
 	return ""
 }

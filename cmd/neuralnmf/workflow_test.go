@@ -365,3 +365,15 @@ func TestEmptyAndFieldMessages(t *testing.T) {
 		require.Contains(t, errOut, tc.want)
 	}
 }
+
+// TestDivergedAlgorithm1Message: a diverging -algorithm1 run names the
+// flags to change, not Go fields.
+func TestDivergedAlgorithm1Message(t *testing.T) {
+	dir := t.TempDir()
+	writeData(t, dir)
+	p := func(n string) string { return filepath.Join(dir, n) }
+	code, _, errOut := cli(t, "fit", "-x", p("x.mtx"), "-ranks", "4", "-algorithm1", "-lr", "1e300", "-epochs", "50", "-o", p("m.nnmf"), "-quiet")
+	require.Equal(t, exitData, code, errOut)
+	require.Contains(t, errOut, "give a smaller -lr")
+	require.NotContains(t, errOut, "LR =")
+}

@@ -292,6 +292,10 @@ type Config struct {
 // ErrConfig is wrapped by errors about an invalid Config.
 var ErrConfig = errors.New("invalid configuration")
 
+// ErrDiverged is wrapped by the error of an Algorithm1 run whose loss
+// became NaN or infinite: its fixed step LR was too large.
+var ErrDiverged = errors.New("training diverged")
+
 func (c *Config) validate(rows, cols int) error {
 	x := struct{ Rows, Cols int }{rows, cols}
 	if len(c.Ranks) == 0 {

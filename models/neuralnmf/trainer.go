@@ -113,7 +113,7 @@ func (t *trainer) train(upTo int) error {
 		}
 		if c.Algorithm1 && (err != nil || math.IsNaN(lv) || math.IsInf(lv, 0)) {
 			if err == nil {
-				err = fmt.Errorf("loss is %v: Algorithm1 takes the fixed step LR = %g with no safeguard; use a smaller LR", lv, c.LR)
+				err = fmt.Errorf("%w: loss is %v: the paper's Algorithm 1 takes the fixed step %g with no safeguard; take a smaller step", ErrDiverged, lv, c.LR)
 			}
 			return fmt.Errorf("neuralnmf: epoch %d: %w", epoch, err)
 		}
