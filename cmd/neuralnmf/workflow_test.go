@@ -60,6 +60,9 @@ func TestVectorizeOutputs(t *testing.T) {
 	}
 	code, _, errOut := cli(t, "vectorize", "-docs", p("posts.jsonl"), "-field", "body", "-o", p("X.MTX.GZ"))
 	require.Equal(t, 0, code, errOut)
+	// -max-features says how its ties differ from scikit-learn's.
+	_, _, help := cli(t, "vectorize", "--help")
+	require.Contains(t, help, "ties at the cut go to the alphabetically first, where scikit-learn's unstable sort may keep others")
 }
 
 // writeLabelledPosts writes 40 posts about two subjects as JSON Lines with
