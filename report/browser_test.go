@@ -2,11 +2,13 @@ package report_test
 
 import (
 	"bytes"
+	"fmt"
 	"image"
 	"image/png"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -84,4 +86,36 @@ func TestReportRendersInChromium(t *testing.T) {
 	require.Empty(t, consoleLines(log), "console messages while rendering the report")
 	require.Equal(t, image.Rect(0, 0, 1280, 2000), img.Bounds())
 	require.Greater(t, colours(img), 50, "the page drew text, the tree and the heatmaps, not a blank screen")
+}
+
+// TestReportLayoutInChromium measures, in a 1,400-px window, that the page
+// of a 20-class model does not scroll sideways and that every heatmap is
+// shown at its own size, so its 12-px text is not scaled below 10 px.
+func TestReportLayoutInChromium(t *testing.T) {
+	if os.Getenv("NEURALNMF_BROWSER") == "" {
+		t.Skip("set NEURALNMF_BROWSER=1 (needs chromium) to render the report in headless Chromium")
+	}
+	page := twentyClassPage(t)
+	// A probe appended to the test's copy (the report has no scripts)
+	// writes what the layout measured into the DOM.
+	probe := `<script>window.onload=function(){var imgs=[].slice.call(document.images);` +
+		`var scaled=imgs.filter(function(i){return i.clientWidth!==i.naturalWidth}).length;` +
+		`var c=document.querySelector("table.confusion").getBoundingClientRect();` +
+		`var p=document.createElement("pre");p.id="probe";p.textContent="scroll="+document.documentElement.scrollWidth+" client="+document.documentElement.clientWidth+" confusion="+Math.round(c.right)+" images="+imgs.length+" scaled="+scaled;document.body.appendChild(p);};</script>`
+	dir := t.TempDir()
+	in := filepath.Join(dir, "page.html")
+	require.NoError(t, os.WriteFile(in, []byte(strings.Replace(page, "</body>", probe+"</body>", 1)), 0o644))
+	out, err := exec.Command("chromium", "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
+		"--user-data-dir="+filepath.Join(dir, "profile"), "--window-size=1400,1000", "--virtual-time-budget=5000", "--dump-dom", "file://"+in).Output()
+	require.NoError(t, err)
+	var scroll, client, confusion, images, scaled int
+	m := regexp.MustCompile(`scroll=\d+ client=\d+ confusion=\d+ images=\d+ scaled=\d+`).FindString(string(out))
+	require.NotEmpty(t, m, "the probe ran")
+	_, err = fmt.Sscanf(m, "scroll=%d client=%d confusion=%d images=%d scaled=%d", &scroll, &client, &confusion, &images, &scaled)
+	require.NoError(t, err)
+	t.Logf("%s", m)
+	require.LessOrEqual(t, scroll, client, "no horizontal scrolling")
+	require.LessOrEqual(t, confusion, 1400, "the confusion matrix fits the window")
+	require.Equal(t, 2, images)
+	require.Zero(t, scaled, "heatmaps at their own size")
 }

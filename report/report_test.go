@@ -84,27 +84,11 @@ func TestWriteErrors(t *testing.T) {
 // at most 1,100 px wide and shown at their own size, so their 12-px text
 // is not scaled below 10 px. Names follow the command line: A2, S2.
 func TestLayoutFitsPage(t *testing.T) {
-	const P, M = 20, 200
-	x := tensor.New(40, M)
-	labels := make([]int, M)
-	for j := 0; j < M; j++ {
-		labels[j] = j % P
-		x.Set(2*(j%P), j, 1)
-		x.Set(2*(j%P)+1, j, 0.5+float64(j%3))
-	}
-	m, err := neuralnmf.Train(x, neuralnmf.Config{Ranks: []int{30, 20}, Epochs: 5, Seed: 1})
-	require.NoError(t, err)
-	names := make([]string, P)
-	for p := range names {
-		names[p] = fmt.Sprintf("comp.os.ms-windows.misc.%02d", p)
-	}
-	var buf bytes.Buffer
-	require.NoError(t, report.Write(&buf, report.Input{Model: m, Labels: labels, ClassNames: names}))
-	page := buf.String()
+	page := twentyClassPage(t)
 	head := regexp.MustCompile(`<table class="confusion"><tr>(.*?)</tr>`).FindStringSubmatch(page)
 	require.NotNil(t, head)
 	cells := regexp.MustCompile(`<th[^>]*>([^<]*)</th>`).FindAllStringSubmatch(head[1], -1)
-	require.Len(t, cells, P+1)
+	require.Len(t, cells, 20+1)
 	for p, c := range cells[1:] {
 		require.Equal(t, strconv.Itoa(p), c[1], "column headers are class numbers")
 	}
@@ -123,4 +107,25 @@ func TestLayoutFitsPage(t *testing.T) {
 	require.Contains(t, page, "A2 (30×20): how the 20 topics of layer 2 are made of the 30 of layer 1")
 	require.Contains(t, page, "S2 (20×200)")
 	require.NotContains(t, page, "A⁽")
+}
+
+// twentyClassPage is the report of a model of 20 classes with long names.
+func twentyClassPage(t *testing.T) string {
+	const P, M = 20, 200
+	x := tensor.New(40, M)
+	labels := make([]int, M)
+	for j := 0; j < M; j++ {
+		labels[j] = j % P
+		x.Set(2*(j%P), j, 1)
+		x.Set(2*(j%P)+1, j, 0.5+float64(j%3))
+	}
+	m, err := neuralnmf.Train(x, neuralnmf.Config{Ranks: []int{30, 20}, Epochs: 5, Seed: 1})
+	require.NoError(t, err)
+	names := make([]string, P)
+	for p := range names {
+		names[p] = fmt.Sprintf("comp.os.ms-windows.misc.%02d", p)
+	}
+	var buf bytes.Buffer
+	require.NoError(t, report.Write(&buf, report.Input{Model: m, Labels: labels, ClassNames: names}))
+	return buf.String()
 }
