@@ -128,6 +128,67 @@ func labelIDs(labels, names []string) (ids []int, unknown []string) {
 	return ids, unknown
 }
 
+// columnFlags are the inputs of transform and predict: a model, and new
+// columns as a matrix (-x) or documents (-text).
+type columnFlags struct {
+	model, x, text *string
+	docs           docFlags
+}
+
+// addColumnFlags adds -model (described by modelHelp), -x, -text and the
+// document flags (-label-field with label, -id-field with id).
+func addColumnFlags(fs *flag.FlagSet, modelHelp string, label, id bool) columnFlags {
+	return columnFlags{
+		model: fs.String("model", "", modelHelp),
+		x:     fs.String("x", "", "new columns, with the training data's rows (this or -text is required)"),
+		text:  fs.String("text", "", "new documents instead of -x (.jsonl, .csv or a directory of .txt files), vectorised by the model's saved vectoriser (models trained with fit -text)"),
+		docs:  addDocFlags(fs, label, id),
+	}
+}
+
+// check validates the inputs and the output out (-o) before any work: one
+// of -x and -text, -model and -o given, no document flag without -text,
+// and out none of the inputs (nor of more, such as -labels).
+func (c columnFlags) check(fs *flag.FlagSet, out string, more ...input) error {
+	if err := oneInput(*c.x, *c.text); err != nil {
+		return err
+	}
+	if *c.model == "" || out == "" {
+		return usageError{errors.New("-model and -o are required")}
+	}
+	if *c.text == "" {
+		if err := rejectFlags(fs, []string{"field", "label-field", "id-field"}, "applies to -text documents only"); err != nil {
+			return err
+		}
+	}
+	return checkOutput("-o", out, append([]input{{"-x", *c.x}, {"-text", *c.text}, {"-model", *c.model}}, more...)...)
+}
+
+// loadModel loads -model and refuses one that maps every column to 0.
+func (c columnFlags) loadModel() (*neuralnmf.Model, error) {
+	m, err := loadModel(*c.model)
+	if err != nil {
+		return nil, err
+	}
+	return m, checkUsable(*c.model, m)
+}
+
+// read reads the new columns for model m.
+func (c columnFlags) read(m *neuralnmf.Model, stderr io.Writer) (*newColumns, error) {
+	return readColumns(*c.x, *c.text, c.docs, *c.model, m, stderr)
+}
+
+// oneInput checks that exactly one of -x and -text is given.
+func oneInput(xPath, textPath string) error {
+	switch {
+	case xPath != "" && textPath != "":
+		return usageError{errors.New("-x and -text were both given: give one (a matrix or documents)")}
+	case xPath == "" && textPath == "":
+		return usageError{errors.New("one of -x (a matrix) and -text (documents) is required")}
+	}
+	return nil
+}
+
 // newColumns are the new columns of transform and predict, read from a
 // matrix file or from documents.
 type newColumns struct {
@@ -306,15 +367,8 @@ func trueLabels(labelsPath string, c *newColumns, m *neuralnmf.Model, stderr io.
 			}
 		}
 	case c.labels != nil:
-		names := m.ClassNames
-		if names == nil {
-			names = make([]string, m.B.Rows)
-			for p := range names {
-				names[p] = strconv.Itoa(p)
-			}
-		}
 		var unknown []string
-		y, unknown = labelIDs(c.labels, names)
+		y, unknown = labelIDs(c.labels, classNames(m))
 		if len(unknown) > 0 {
 			fmt.Fprintf(stderr, "warning: %d label(s) the model does not have (%s); their documents are not scored\n", len(unknown), quoteList(unknown, 5))
 		}
@@ -336,6 +390,15 @@ func quoteList(s []string, n int) string {
 		q = append(q, strconv.Quote(v))
 	}
 	return strings.Join(q, ", ")
+}
+
+// classify predicts the class of each new column with the model's
+// classifier, and returns the scores B·S of the last layer.
+func classify(m *neuralnmf.Model, x *matio.Matrix) ([]int, *tensor.Dense, error) {
+	if x.Sparse != nil {
+		return m.ClassifySparse(x.Sparse)
+	}
+	return m.Classify(x.Dense)
 }
 
 // forward runs the new columns through the model.

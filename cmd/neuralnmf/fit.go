@@ -14,7 +14,6 @@ import (
 	"github.com/neuralnmf/neuralnmf/matio"
 	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
 	"github.com/neuralnmf/neuralnmf/optim"
-	"github.com/neuralnmf/neuralnmf/text"
 )
 
 // fitFlags are the flags of fit.
@@ -284,10 +283,7 @@ func (f *fitFlags) read(prog *fitProgress, stderr io.Writer) (*fitData, error) {
 	}
 	prog.phase("reading and vectorising " + *f.textPath)
 	var info docInfo
-	v, xs, err := text.Fit(info.texts(f.docs.source(*f.textPath), f.docs), topt)
-	if errors.Is(err, text.ErrNoDocuments) || errors.Is(err, text.ErrNoWords) {
-		return nil, fmt.Errorf("-text %s: %w", *f.textPath, err)
-	}
+	v, xs, err := fitText("-text "+*f.textPath, info.texts(f.docs.source(*f.textPath), f.docs), topt)
 	if err != nil {
 		return nil, err
 	}
@@ -305,7 +301,7 @@ func (f *fitFlags) supervision(d *fitData, sup *neuralnmf.Supervision) (*neuraln
 	_, m := d.x.Dims()
 	var labels []int
 	var names []string
-	source := "-labels " + *f.labelsPath
+	source := *f.labelsPath
 	switch {
 	case *f.labelsPath != "":
 		var err error
@@ -324,10 +320,7 @@ func (f *fitFlags) supervision(d *fitData, sup *neuralnmf.Supervision) (*neuraln
 	}
 	classes, err := neuralnmf.CheckLabels(labels)
 	if err != nil {
-		if names != nil {
-			return nil, nil, fmt.Errorf("%s: %w", source, err)
-		}
-		return nil, nil, fmt.Errorf("%s: %w", *f.labelsPath, err)
+		return nil, nil, fmt.Errorf("%s: %w", source, err)
 	}
 	known := make([]bool, m)
 	for i, l := range labels {

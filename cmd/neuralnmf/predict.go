@@ -1,7 +1,7 @@
 package main
 
 import (
-	"bufio"
+	"encoding/csv"
 	"errors"
 	"flag"
 	"fmt"
@@ -17,10 +17,7 @@ import (
 
 func runPredict(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("predict", flag.ContinueOnError)
-	modelPath := fs.String("model", "", "model file from 'neuralnmf fit' trained with labels (required)")
-	xPath := fs.String("x", "", "new columns, with the training data's rows (this or -text is required)")
-	textPath := fs.String("text", "", "new documents instead of -x (.jsonl, .csv or a directory of .txt files), vectorised by the model's saved vectoriser (models trained with fit -text)")
-	docs := addDocFlags(fs, true, true)
+	in := addColumnFlags(fs, "model file from 'neuralnmf fit' trained with labels (required)", true, true)
 	labelsPath := fs.String("labels", "", "true class of each column (0..P-1, -1 unknown): print accuracy, per-class precision and recall, and the confusion matrix")
 	out := fs.String("o", "", "output .csv: column number (or id), class (-1: no word of the vocabulary), class name, then one score per class (required)")
 	fs.Usage = func() {
@@ -28,11 +25,11 @@ func runPredict(args []string, stdout, stderr io.Writer) error {
        neuralnmf predict -model m.nnmf -text new.jsonl [-id-field id] [-label-field topic] -o predictions.csv
 
 Predicts the class of each new column with a supervised model: argmax of
-B·S⁽ᴸ⁾, where S⁽ᴸ⁾ is the forward pass of the column and B the model's
-classifier. Writes a CSV with a header row. A column with no entry (a
-document with no word of the vocabulary) has no prediction: class -1, and a
-warning. With -labels or -label-field it also prints accuracy, precision and
-recall per class and the confusion matrix.
+B·SL, where SL is the last layer's forward pass of the column and B the
+model's classifier. Writes a CSV with a header row. A column with no entry
+(a document with no word of the vocabulary) has no prediction: class -1,
+and a warning. With -labels or -label-field it also prints accuracy,
+precision and recall per class and the confusion matrix.
 
 Flags:
 `)
@@ -42,37 +39,23 @@ Flags:
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
 	}
-	if err := oneInput(*xPath, *textPath); err != nil {
-		return err
-	}
-	if *modelPath == "" || *out == "" {
-		return usageError{errors.New("-model and -o are required")}
-	}
-	if *textPath == "" {
-		if err := rejectFlags(fs, []string{"field", "label-field", "id-field"}, "applies to -text documents only"); err != nil {
-			return err
-		}
-	}
-	if *labelsPath != "" && *docs.labelField != "" {
+	if *labelsPath != "" && *in.docs.labelField != "" {
 		return usageError{errors.New("-labels and -label-field both give the true classes: give one")}
+	}
+	if err := in.check(fs, *out, input{"-labels", *labelsPath}); err != nil {
+		return err
 	}
 	if !strings.HasSuffix(*out, ".csv") {
 		return usageError{fmt.Errorf("-o %s: want a .csv file", *out)}
 	}
-	if err := checkOutput("-o", *out, input{"-x", *xPath}, input{"-text", *textPath}, input{"-model", *modelPath}, input{"-labels", *labelsPath}); err != nil {
-		return err
-	}
-	m, err := loadModel(*modelPath)
+	m, err := in.loadModel()
 	if err != nil {
 		return err
 	}
 	if m.B == nil {
-		return fmt.Errorf("-model %s was trained without labels, so it cannot predict classes (train it with -labels or -label-field)", *modelPath)
+		return fmt.Errorf("-model %s was trained without labels, so it cannot predict classes (train it with -labels or -label-field)", *in.model)
 	}
-	if err := checkUsable(*modelPath, m); err != nil {
-		return err
-	}
-	cols, err := readColumns(*xPath, *textPath, docs, *modelPath, m, stderr)
+	cols, err := in.read(m, stderr)
 	if err != nil {
 		return err
 	}
@@ -80,20 +63,17 @@ Flags:
 	if err != nil {
 		return err
 	}
-	s, err := forward(m, cols.x)
+	pred, scores, err := classify(m, cols.x)
 	if err != nil {
 		return fmt.Errorf("%s: %w", cols.from, err)
 	}
-	scores := tensor.MatMul(false, false, m.B, s[len(s)-1])
-	pred := make([]int, scores.Cols)
-	for j := range pred {
-		pred[j] = -1
-		if !cols.empty[j] {
-			pred[j] = argmaxColumn(scores, j)
+	for j, empty := range cols.empty {
+		if empty {
+			pred[j] = -1
 		}
 	}
 	cols.warnEmpty(stderr, "their class is written as -1")
-	if err := writePredictions(*out, cols, *docs.idField != "", pred, scores, m.ClassNames); err != nil {
+	if err := writePredictions(*out, cols, *in.docs.idField != "", pred, scores, m.ClassNames); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "wrote predicted classes of %d columns (%d classes) to %s\n", len(pred), scores.Rows, *out)
@@ -101,29 +81,6 @@ Flags:
 		writeScores(stdout, y, pred, classNames(m))
 	}
 	return nil
-}
-
-// oneInput checks that exactly one of -x and -text is given.
-func oneInput(xPath, textPath string) error {
-	switch {
-	case xPath != "" && textPath != "":
-		return usageError{errors.New("-x and -text were both given: give one (a matrix or documents)")}
-	case xPath == "" && textPath == "":
-		return usageError{errors.New("one of -x (a matrix) and -text (documents) is required")}
-	}
-	return nil
-}
-
-// argmaxColumn returns the row of the largest entry of column j (the first
-// of ties).
-func argmaxColumn(d *tensor.Dense, j int) int {
-	best := 0
-	for p := 1; p < d.Rows; p++ {
-		if d.At(p, j) > d.At(best, j) {
-			best = p
-		}
-	}
-	return best
 }
 
 // classNames returns the model's class names, or the class numbers.
@@ -143,47 +100,38 @@ func classNames(m *neuralnmf.Model) []string {
 // score of each class.
 func writePredictions(path string, cols *newColumns, ids bool, pred []int, scores *tensor.Dense, names []string) error {
 	return matio.WriteAtomic(path, func(f *os.File) error {
-		w := bufio.NewWriter(f)
-		first := "column"
+		w := csv.NewWriter(f)
+		head := []string{"column", "class"}
 		if ids {
-			first = "id"
+			head[0] = "id"
 		}
-		w.WriteString(first + ",class")
 		if names != nil {
-			w.WriteString(",class_name")
+			head = append(head, "class_name")
 		}
 		for p := 0; p < scores.Rows; p++ {
-			fmt.Fprintf(w, ",score_%d", p)
+			head = append(head, fmt.Sprintf("score_%d", p))
 		}
-		w.WriteByte('\n')
+		w.Write(head)
 		for j, c := range pred {
-			name := strconv.Itoa(j + 1)
+			rec := []string{strconv.Itoa(j + 1), strconv.Itoa(c)}
 			if ids {
-				name = csvField(cols.names[j])
+				rec[0] = cols.names[j]
 			}
-			fmt.Fprintf(w, "%s,%d", name, c)
 			if names != nil {
-				w.WriteByte(',')
+				name := ""
 				if c >= 0 {
-					w.WriteString(csvField(names[c]))
+					name = names[c]
 				}
+				rec = append(rec, name)
 			}
 			for p := 0; p < scores.Rows; p++ {
-				w.WriteByte(',')
-				w.WriteString(strconv.FormatFloat(scores.At(p, j), 'g', -1, 64))
+				rec = append(rec, strconv.FormatFloat(scores.At(p, j), 'g', -1, 64))
 			}
-			w.WriteByte('\n')
+			w.Write(rec)
 		}
-		return w.Flush()
+		w.Flush()
+		return w.Error()
 	})
-}
-
-// csvField quotes s for CSV when it needs it.
-func csvField(s string) string {
-	if !strings.ContainsAny(s, ",\"\r\n") && strings.TrimSpace(s) == s {
-		return s
-	}
-	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
 }
 
 // writeScores prints accuracy over the columns with a known label (a
@@ -250,8 +198,10 @@ func writeScores(w io.Writer, y, pred []int, names []string) {
 		}
 	}
 	cell := 5
-	for p, row := range conf {
-		cell = max(cell, len([]rune(heads[min(p, P-1)]))+1)
+	for _, h := range heads {
+		cell = max(cell, len([]rune(h))+1)
+	}
+	for _, row := range conf {
 		for _, v := range row {
 			cell = max(cell, len(strconv.Itoa(v))+1)
 		}

@@ -1,8 +1,7 @@
 package main
 
 import (
-	"bufio"
-	"errors"
+	"encoding/csv"
 	"flag"
 	"fmt"
 	"io"
@@ -16,10 +15,7 @@ import (
 
 func runTransform(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("transform", flag.ContinueOnError)
-	modelPath := fs.String("model", "", "model file from 'neuralnmf fit' (required)")
-	xPath := fs.String("x", "", "new columns, with the training data's rows (this or -text is required)")
-	textPath := fs.String("text", "", "new documents instead of -x (.jsonl, .csv or a directory of .txt files), vectorised by the model's saved vectoriser (models trained with fit -text)")
-	docs := addDocFlags(fs, false, true)
+	in := addColumnFlags(fs, "model file from 'neuralnmf fit' (required)", false, true)
 	layer := fs.Int("layer", 0, "layer whose S to write, 1..L (default: the last)")
 	out := fs.String("o", "", "output file for S: .csv or .mtx (k × columns); with -id-field a .csv table, one row per document: id, then its weight on each topic (required)")
 	fs.Usage = func() {
@@ -38,31 +34,17 @@ Flags:
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
 	}
-	if err := oneInput(*xPath, *textPath); err != nil {
+	if err := in.check(fs, *out); err != nil {
 		return err
 	}
-	if *modelPath == "" || *out == "" {
-		return usageError{errors.New("-model and -o are required")}
-	}
-	if *textPath == "" {
-		if err := rejectFlags(fs, []string{"field", "id-field"}, "applies to -text documents only"); err != nil {
-			return err
-		}
-	}
-	if *docs.idField != "" && !strings.HasSuffix(*out, ".csv") {
+	if *in.docs.idField != "" && !strings.HasSuffix(*out, ".csv") {
 		return usageError{fmt.Errorf("-o %s: with -id-field, want a .csv file (ids are written to a CSV table)", *out)}
 	}
 	if !strings.HasSuffix(*out, ".csv") && !strings.HasSuffix(*out, ".mtx") {
 		return usageError{fmt.Errorf("-o %s: want a .csv or .mtx file (gzip is not written)", *out)}
 	}
-	if err := checkOutput("-o", *out, input{"-x", *xPath}, input{"-text", *textPath}, input{"-model", *modelPath}); err != nil {
-		return err
-	}
-	m, err := loadModel(*modelPath)
+	m, err := in.loadModel()
 	if err != nil {
-		return err
-	}
-	if err := checkUsable(*modelPath, m); err != nil {
 		return err
 	}
 	L := len(m.A)
@@ -72,7 +54,7 @@ Flags:
 	if *layer < 1 || *layer > L {
 		return usageError{fmt.Errorf("-layer %d: the model has layers 1..%d", *layer, L)}
 	}
-	cols, err := readColumns(*xPath, *textPath, docs, *modelPath, m, stderr)
+	cols, err := in.read(m, stderr)
 	if err != nil {
 		return err
 	}
@@ -82,7 +64,7 @@ Flags:
 	}
 	cols.warnEmpty(stderr, "their S is 0")
 	sl := s[*layer-1]
-	if *docs.idField != "" {
+	if *in.docs.idField != "" {
 		err = writeTopicTable(*out, cols.names, sl)
 	} else {
 		err = writeMatrix(*out, sl)
@@ -98,21 +80,21 @@ Flags:
 // column of S, its id, then its weight on each topic.
 func writeTopicTable(path string, ids []string, s *tensor.Dense) error {
 	return matio.WriteAtomic(path, func(f *os.File) error {
-		w := bufio.NewWriter(f)
-		w.WriteString("id")
+		w := csv.NewWriter(f)
+		rec := []string{"id"}
 		for i := 0; i < s.Rows; i++ {
-			fmt.Fprintf(w, ",topic_%d", i+1)
+			rec = append(rec, fmt.Sprintf("topic_%d", i+1))
 		}
-		w.WriteByte('\n')
+		w.Write(rec)
 		for j := 0; j < s.Cols; j++ {
-			w.WriteString(csvField(ids[j]))
+			rec = append(rec[:0], ids[j])
 			for i := 0; i < s.Rows; i++ {
-				w.WriteByte(',')
-				w.WriteString(strconv.FormatFloat(s.At(i, j), 'g', -1, 64))
+				rec = append(rec, strconv.FormatFloat(s.At(i, j), 'g', -1, 64))
 			}
-			w.WriteByte('\n')
+			w.Write(rec)
 		}
-		return w.Flush()
+		w.Flush()
+		return w.Error()
 	})
 }
 

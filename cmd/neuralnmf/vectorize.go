@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"iter"
 	"os"
 	"strconv"
 	"strings"
@@ -107,12 +108,13 @@ func (t textFlags) options() (text.Options, error) {
 	return o, nil
 }
 
-// fitText fits a vectoriser to the documents at path and returns it with
-// the documents' matrix.
-func fitText(path, field string, o text.Options) (*text.Vectorizer, *tensor.Sparse, error) {
-	v, x, err := text.Fit(text.Source{Path: path, Field: field}.Texts(), o)
+// fitText fits a vectoriser to docs and returns it with the documents'
+// matrix; an empty input or vocabulary is said with from, which names the
+// documents.
+func fitText(from string, docs iter.Seq2[string, error], o text.Options) (*text.Vectorizer, *tensor.Sparse, error) {
+	v, x, err := text.Fit(docs, o)
 	if errors.Is(err, text.ErrNoDocuments) || errors.Is(err, text.ErrNoWords) {
-		return nil, nil, fmt.Errorf("%s: %w", path, err)
+		return nil, nil, fmt.Errorf("%s: %w", from, err)
 	}
 	return v, x, err
 }
@@ -200,7 +202,7 @@ Flags:
 		if x, err = v.Transform(text.Source{Path: *docs, Field: *docFields.field}.Texts()); err != nil {
 			return err
 		}
-	} else if v, x, err = fitText(*docs, *docFields.field, o); err != nil {
+	} else if v, x, err = fitText(*docs, text.Source{Path: *docs, Field: *docFields.field}.Texts(), o); err != nil {
 		return err
 	}
 	if err := writeSparse(*out, x); err != nil {

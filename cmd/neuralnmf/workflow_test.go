@@ -89,6 +89,14 @@ func writeLabelledPosts(t *testing.T, path string) {
 	require.NoError(t, os.WriteFile(path, []byte(b.String()), 0o644))
 }
 
+// fitLabelledPosts writes the posts of writeLabelledPosts to posts and
+// fits a 3,2 model to them, labelled by their topic, saved to model.
+func fitLabelledPosts(t *testing.T, posts, model string) {
+	writeLabelledPosts(t, posts)
+	code, _, errOut := cli(t, "fit", "-text", posts, "-field", "body", "-label-field", "topic", "-ranks", "3,2", "-o", model, "-quiet")
+	require.Equal(t, 0, code, errOut)
+}
+
 // TestLabelFieldWorkflow: labels and ids come from the documents; the
 // model keeps the class names; predict scores and writes ids; documents
 // with no word of the vocabulary are marked.
@@ -308,11 +316,9 @@ func TestTopicsFormatsAndExport(t *testing.T) {
 func TestReportLabelsAndTallHeatmap(t *testing.T) {
 	dir := t.TempDir()
 	p := func(n string) string { return filepath.Join(dir, n) }
-	writeLabelledPosts(t, p("posts.jsonl"))
-	code, _, errOut := cli(t, "fit", "-text", p("posts.jsonl"), "-field", "body", "-label-field", "topic", "-ranks", "3,2", "-o", p("m.nnmf"), "-quiet")
-	require.Equal(t, 0, code, errOut)
+	fitLabelledPosts(t, p("posts.jsonl"), p("m.nnmf"))
 	require.NoError(t, os.WriteFile(p("gap.txt"), []byte(strings.Repeat("0\n5\n", 20)), 0o644))
-	code, _, errOut = cli(t, "report", "-model", p("m.nnmf"), "-labels", p("gap.txt"), "-o", p("r.html"))
+	code, _, errOut := cli(t, "report", "-model", p("m.nnmf"), "-labels", p("gap.txt"), "-o", p("r.html"))
 	require.Equal(t, exitData, code)
 	require.Contains(t, errOut, "-labels "+p("gap.txt")+": class(es)")
 	require.NotContains(t, errOut, "r.html")
@@ -350,9 +356,7 @@ func TestReportLabelsAndTallHeatmap(t *testing.T) {
 func TestEmptyAndFieldMessages(t *testing.T) {
 	dir := t.TempDir()
 	p := func(n string) string { return filepath.Join(dir, n) }
-	writeLabelledPosts(t, p("posts.jsonl"))
-	code, _, errOut := cli(t, "fit", "-text", p("posts.jsonl"), "-field", "body", "-label-field", "topic", "-ranks", "3,2", "-o", p("m.nnmf"), "-quiet")
-	require.Equal(t, 0, code, errOut)
+	fitLabelledPosts(t, p("posts.jsonl"), p("m.nnmf"))
 	require.NoError(t, os.WriteFile(p("empty.jsonl"), nil, 0o644))
 	require.NoError(t, os.WriteFile(p("empty.mtx"), nil, 0o644))
 	for _, tc := range []struct {

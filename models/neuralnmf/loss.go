@@ -9,19 +9,6 @@ import (
 	"github.com/neuralnmf/neuralnmf/ops"
 )
 
-// defaultLambda is balancedLambda's fallback before Balance: ‖X‖² over
-// the number of known labels.
-func defaultLambda(x data, s *Supervision) float64 {
-	n := 0
-	for m := range s.Labels {
-		if s.Known == nil || s.Known[m] {
-			n++
-		}
-	}
-	xn := x.norm()
-	return xn * xn / float64(max(n, 1))
-}
-
 // forward records one forward pass on tape and returns its variables and the
 // NNLS results.
 func (t *trainer) forward(tape *autograd.Tape) (*Forward, []*nnls.Result) {
@@ -170,7 +157,8 @@ func (t *trainer) balancedLambda(rec, sup *autograd.Var) float64 {
 			return l
 		}
 	}
-	return t.cfg.Supervision.Balance * defaultLambda(t.x, t.cfg.Supervision)
+	xn := t.x.norm()
+	return t.cfg.Supervision.Balance * xn * xn / float64(max(t.known, 1))
 }
 
 // belowFirst returns A⁽¹⁾⋯A⁽ᴸ⁾S⁽ᴸ⁾ (S⁽⁰⁾ for one layer), multiplied from the
