@@ -27,32 +27,52 @@ func ReadMatrixMarket(r io.Reader, name string) (*Matrix, error) {
 func ReadMatrixMarketLimits(r io.Reader, name string, lim Limits) (*Matrix, error) {
 	lim = lim.resolve()
 	ls := newLines(r, name)
+	h, err := readHeader(ls, name, lim)
+	if err != nil {
+		return nil, err
+	}
+	if h.layout == "array" {
+		return readArray(ls, name, h.rows, h.cols, h.sym)
+	}
+	return readCoordinate(ls, name, h.rows, h.cols, h.nnz, h.pattern, h.sym)
+}
+
+// header is what the banner and size line of a Matrix Market file say.
+type header struct {
+	layout, sym     string
+	pattern         bool
+	rows, cols, nnz int
+}
+
+// readHeader parses the banner and the size line, checking them against
+// lim.
+func readHeader(ls *lines, name string, lim Limits) (header, error) {
 	head, ok := ls.next()
 	if !ok {
 		if err := ls.err(); err != nil {
-			return nil, err
+			return header{}, err
 		}
-		return nil, formatErr(name, 1, "empty file")
+		return header{}, formatErr(name, 1, "empty file")
 	}
 	f := strings.Fields(strings.ToLower(head))
 	if len(f) != 5 || f[0] != "%%matrixmarket" || f[1] != "matrix" {
-		return nil, formatErr(name, 1, "want a header %%%%MatrixMarket matrix <coordinate|array> <field> <symmetry>, got %q", trunc(head))
+		return header{}, formatErr(name, 1, "want a header %%%%MatrixMarket matrix <coordinate|array> <field> <symmetry>, got %q", trunc(head))
 	}
 	layout, field, sym := f[2], f[3], f[4]
 	if layout != "coordinate" && layout != "array" {
-		return nil, formatErr(name, 1, "unknown layout %q: want coordinate or array", f[2])
+		return header{}, formatErr(name, 1, "unknown layout %q: want coordinate or array", f[2])
 	}
 	switch field {
 	case "real", "integer", "double":
 	case "pattern":
 		if layout == "array" {
-			return nil, formatErr(name, 1, "field pattern is only valid with coordinate layout")
+			return header{}, formatErr(name, 1, "field pattern is only valid with coordinate layout")
 		}
 	default:
-		return nil, formatErr(name, 1, "unsupported field %q: want real, integer or pattern", f[3])
+		return header{}, formatErr(name, 1, "unsupported field %q: want real, integer or pattern", f[3])
 	}
 	if sym != "general" && sym != "symmetric" && sym != "skew-symmetric" {
-		return nil, formatErr(name, 1, "unsupported symmetry %q: want general, symmetric or skew-symmetric", f[4])
+		return header{}, formatErr(name, 1, "unsupported symmetry %q: want general, symmetric or skew-symmetric", f[4])
 	}
 	// Size line, after comments and blank lines.
 	var size []string
@@ -60,9 +80,9 @@ func ReadMatrixMarketLimits(r io.Reader, name string, lim Limits) (*Matrix, erro
 		line, ok := ls.next()
 		if !ok {
 			if err := ls.err(); err != nil {
-				return nil, err
+				return header{}, err
 			}
-			return nil, formatErr(name, ls.n+1, "missing size line")
+			return header{}, formatErr(name, ls.n+1, "missing size line")
 		}
 		t := strings.TrimSpace(line)
 		if t == "" || strings.HasPrefix(t, "%") {
@@ -76,33 +96,34 @@ func ReadMatrixMarketLimits(r io.Reader, name string, lim Limits) (*Matrix, erro
 		want = 2
 	}
 	if len(size) != want {
-		return nil, formatErr(name, ls.n, "size line has %d numbers, want %d", len(size), want)
+		return header{}, formatErr(name, ls.n, "size line has %d numbers, want %d", len(size), want)
 	}
 	dims := make([]int, want)
 	for i, s := range size {
 		v, err := strconv.Atoi(s)
 		if err != nil || v < 0 {
-			return nil, formatErr(name, ls.n, "size %q is not a nonnegative integer", s)
+			return header{}, formatErr(name, ls.n, "size %q is not a nonnegative integer", s)
 		}
 		dims[i] = v
 	}
-	rows, cols := dims[0], dims[1]
-	if rows > lim.MaxDim || cols > lim.MaxDim {
-		return nil, formatErr(name, ls.n, "size %d×%d: more than the %d rows or columns this reader accepts (matio.Limits.MaxDim)", rows, cols, lim.MaxDim)
+	h := header{layout: layout, sym: sym, pattern: field == "pattern", rows: dims[0], cols: dims[1]}
+	if h.rows > lim.MaxDim || h.cols > lim.MaxDim {
+		return header{}, formatErr(name, ls.n, "size %d×%d: more than the %d rows or columns this reader accepts (matio.Limits.MaxDim)", h.rows, h.cols, lim.MaxDim)
 	}
-	if sym != "general" && rows != cols {
-		return nil, formatErr(name, ls.n, "a %s matrix must be square, got %d×%d", sym, rows, cols)
+	if sym != "general" && h.rows != h.cols {
+		return header{}, formatErr(name, ls.n, "a %s matrix must be square, got %d×%d", sym, h.rows, h.cols)
 	}
 	if layout == "array" {
-		if rows > 0 && cols > lim.MaxEntries/rows {
-			return nil, formatErr(name, ls.n, "%d×%d is larger than the %d entries this reader accepts (matio.Limits.MaxEntries)", rows, cols, lim.MaxEntries)
+		if h.rows > 0 && h.cols > lim.MaxEntries/h.rows {
+			return header{}, formatErr(name, ls.n, "%d×%d is larger than the %d entries this reader accepts (matio.Limits.MaxEntries)", h.rows, h.cols, lim.MaxEntries)
 		}
-		return readArray(ls, name, rows, cols, sym)
+		return h, nil
 	}
-	if dims[2] > lim.MaxEntries {
-		return nil, formatErr(name, ls.n, "%d entries is more than the %d this reader accepts (matio.Limits.MaxEntries)", dims[2], lim.MaxEntries)
+	h.nnz = dims[2]
+	if h.nnz > lim.MaxEntries {
+		return header{}, formatErr(name, ls.n, "%d entries is more than the %d this reader accepts (matio.Limits.MaxEntries)", h.nnz, lim.MaxEntries)
 	}
-	return readCoordinate(ls, name, rows, cols, dims[2], field == "pattern", sym)
+	return h, nil
 }
 
 func readCoordinate(ls *lines, name string, rows, cols, nnz int, pattern bool, sym string) (*Matrix, error) {
@@ -112,47 +133,21 @@ func readCoordinate(ls *lines, name string, rows, cols, nnz int, pattern bool, s
 		fields = 2
 	}
 	for read := 0; read < nnz; {
-		line, ok := ls.next()
-		if !ok {
-			if err := ls.err(); err != nil {
-				return nil, err
-			}
-			return nil, formatErr(name, ls.n+1, "file ends after %d of %d entries", read, nnz)
+		e, ok, err := nextEntry(ls, name, rows, cols, fields, read, nnz)
+		if err != nil {
+			return nil, err
 		}
-		t := strings.TrimSpace(line)
-		if t == "" || strings.HasPrefix(t, "%") {
+		if !ok {
 			continue
 		}
-		f := strings.Fields(t)
-		if len(f) != fields {
-			return nil, formatErr(name, ls.n, "entry has %d fields, want %d", len(f), fields)
-		}
-		i, err1 := strconv.Atoi(f[0])
-		j, err2 := strconv.Atoi(f[1])
-		if err1 != nil || err2 != nil {
-			return nil, formatErr(name, ls.n, "indices %q %q are not integers", f[0], f[1])
-		}
-		if i < 1 || i > rows {
-			return nil, formatErr(name, ls.n, "row index %d out of range 1..%d", i, rows)
-		}
-		if j < 1 || j > cols {
-			return nil, formatErr(name, ls.n, "column index %d out of range 1..%d", j, cols)
-		}
-		v := 1.0
-		if !pattern {
-			var err error
-			if v, err = parseFloat(f[2]); err != nil {
-				return nil, formatErr(name, ls.n, "value %q: %v", trunc(f[2]), err)
-			}
-		}
 		read++
-		entries = append(entries, tensor.Entry{Row: i - 1, Col: j - 1, Val: v})
-		if sym != "general" && i != j {
-			mv := v
+		entries = append(entries, e)
+		if sym != "general" && e.Row != e.Col {
+			mv := e.Val
 			if sym == "skew-symmetric" {
-				mv = -v
+				mv = -mv
 			}
-			entries = append(entries, tensor.Entry{Row: j - 1, Col: i - 1, Val: mv})
+			entries = append(entries, tensor.Entry{Row: e.Col, Col: e.Row, Val: mv})
 		}
 	}
 	if err := trailing(ls, name); err != nil {
@@ -163,6 +158,45 @@ func readCoordinate(ls *lines, name string, rows, cols, nnz int, pattern bool, s
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return &Matrix{Sparse: s, Duplicates: dups}, nil
+}
+
+// nextEntry reads the next line of a coordinate file's entries (0-based
+// indices; pattern entries, with 2 fields, are 1). ok is false for a blank
+// or comment line; the end of the file before nnz entries is an error.
+func nextEntry(ls *lines, name string, rows, cols, fields, read, nnz int) (e tensor.Entry, ok bool, err error) {
+	line, more := ls.next()
+	if !more {
+		if err := ls.err(); err != nil {
+			return e, false, err
+		}
+		return e, false, formatErr(name, ls.n+1, "file ends after %d of %d entries", read, nnz)
+	}
+	t := strings.TrimSpace(line)
+	if t == "" || strings.HasPrefix(t, "%") {
+		return e, false, nil
+	}
+	f := strings.Fields(t)
+	if len(f) != fields {
+		return e, false, formatErr(name, ls.n, "entry has %d fields, want %d", len(f), fields)
+	}
+	i, err1 := strconv.Atoi(f[0])
+	j, err2 := strconv.Atoi(f[1])
+	if err1 != nil || err2 != nil {
+		return e, false, formatErr(name, ls.n, "indices %q %q are not integers", f[0], f[1])
+	}
+	if i < 1 || i > rows {
+		return e, false, formatErr(name, ls.n, "row index %d out of range 1..%d", i, rows)
+	}
+	if j < 1 || j > cols {
+		return e, false, formatErr(name, ls.n, "column index %d out of range 1..%d", j, cols)
+	}
+	v := 1.0
+	if fields == 3 {
+		if v, err = parseFloat(f[2]); err != nil {
+			return e, false, formatErr(name, ls.n, "value %q: %v", trunc(f[2]), err)
+		}
+	}
+	return tensor.Entry{Row: i - 1, Col: j - 1, Val: v}, true, nil
 }
 
 func readArray(ls *lines, name string, rows, cols int, sym string) (*Matrix, error) {

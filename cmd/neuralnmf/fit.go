@@ -22,7 +22,7 @@ type fitFlags struct {
 	xPath, textPath, ranks, out, loss, labelsPath, maskPath, dataMask *string
 	classifier, optimizer, initFlag, preset                           *string
 	lambda, balance, lr, decay, tol                                   *float64
-	epochs, decayEvery, initRestarts, restarts, window                *int
+	epochs, decayEvery, initRestarts, restarts, window, batchSize     *int
 	algorithm1, normalize, quiet                                      *bool
 	seed                                                              *uint64
 	text                                                              textFlags
@@ -43,7 +43,8 @@ func newFitFlags(stderr io.Writer) *fitFlags {
 		lambda:       fs.Float64("lambda", 0, "weight λ of the supervision term (0: set it from -balance at the start)"),
 		balance:      fs.Float64("balance", 0, fmt.Sprintf("with -lambda 0, λ makes the label term start at this times the reconstruction term (0: the library default, %g)", neuralnmf.DefaultBalance)),
 		classifier:   fs.String("classifier", neuralnmf.DefaultClassifier.Resolved().String(), "supervision: ce (cross-entropy of a trained linear classifier B) or ls (the paper's least squares, B = (Z∘Y)S†)"),
-		epochs:       fs.Int("epochs", 1000, "maximum epochs"),
+		epochs:       fs.Int("epochs", 0, fmt.Sprintf("maximum epochs, or passes over the samples with -batch-size (0: the library default, 1000 epochs or %d passes)", neuralnmf.DefaultBatchEpochs)),
+		batchSize:    fs.Int("batch-size", 0, fmt.Sprintf("train by mini-batches of this many samples (0: all at once). A column-sorted coordinate -x .mtx or .mtx.gz is streamed, never read whole; see README, Mini-batch training. Library defaults with it: -lr %g, × %g after every pass, -tol %g over -window %d pass", neuralnmf.DefaultBatchLR, neuralnmf.DefaultBatchDecay, neuralnmf.DefaultBatchTol, neuralnmf.DefaultBatchWindow)),
 		optimizer:    fs.String("optimizer", "adam", "adam or gd (projected gradient descent, the paper's Algorithm 1)"),
 		lr:           fs.Float64("lr", 0, "learning rate (default 0.01 for adam, relative to A's scale; 1e-3 for gd)"),
 		decayEvery:   fs.Int("decay-every", 0, "multiply the learning rate by -decay every this many epochs (0: never)"),
@@ -97,7 +98,10 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	rows, cols := d.x.Dims()
+	rows, cols := d.dims()
+	if cfg.BatchSize > 0 {
+		cols = min(cols, max(cfg.BatchSize, neuralnmf.StartColumns)) // the start factorises the first batches
+	}
 	if err := checkRanks(cfg.Ranks, cfg.Init, rows, cols); err != nil {
 		return err
 	}
@@ -111,7 +115,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 		}
 		cfg.DataMask = w.ToDense()
 	}
-	model, err := train(d.x, cfg, prog, stderr)
+	model, err := train(d, cfg, prog, stderr)
 	if err != nil {
 		return err
 	}
@@ -121,7 +125,11 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprint(stdout, presetNote)
 	fmt.Fprintln(stdout, describeConfig(cfg))
-	writeFitSummary(stdout, model.History)
+	if cfg.BatchSize > 0 {
+		writeFitSummary(stdout, model.History, "passes of mini-batches")
+	} else {
+		writeFitSummary(stdout, model.History, "epochs")
+	}
 	fmt.Fprintf(stdout, "wrote %s\n", *f.out)
 	return nil
 }
@@ -165,8 +173,12 @@ func (f *fitFlags) check() error {
 		return usageError{fmt.Errorf("-tol is %v: want a finite number", *f.tol)}
 	case *f.algorithm1 && flagSet(fs, "optimizer") && *f.optimizer != "gd":
 		return usageError{errors.New("-algorithm1 is projected gradient descent: drop -optimizer or give -optimizer gd")}
-	case *f.epochs < 1 || *f.initRestarts < 0 || *f.restarts < 0:
+	case (flagSet(fs, "epochs") && *f.epochs < 1) || *f.initRestarts < 0 || *f.restarts < 0:
 		return usageError{errors.New("-epochs must be at least 1, -init-restarts and -restarts at least 0")}
+	case *f.batchSize < 0:
+		return usageError{fmt.Errorf("-batch-size is %d: want a number of samples, or 0 to train on all at once", *f.batchSize)}
+	case *f.batchSize > 0 && (*f.algorithm1 || *f.restarts > 1 || *f.dataMask != ""):
+		return usageError{errors.New("-batch-size does not combine with -algorithm1, -restarts above 1 or -data-mask")}
 	case !(*f.lr >= 0) || math.IsInf(*f.lr, 0):
 		return usageError{fmt.Errorf("-lr is %v: want a positive step (0: the default)", *f.lr)}
 	}
@@ -183,7 +195,7 @@ func (f *fitFlags) config() (neuralnmf.Config, string, error) {
 		return neuralnmf.Config{}, "", usageError{err}
 	}
 	cfg := neuralnmf.Config{Ranks: ranks, Epochs: *f.epochs, LR: *f.lr, Seed: *f.seed, InitRestarts: *f.initRestarts, Restarts: *f.restarts,
-		Decay: optim.StepDecay{Every: *f.decayEvery, Factor: *f.decay}, Normalize: *f.normalize, Tol: *f.tol, Window: *f.window, Algorithm1: *f.algorithm1}
+		Decay: optim.StepDecay{Every: *f.decayEvery, Factor: *f.decay}, BatchSize: *f.batchSize, Normalize: *f.normalize, Tol: *f.tol, Window: *f.window, Algorithm1: *f.algorithm1}
 	if cfg.Loss, err = choose("loss", *f.loss, choice[neuralnmf.Loss]{"reconstruction", neuralnmf.Reconstruction},
 		choice[neuralnmf.Loss]{"energy", neuralnmf.Energy}); err != nil {
 		return cfg, "", err
@@ -264,15 +276,39 @@ func (f *fitFlags) applyPreset(cfg neuralnmf.Config) (neuralnmf.Config, string, 
 // document's label field.
 type fitData struct {
 	x          *matio.Matrix
-	from       string // "-x FILE" or "-text FILE"
+	stream     *matio.ColumnReader // -x streamed by -batch-size; x is nil
+	from       string              // "-x FILE" or "-text FILE"
 	vectorizer []byte
 	labels     []string // -label-field values, "" unknown
 	classNames []string
 }
 
-// read reads -x, or vectorises -text.
+// dims returns the rows and columns of X.
+func (d *fitData) dims() (int, int) {
+	if d.stream != nil {
+		return d.stream.Dims()
+	}
+	return d.x.Dims()
+}
+
+// isMatrixMarket reports whether path names a Matrix Market file.
+func isMatrixMarket(path string) bool {
+	return strings.HasSuffix(strings.TrimSuffix(strings.ToLower(path), ".gz"), ".mtx")
+}
+
+// read reads -x (or, with -batch-size, opens a coordinate -x for
+// streaming), or vectorises -text.
 func (f *fitFlags) read(prog *fitProgress, stderr io.Writer) (*fitData, error) {
 	if *f.textPath == "" {
+		if *f.batchSize > 0 && isMatrixMarket(*f.xPath) {
+			r, err := matio.OpenColumns(*f.xPath)
+			if err == nil {
+				return &fitData{stream: r, from: "-x " + *f.xPath}, nil
+			}
+			if !errors.Is(err, matio.ErrNotStreamable) {
+				return nil, err
+			}
+		}
 		prog.phase("reading " + *f.xPath)
 		x, err := readData(*f.xPath, "-x", stderr)
 		return &fitData{x: x, from: "-x " + *f.xPath}, err
@@ -298,7 +334,7 @@ func (f *fitFlags) read(prog *fitProgress, stderr io.Writer) (*fitData, error) {
 // classifier) with the labels of -labels and -label-mask, or of
 // -label-field, and returns it with the class names; nil without labels.
 func (f *fitFlags) supervision(d *fitData, sup *neuralnmf.Supervision) (*neuralnmf.Supervision, []string, error) {
-	_, m := d.x.Dims()
+	_, m := d.dims()
 	var labels []int
 	var names []string
 	source := *f.labelsPath
@@ -378,8 +414,8 @@ func checkRanks(ranks []int, init neuralnmf.Init, rows, cols int) error {
 	return nil
 }
 
-// train trains on x with progress on stderr (when prog is not nil).
-func train(x *matio.Matrix, cfg neuralnmf.Config, prog *fitProgress, stderr io.Writer) (*neuralnmf.Model, error) {
+// train trains on d's X with progress on stderr (when prog is not nil).
+func train(d *fitData, cfg neuralnmf.Config, prog *fitProgress, stderr io.Writer) (*neuralnmf.Model, error) {
 	if prog != nil {
 		r := cfg.Resolved()
 		prog.configure(r)
@@ -395,9 +431,18 @@ func train(x *matio.Matrix, cfg neuralnmf.Config, prog *fitProgress, stderr io.W
 	}
 	var model *neuralnmf.Model
 	var err error
-	if x.Sparse != nil {
+	switch x := d.x; {
+	case d.stream != nil:
+		model, err = neuralnmf.TrainColumns(d.stream, cfg)
+		d.stream.Close()
+		if err != nil {
+			err = fmt.Errorf("%s: %w", d.from, err)
+		} else if n := d.stream.Duplicates(); n > 0 {
+			fmt.Fprintf(stderr, "warning: %s: %d entries repeat the row and column of an earlier one; they were summed into it (as scipy.io.mmread does)\n", d.from, n)
+		}
+	case x.Sparse != nil:
 		model, err = neuralnmf.TrainSparse(x.Sparse, cfg)
-	} else {
+	default:
 		model, err = neuralnmf.Train(x.Dense, cfg)
 	}
 	prog.finish()
@@ -405,9 +450,9 @@ func train(x *matio.Matrix, cfg neuralnmf.Config, prog *fitProgress, stderr io.W
 }
 
 // writeFitSummary says how training ended.
-func writeFitSummary(w io.Writer, h neuralnmf.History) {
+func writeFitSummary(w io.Writer, h neuralnmf.History, epochsWord string) {
 	n := len(h.Loss)
-	fmt.Fprintf(w, "trained %d epochs (%s): loss %.6g, relative error %.6f", n, h.Stopped, h.Loss[n-1], h.RelError[n-1])
+	fmt.Fprintf(w, "trained %d %s (%s): loss %.6g, relative error %.6f", n, epochsWord, h.Stopped, h.Loss[n-1], h.FinalRelError)
 	if !math.IsNaN(h.Accuracy[n-1]) {
 		fmt.Fprintf(w, ", train accuracy %.3f (on the labels used)", h.Accuracy[n-1])
 	}

@@ -71,6 +71,7 @@ func commands() []command {
 		{"topics", "print the top words of each topic at each layer (text, csv or json)", runTopics},
 		{"heatmap", "draw a matrix of a model (A1, S2, B, ...) as a PNG", runHeatmap},
 		{"export", "write a matrix of a model (A1, S2, B, ...) as .csv or .mtx", runExport},
+		{"convert", "sort a Matrix Market file by column (external sort) so that fit -batch-size streams it", runConvert},
 		{"report", "write a model as one self-contained HTML page: topic tree, words, heatmaps, curve", runReport},
 		{"experiment", "run a paper experiment on its data (20news)", runExperiment},
 	}

@@ -242,8 +242,11 @@ type Config struct {
 	CustomLoss func(t *autograd.Tape, f *Forward) *autograd.Var
 	Optimizer  Optimizer
 	// LR is the learning rate. Default 0.01 for Adam (relative to the mean
-	// entry of each A), 1e-3 for GD. Decay multiplies it on a schedule. No
-	// value makes training diverge: see the safeguard in the package doc.
+	// entry of each A), 1e-3 for GD; DefaultBatchLR with BatchSize. Decay
+	// multiplies it on a schedule counted in epochs (passes with BatchSize,
+	// where the default is DefaultBatchDecay after every pass). No value
+	// makes full-batch training diverge: see the safeguard in the package
+	// doc.
 	LR    float64
 	Decay optim.StepDecay
 	Init  Init
@@ -283,6 +286,24 @@ type Config struct {
 	// Progress, if not nil, is called after every epoch, including the
 	// burn-in epochs of every restart (Epoch.Epoch counts from 1 for each).
 	Progress func(Epoch)
+	// BatchSize, if positive, trains by mini-batches of that many columns
+	// (Train and TrainSparse; TrainColumns streams them from a source):
+	// each step solves the NNLS layers exactly for one batch of columns and
+	// takes one Adam step on the A matrices (and a CrossEntropy B) from
+	// that batch's gradient, so nothing per column is kept between steps.
+	// Train and TrainSparse draw the batches in a new random order each
+	// pass (from Seed); TrainColumns takes the stream's order, which should
+	// therefore not be sorted by class or time. The HNMF or NNDSVD start
+	// factorises the first batches only (StartColumns columns), so
+	// Ranks[0] ≤ max(BatchSize, StartColumns). Epochs
+	// counts passes over the columns (default DefaultBatchEpochs), the
+	// stopping rule compares the loss summed over each pass (defaults
+	// DefaultBatchTol and DefaultBatchWindow), and the full-batch
+	// safeguard (a trial of every step) is replaced by a guard against
+	// blow-ups only. Supervision and CustomLoss apply per batch; the
+	// default λ is balanced on the first batch. Algorithm1, Restarts > 1
+	// and DataMask are not supported. 0 trains on all columns at once.
+	BatchSize int
 	// Workers bounds the NNLS goroutines; 0 means GOMAXPROCS. Training is
 	// deterministic given Seed: the result is bit-for-bit the same for any
 	// Workers and any GOMAXPROCS.
@@ -345,7 +366,7 @@ func (c *Config) validate(rows, cols int) error {
 	for _, f := range []struct {
 		name string
 		v    int
-	}{{"Epochs", c.Epochs}, {"Restarts", c.Restarts}, {"InitRestarts", c.InitRestarts}, {"BurnIn", c.BurnIn}, {"Workers", c.Workers}, {"Window", c.Window}} {
+	}{{"BatchSize", c.BatchSize}, {"Epochs", c.Epochs}, {"Restarts", c.Restarts}, {"InitRestarts", c.InitRestarts}, {"BurnIn", c.BurnIn}, {"Workers", c.Workers}, {"Window", c.Window}} {
 		if f.v < 0 {
 			return fmt.Errorf("neuralnmf: %w: %s is %d, want 0 (the default) or more", ErrConfig, f.name, f.v)
 		}

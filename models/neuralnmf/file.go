@@ -48,11 +48,14 @@ type FileHeader struct {
 	Ranks   []int  `json:"ranks"`
 	Loss    string `json:"loss"`
 	Classes int    `json:"classes,omitempty"`
-	// Matrices names the stored matrices in order: "A0", "A1", …, "S0", …,
-	// and "B" when the model has a classifier.
+	// Matrices names the stored matrices in order: "A0", "A1", …, "S0", …
+	// (absent for a model trained by TrainColumns, which has no S), and
+	// "B" when the model has a classifier.
 	Matrices []string `json:"matrices"`
 	Epochs   int      `json:"epochs"`
-	// FinalLoss and FinalRelError are the last epoch's values.
+	// FinalLoss is the last epoch's loss; FinalRelError is
+	// History.FinalRelError (the last epoch's relative error in files
+	// written before that existed).
 	FinalLoss     float64 `json:"final_loss"`
 	FinalRelError float64 `json:"final_rel_error"`
 	// LossHistory and RelErrorHistory are History.Loss and
@@ -75,7 +78,7 @@ func (m *Model) Save(path string) error {
 }
 
 // validate checks that m is a usable model: at least one layer, an S for
-// every A, shapes that chain (A⁽ˡ⁾ k⁽ˡ⁻¹⁾×k⁽ˡ⁾ and S⁽ˡ⁾ k⁽ˡ⁾×M), finite and
+// every A or none (a model trained by TrainColumns), shapes that chain (A⁽ˡ⁾ k⁽ˡ⁻¹⁾×k⁽ˡ⁾ and S⁽ˡ⁾ k⁽ˡ⁾×M), finite and
 // nonnegative A, finite S, and a B (if any) with k⁽ᴸ⁾ columns. A zero Model
 // fails it, so its methods return errors instead of panicking.
 func (m *Model) validate() error {
@@ -83,19 +86,29 @@ func (m *Model) validate() error {
 	if L == 0 {
 		return fmt.Errorf("the model has no layers (a zero Model: train one with Train or read one with Load)")
 	}
-	if len(m.S) != L {
+	if len(m.S) != L && len(m.S) != 0 {
 		return fmt.Errorf("the model has %d A matrices and %d S matrices", L, len(m.S))
 	}
 	for l := 0; l < L; l++ {
-		a, s := m.A[l], m.S[l]
-		if a == nil || s == nil || a.Len() == 0 || s.Len() == 0 {
-			return fmt.Errorf("layer %d: A or S is missing or empty", l+1)
+		a := m.A[l]
+		if a == nil || a.Len() == 0 {
+			return fmt.Errorf("layer %d: A is missing or empty", l+1)
 		}
-		if (l > 0 && a.Rows != m.A[l-1].Cols) || s.Rows != a.Cols || s.Cols != m.S[0].Cols {
-			return fmt.Errorf("layer %d: shapes A %d×%d and S %d×%d do not chain", l+1, a.Rows, a.Cols, s.Rows, s.Cols)
+		if l > 0 && a.Rows != m.A[l-1].Cols {
+			return fmt.Errorf("layer %d: A is %d×%d after a layer of rank %d", l+1, a.Rows, a.Cols, m.A[l-1].Cols)
 		}
 		if err := tensor.CheckNonnegative(fmt.Sprintf("layer %d's A", l+1), a); err != nil {
 			return err
+		}
+		if len(m.S) == 0 {
+			continue
+		}
+		s := m.S[l]
+		if s == nil || s.Len() == 0 {
+			return fmt.Errorf("layer %d: S is missing or empty", l+1)
+		}
+		if s.Rows != a.Cols || s.Cols != m.S[0].Cols {
+			return fmt.Errorf("layer %d: shapes A %d×%d and S %d×%d do not chain", l+1, a.Rows, a.Cols, s.Rows, s.Cols)
 		}
 		if err := tensor.CheckFinite(fmt.Sprintf("layer %d's S", l+1), s); err != nil {
 			return err
@@ -136,6 +149,9 @@ func (m *Model) Write(w io.Writer) error {
 	}
 	if n := len(m.History.Loss); n > 0 {
 		h.FinalLoss, h.FinalRelError = m.History.Loss[n-1], m.History.RelError[n-1]
+	}
+	if m.History.FinalRelError > 0 {
+		h.FinalRelError = m.History.FinalRelError
 	}
 	var mats []*tensor.Dense
 	for l, a := range m.A {
@@ -228,7 +244,12 @@ func Read(r io.Reader) (*Model, error) {
 		return nil, bad("checksum mismatch: the file is corrupted or truncated")
 	}
 	L := len(h.Ranks)
-	if L == 0 || len(h.Matrices) < 2*L {
+	withS := L > 0 && len(h.Matrices) >= 2*L && h.Matrices[L] == "S0"
+	nS := 0
+	if withS {
+		nS = L
+	}
+	if L == 0 || len(h.Matrices) < L+nS || len(h.Matrices) > L+nS+1 {
 		return nil, bad("header lists %d ranks and %d matrices", L, len(h.Matrices))
 	}
 	mats := make([]*tensor.Dense, 0, len(h.Matrices))
@@ -266,9 +287,12 @@ func Read(r io.Reader) (*Model, error) {
 		m.cfg.Loss = Energy
 	}
 	m.cfg.Ranks = h.Ranks
-	m.A, m.S = mats[:L], mats[L:2*L]
-	if len(mats) > 2*L {
-		m.B = mats[2*L]
+	m.A, mats = mats[:L], mats[L:]
+	if withS {
+		m.S, mats = mats[:L], mats[L:]
+	}
+	if len(mats) > 0 {
+		m.B = mats[0]
 	}
 	for l := 0; l < L; l++ {
 		if m.A[l].Cols != h.Ranks[l] {
@@ -278,6 +302,7 @@ func Read(r io.Reader) (*Model, error) {
 	if err := m.validate(); err != nil {
 		return nil, bad("%v", err)
 	}
+	m.History.FinalRelError = h.FinalRelError
 	if h.Epochs > 0 && m.History.Loss == nil {
 		// A file without the per-epoch curve (an older one, or one whose
 		// curve was not finite) still says where training ended.

@@ -13,7 +13,7 @@ import (
 func (t *trainer) init() error {
 	c := t.cfg
 	t.xNorm = t.x.norm()
-	n, m := t.x.dims()
+	n, _ := t.x.dims()
 	switch c.Init {
 	case HNMFInit, NNDSVDInit:
 		opt := &ssnmf.Options{Seed: t.seed, Restarts: c.InitRestarts}
@@ -45,25 +45,9 @@ func (t *trainer) init() error {
 	if s := c.Supervision; s != nil {
 		sc := *s // this trainer's copy: λ may be resolved on the first pass
 		t.cfg.Supervision = &sc
-		known := s.Known
-		if known == nil {
-			known = make([]bool, m)
-			for i := range known {
-				known[i] = true
-			}
+		if err := t.setLabels(); err != nil {
+			return err
 		}
-		seen, held := SplitLabels(s.Labels, known)
-		t.labels, t.held = seen, held
-		for _, k := range known {
-			if k {
-				t.known++
-			}
-		}
-		var err error
-		if t.y, err = tensor.OneHot(seen, s.Classes); err != nil {
-			return fmt.Errorf("neuralnmf: %w", err)
-		}
-		t.z = tensor.ColumnMask(s.Classes, known)
 		if s.Classifier == CrossEntropy {
 			t.b = tensor.Uniform(s.Classes, c.Ranks[len(c.Ranks)-1], 0, 0.01, t.rng)
 		}
@@ -101,6 +85,33 @@ func (t *trainer) init() error {
 			})
 		}
 	}
+	return nil
+}
+
+// setLabels sets the training and held-out labels, their count, Y and Z
+// for the columns of the trainer's data (t.cols of the supervision in
+// mini-batch training).
+func (t *trainer) setLabels() error {
+	s := t.cfg.Supervision
+	labels, known := t.batchLabels()
+	if known == nil {
+		known = make([]bool, len(labels))
+		for i := range known {
+			known[i] = true
+		}
+	}
+	t.labels, t.held = SplitLabels(labels, known)
+	t.known = 0
+	for _, k := range known {
+		if k {
+			t.known++
+		}
+	}
+	var err error
+	if t.y, err = tensor.OneHot(t.labels, s.Classes); err != nil {
+		return fmt.Errorf("neuralnmf: %w", err)
+	}
+	t.z = tensor.ColumnMask(s.Classes, known)
 	return nil
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/neuralnmf/neuralnmf/autograd"
 	"github.com/neuralnmf/neuralnmf/nnls"
+	"github.com/neuralnmf/neuralnmf/optim"
 	"github.com/neuralnmf/neuralnmf/tensor"
 )
 
@@ -35,6 +36,12 @@ type History struct {
 	// the columns), where the NNLS minimiser stops being unique and one of
 	// the two topics is wasted.
 	Collinear int
+	// FinalRelError is ‖X − A⁽⁰⁾⋯A⁽ᴸ⁾S⁽ᴸ⁾‖/‖X‖ of the returned model on
+	// all the training columns. In full-batch training it is the last
+	// RelError; in mini-batch training RelError[e] sums each batch's error
+	// before its step during pass e (the A's change within a pass), and
+	// FinalRelError is measured by one more pass with the final A.
+	FinalRelError float64
 	// Stopped says why training ended, with the numbers: "converged: …",
 	// "max epochs: …", "no progress: …" or "no step decreases the loss".
 	Stopped string
@@ -44,7 +51,8 @@ type History struct {
 type Model struct {
 	// A[ℓ] is k⁽ˡ⁻¹⁾×k⁽ˡ⁾ with k⁽⁻¹⁾ = N.
 	A []*tensor.Dense
-	// S[ℓ] = q(A[ℓ], S[ℓ−1]) for the training data, k⁽ˡ⁾×M.
+	// S[ℓ] = q(A[ℓ], S[ℓ−1]) for the training data, k⁽ˡ⁾×M; nil for a
+	// model trained by TrainColumns, whose S would grow with M.
 	S []*tensor.Dense
 	// B is the P×k⁽ᴸ⁾ classifier; nil without supervision.
 	B *tensor.Dense
@@ -81,6 +89,9 @@ func Train(x *tensor.Dense, cfg Config) (*Model, error) {
 	}
 	if err := checkScale(mx); err != nil {
 		return nil, err
+	}
+	if cfg.BatchSize != 0 {
+		return trainBatches(&memSource{x: data{dense: x}, seed: cfg.Seed}, cfg, true)
 	}
 	return train(data{dense: x}, cfg)
 }
@@ -127,6 +138,9 @@ func TrainSparse(x *tensor.Sparse, cfg Config) (*Model, error) {
 	}
 	if cfg.DataMask != nil {
 		return nil, fmt.Errorf("neuralnmf: %w: DataMask is not supported with a sparse X", ErrConfig)
+	}
+	if cfg.BatchSize != 0 {
+		return trainBatches(&memSource{x: data{sparse: x}, seed: cfg.Seed}, cfg, true)
 	}
 	return train(data{sparse: x}, cfg)
 }
@@ -241,6 +255,23 @@ func (c Config) Resolved() Config { return c.withDefaults() }
 
 func (c Config) withDefaults() Config {
 	c.Init = c.Init.resolved()
+	if c.BatchSize > 0 {
+		if c.Epochs <= 0 {
+			c.Epochs = DefaultBatchEpochs
+		}
+		if c.Window <= 0 {
+			c.Window = DefaultBatchWindow
+		}
+		if c.Tol == 0 {
+			c.Tol = DefaultBatchTol
+		}
+		if c.LR == 0 && c.Optimizer != GD {
+			c.LR = DefaultBatchLR
+		}
+		if c.Decay == (optim.StepDecay{}) {
+			c.Decay = optim.StepDecay{Every: 1, Factor: DefaultBatchDecay}
+		}
+	}
 	if c.Optimizer == DefaultOptimizer {
 		c.Optimizer = Adam
 		if c.Algorithm1 {
@@ -298,6 +329,9 @@ func (t *trainer) model() (*Model, error) {
 	if err := tape.Err(); err != nil {
 		return nil, fmt.Errorf("neuralnmf: final forward pass: %w", err)
 	}
+	if n := len(h.RelError); n > 0 {
+		h.FinalRelError = h.RelError[n-1]
+	}
 	m := &Model{History: h, cfg: t.cfg}
 	for l, a := range t.a {
 		m.A = append(m.A, a.Clone())
@@ -318,8 +352,12 @@ func relError(x data, xNorm float64, f *Forward) float64 {
 	return math.Sqrt(x.sqErr(f.A[0].Value(), h)) / xNorm
 }
 
-// Reconstruction returns A⁽⁰⁾⋯A⁽ᴸ⁾S⁽ᴸ⁾ for the training data.
+// Reconstruction returns A⁽⁰⁾⋯A⁽ᴸ⁾S⁽ᴸ⁾ for the training data, or nil for
+// a model without S (TrainColumns).
 func (m *Model) Reconstruction() *tensor.Dense {
+	if len(m.S) == 0 {
+		return nil
+	}
 	r := m.S[len(m.S)-1]
 	for l := len(m.A) - 1; l >= 0; l-- {
 		r = tensor.MatMul(false, false, m.A[l], r)

@@ -105,9 +105,9 @@ func SplitLabels(labels []int, known []bool) (seen, heldOut []int) {
 
 // Predict returns the predicted class of each training column,
 // argmax_p (B·S⁽ᴸ⁾)_pm. It returns nil for a model trained without
-// supervision.
+// supervision or without S (TrainColumns).
 func (m *Model) Predict() []int {
-	if m.B == nil {
+	if m.B == nil || len(m.S) == 0 {
 		return nil
 	}
 	return Predict(m.B, m.S[len(m.S)-1])

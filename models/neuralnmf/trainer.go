@@ -14,6 +14,7 @@ import (
 
 type trainer struct {
 	x      data
+	cols   []int // the columns of X that x holds (mini-batch training); nil: all
 	cfg    Config
 	seed   uint64
 	tape   *autograd.Tape

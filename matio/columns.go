@@ -1,0 +1,184 @@
+package matio
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/neuralnmf/neuralnmf/tensor"
+)
+
+// ErrUnsorted is wrapped by the error of a ColumnReader that meets an entry
+// in an earlier column than the one before it: the file must be sorted by
+// column to be streamed (neuralnmf convert does it).
+var ErrUnsorted = errors.New("entries are not sorted by column")
+
+// ErrNotStreamable is wrapped by OpenColumns' error for a Matrix Market
+// file that is valid but not a general coordinate one (an array or a
+// symmetric file): read it whole, or convert it.
+var ErrNotStreamable = errors.New("not a streamable Matrix Market file")
+
+// ColumnReader reads a Matrix Market coordinate file (.mtx or .mtx.gz,
+// general symmetry) block of columns by block, never holding more than one
+// block: the file's entries must be sorted by column (rows may come in any
+// order within a column), as WriteMatrixMarket and neuralnmf vectorize
+// write them. Entries that repeat a position within a column are summed
+// and counted (Duplicates). It implements neuralnmf.Columns.
+//
+// A ColumnReader is not safe for concurrent use. Close it when done.
+type ColumnReader struct {
+	path       string
+	lim        Limits
+	h          header
+	rc         io.ReadCloser
+	ls         *lines
+	col        int           // the first column of the next block
+	read       int           // entries read in this pass
+	pending    *tensor.Entry // an entry read past the last block
+	lastCol    int           // the column of the last entry read
+	duplicates int
+	passes     int
+}
+
+// OpenColumns opens path for streaming with the default Limits, except
+// that the number of entries is not bounded (only a block is held). It
+// returns an error for an unreadable file, a malformed header, an array
+// file, a symmetric one or a field other than real, integer or pattern.
+func OpenColumns(path string) (*ColumnReader, error) {
+	r := &ColumnReader{path: path, lim: Limits{MaxEntries: int(^uint(0) >> 1)}.resolve()}
+	if base := strings.TrimSuffix(path, ".gz"); !strings.HasSuffix(base, ".mtx") {
+		return nil, fmt.Errorf("%s: only Matrix Market coordinate files (.mtx, .mtx.gz) are streamed", path)
+	}
+	if err := r.Rewind(); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// Dims returns the rows and columns the file declares.
+func (r *ColumnReader) Dims() (rows, cols int) { return r.h.rows, r.h.cols }
+
+// NNZ returns the number of entries the file declares.
+func (r *ColumnReader) NNZ() int { return r.h.nnz }
+
+// Duplicates returns how many entries of the passes read so far (counted
+// once, on the first pass) repeated a position and were summed.
+func (r *ColumnReader) Duplicates() int { return r.duplicates }
+
+// Rewind starts a new pass at column 1, reopening the file.
+func (r *ColumnReader) Rewind() error {
+	if r.rc != nil {
+		r.rc.Close()
+		r.passes++
+	}
+	rc, err := open(r.path)
+	if err != nil {
+		return err
+	}
+	ls := newLines(rc, r.path)
+	h, err := readHeader(ls, r.path, r.lim)
+	if err != nil {
+		rc.Close()
+		return err
+	}
+	switch {
+	case h.layout != "coordinate":
+		err = fmt.Errorf("%s: %w: an array (dense) file: only coordinate files are streamed; read it whole, or convert it (neuralnmf convert -x %s -o sorted.mtx.gz)", r.path, ErrNotStreamable, r.path)
+	case h.sym != "general":
+		err = fmt.Errorf("%s: %w: a %s file stores half its entries: only general files are streamed; convert it (neuralnmf convert -x %s -o sorted.mtx.gz)", r.path, ErrNotStreamable, h.sym, r.path)
+	case r.passes > 0 && (h.rows != r.h.rows || h.cols != r.h.cols || h.nnz != r.h.nnz):
+		err = fmt.Errorf("%s: the file changed between passes (%d×%d, %d entries; was %d×%d, %d)", r.path, h.rows, h.cols, h.nnz, r.h.rows, r.h.cols, r.h.nnz)
+	}
+	if err != nil {
+		rc.Close()
+		return err
+	}
+	r.rc, r.ls, r.h = rc, ls, h
+	r.col, r.read, r.pending, r.lastCol = 0, 0, nil, 0
+	return nil
+}
+
+// Close closes the file.
+func (r *ColumnReader) Close() error {
+	if r.rc == nil {
+		return nil
+	}
+	err := r.rc.Close()
+	r.rc = nil
+	return err
+}
+
+// Next returns the next block of at most n ≥ 1 columns (rows × b, CSC, owned
+// by the caller), and io.EOF after the last column of the pass. A block
+// may hold columns without entries. It returns an error wrapping
+// ErrUnsorted, naming the line and the command that sorts the file, when an
+// entry's column is before the previous entry's.
+func (r *ColumnReader) Next(n int) (*tensor.Sparse, error) {
+	if r.rc == nil {
+		return nil, fmt.Errorf("%s: read after Close", r.path)
+	}
+	if n < 1 {
+		return nil, fmt.Errorf("%s: a block of %d columns", r.path, n)
+	}
+	if r.col >= r.h.cols {
+		if err := r.finish(); err != nil {
+			return nil, err
+		}
+		return nil, io.EOF
+	}
+	end := min(r.col+n, r.h.cols)
+	var es []tensor.Entry
+	fields := 3
+	if r.h.pattern {
+		fields = 2
+	}
+	for {
+		var e tensor.Entry
+		if r.pending != nil {
+			e, r.pending = *r.pending, nil
+		} else {
+			if r.read == r.h.nnz {
+				break
+			}
+			var ok bool
+			var err error
+			e, ok, err = nextEntry(r.ls, r.path, r.h.rows, r.h.cols, fields, r.read, r.h.nnz)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				continue
+			}
+			r.read++
+			if e.Col < r.lastCol {
+				return nil, fmt.Errorf("%s:%d: %w: an entry in column %d follows one in column %d; streaming needs them sorted: neuralnmf convert -x %s -o sorted.mtx.gz (external sort, bounded memory)", r.path, r.ls.n, ErrUnsorted, e.Col+1, r.lastCol+1, r.path)
+			}
+			r.lastCol = e.Col
+		}
+		if e.Col >= end {
+			r.pending = &e
+			break
+		}
+		e.Col -= r.col
+		es = append(es, e)
+	}
+	s, dups, err := tensor.NewSparseDuplicates(r.h.rows, end-r.col, es)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", r.path, err)
+	}
+	if r.passes == 0 {
+		r.duplicates += dups
+	}
+	r.col = end
+	return s, nil
+}
+
+// finish checks, at the end of a pass, that nothing but comments follows
+// the entries.
+func (r *ColumnReader) finish() error {
+	if r.read < r.h.nnz || r.pending != nil {
+		return nil // unreachable: entries beyond the last column are range errors
+	}
+	return trailing(r.ls, r.path)
+}

@@ -1,0 +1,575 @@
+package neuralnmf
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"time"
+
+	"github.com/neuralnmf/neuralnmf/autograd"
+	"github.com/neuralnmf/neuralnmf/ops"
+	"github.com/neuralnmf/neuralnmf/tensor"
+)
+
+// Columns is a source of X's columns in blocks, read in order, pass after
+// pass: what TrainColumns trains on without ever holding X.
+// matio.ColumnReader (a Matrix Market file whose entries are sorted by
+// column) implements it.
+type Columns interface {
+	// Dims returns the N rows and M columns of X.
+	Dims() (rows, cols int)
+	// Next returns the next block of at most n ≥ 1 columns (N rows, CSC;
+	// the caller may keep it), in order, and io.EOF after the last block of
+	// a pass.
+	Next(n int) (*tensor.Sparse, error)
+	// Rewind starts a new pass at column 1.
+	Rewind() error
+}
+
+// Mini-batch defaults, chosen in experiments/minibatch on generated
+// hierarchies and a validation split of 20 Newsgroups (see Config.BatchSize).
+const (
+	// DefaultBatchSize is TrainColumns' batch size when Config.BatchSize is 0.
+	DefaultBatchSize = 250
+	// DefaultBatchEpochs caps a mini-batch run at this many passes when
+	// Config.Epochs is 0.
+	DefaultBatchEpochs = 20
+	// StartColumns is the least number of columns the HNMF or NNDSVD start
+	// of mini-batch training factorises: the first batches, until they
+	// hold that many (or all of X), are read before training starts.
+	StartColumns = 1000
+	// DefaultBatchTol and DefaultBatchWindow are the mini-batch stopping
+	// rule when Config.Tol and Config.Window are 0: stop when the loss
+	// summed over a pass fell by less than DefaultBatchTol (relative) over
+	// the last DefaultBatchWindow passes.
+	DefaultBatchTol    = 1e-4
+	DefaultBatchWindow = 1
+	// DefaultBatchLR is Adam's relative learning rate for mini-batches
+	// when Config.LR is 0, and DefaultBatchDecay multiplies it after every
+	// pass when Config.Decay is the zero value (1: constant).
+	DefaultBatchLR    = 0.1
+	DefaultBatchDecay = 0.5
+)
+
+// TrainColumns trains a model by mini-batches on the columns src streams,
+// never holding more than one batch of X: peak memory is that of the model
+// (the A matrices and Adam's two moments of each, 3·Σ k⁽ˡ⁻¹⁾k⁽ˡ⁾ numbers)
+// and of one batch (its columns and their S), whatever M. See
+// Config.BatchSize for the algorithm; cfg.BatchSize 0 means
+// DefaultBatchSize. The returned model has no S (Model.S is nil: it would
+// grow with M); transform the columns again for it. Supervision.Labels and
+// Known, if given, are indexed by column of the whole stream. History has
+// one entry per pass, and History.FinalRelError is measured by one more
+// pass with the final A.
+//
+// It returns an error for an invalid configuration, a block with the wrong
+// number of rows, a negative or non-finite entry, or a stream whose
+// column count differs from Dims, naming the column.
+func TrainColumns(src Columns, cfg Config) (*Model, error) {
+	if src == nil {
+		return nil, fmt.Errorf("neuralnmf: TrainColumns: src is nil")
+	}
+	if cfg.BatchSize == 0 {
+		cfg.BatchSize = DefaultBatchSize
+	}
+	return trainBatches(&streamSource{src: src}, cfg, false)
+}
+
+// batch is a block of X's columns.
+type batch struct {
+	x    data
+	cols []int // the column of X of each column of x
+}
+
+// batchSource yields the batches of one pass after rewind.
+type batchSource interface {
+	dims() (int, int)
+	rewind(pass int) error
+	next(size int) (batch, error) // io.EOF after the last
+}
+
+// memSource batches an X held in memory, in a new random order each pass
+// (seeded), so that batches are samples of the whole whatever order the
+// columns came in.
+type memSource struct {
+	x    data
+	seed uint64
+	perm []int
+	pos  int
+}
+
+func (s *memSource) dims() (int, int) { return s.x.dims() }
+
+func (s *memSource) rewind(pass int) error {
+	_, m := s.x.dims()
+	s.perm = tensor.NewRand(s.seed ^ 0x6d696e69 + uint64(pass)).Perm(m)
+	s.pos = 0
+	return nil
+}
+
+func (s *memSource) next(size int) (batch, error) {
+	if s.pos >= len(s.perm) {
+		return batch{}, io.EOF
+	}
+	cols := s.perm[s.pos:min(s.pos+size, len(s.perm))]
+	s.pos += len(cols)
+	if s.x.sparse != nil {
+		return batch{x: data{sparse: gatherSparse(s.x.sparse, cols)}, cols: cols}, nil
+	}
+	d := tensor.New(s.x.dense.Rows, len(cols))
+	for i := 0; i < d.Rows; i++ {
+		src, dst := s.x.dense.Row(i), d.Row(i)
+		for j, c := range cols {
+			dst[j] = src[c]
+		}
+	}
+	return batch{x: data{dense: d}, cols: cols}, nil
+}
+
+// gatherSparse returns the columns cols of x, in that order.
+func gatherSparse(x *tensor.Sparse, cols []int) *tensor.Sparse {
+	nnz := 0
+	for _, c := range cols {
+		nnz += x.ColPtr[c+1] - x.ColPtr[c]
+	}
+	out := &tensor.Sparse{Rows: x.Rows, Cols: len(cols), ColPtr: make([]int, len(cols)+1), RowIdx: make([]int, 0, nnz), Val: make([]float64, 0, nnz)}
+	for j, c := range cols {
+		p0, p1 := x.ColPtr[c], x.ColPtr[c+1]
+		out.RowIdx = append(out.RowIdx, x.RowIdx[p0:p1]...)
+		out.Val = append(out.Val, x.Val[p0:p1]...)
+		out.ColPtr[j+1] = len(out.Val)
+	}
+	return out
+}
+
+// streamSource batches a Columns stream in its own order, checking every
+// block.
+type streamSource struct {
+	src Columns
+	pos int
+}
+
+func (s *streamSource) dims() (int, int) { return s.src.Dims() }
+
+func (s *streamSource) rewind(pass int) error {
+	s.pos = 0
+	if err := s.src.Rewind(); err != nil {
+		return fmt.Errorf("pass %d: rewinding the columns: %w", pass+1, err)
+	}
+	return nil
+}
+
+func (s *streamSource) next(size int) (batch, error) {
+	rows, cols := s.src.Dims()
+	x, err := s.src.Next(size)
+	if errors.Is(err, io.EOF) {
+		if s.pos != cols {
+			return batch{}, fmt.Errorf("the stream ended after %d columns; it declared %d", s.pos, cols)
+		}
+		return batch{}, io.EOF
+	}
+	if err != nil {
+		return batch{}, fmt.Errorf("columns from %d: %w", s.pos+1, err)
+	}
+	if x == nil || x.Cols == 0 || x.Cols > size {
+		n := 0
+		if x != nil {
+			n = x.Cols
+		}
+		return batch{}, fmt.Errorf("columns from %d: the stream returned %d columns for a batch of %d", s.pos+1, n, size)
+	}
+	if x.Rows != rows {
+		return batch{}, fmt.Errorf("columns from %d: %w: a block has %d rows, the stream declared %d", s.pos+1, tensor.ErrShape, x.Rows, rows)
+	}
+	if s.pos+x.Cols > cols {
+		return batch{}, fmt.Errorf("the stream has more than the %d columns it declared", cols)
+	}
+	if err := tensor.CheckSparseData(fmt.Sprintf("X (columns %d to %d)", s.pos+1, s.pos+x.Cols), x); err != nil {
+		return batch{}, err
+	}
+	b := batch{x: data{sparse: x}, cols: make([]int, x.Cols)}
+	for j := range b.cols {
+		b.cols[j] = s.pos + j
+	}
+	s.pos += x.Cols
+	return b, nil
+}
+
+// validateBatches checks what mini-batch training does not support.
+func (c *Config) validateBatches(cols int) error {
+	switch {
+	case c.BatchSize < 0:
+		return fmt.Errorf("neuralnmf: %w: BatchSize is %d, want 0 (full batch) or more", ErrConfig, c.BatchSize)
+	case c.Algorithm1:
+		return fmt.Errorf("neuralnmf: %w: Algorithm1 is full-batch gradient descent; it does not take a BatchSize", ErrConfig)
+	case c.Restarts > 1:
+		return fmt.Errorf("neuralnmf: %w: Restarts is %d; mini-batch training (BatchSize) trains one start", ErrConfig, c.Restarts)
+	case c.DataMask != nil:
+		return fmt.Errorf("neuralnmf: %w: DataMask is not supported with BatchSize", ErrConfig)
+	}
+	hnmf := c.Init == HNMFInit || c.Init == NNDSVDInit || c.Init == DefaultInit
+	if first := min(max(c.BatchSize, StartColumns), cols); hnmf && c.Ranks[0] > first {
+		return fmt.Errorf("neuralnmf: %w: rank %d of layer 1 is above the %d columns of the first batches, which the %s start factorises; want BatchSize ≥ %d, or RandomInit or GivenInit", ErrConfig, c.Ranks[0], first, c.Init.resolved(), c.Ranks[0])
+	}
+	return nil
+}
+
+// trainBatches is mini-batch training on the batches of src; keepS keeps
+// every column's S (X is in memory, so S is no larger).
+func trainBatches(src batchSource, cfg Config, keepS bool) (*Model, error) {
+	rows, cols := src.dims()
+	if err := cfg.validate(rows, cols); err != nil {
+		return nil, err
+	}
+	if err := cfg.validateBatches(cols); err != nil {
+		return nil, err
+	}
+	c := cfg.withDefaults()
+	// Decay counts passes here; the optimisers count steps.
+	c.Decay.Every *= (cols + c.BatchSize - 1) / c.BatchSize
+	if c.Phase != nil {
+		c.Phase("start")
+	}
+	if err := src.rewind(0); err != nil {
+		return nil, fmt.Errorf("neuralnmf: %w", err)
+	}
+	// The start factorises the first batches, StartColumns columns or more.
+	var pending []batch
+	for n := 0; n < max(c.BatchSize, StartColumns); {
+		b, err := src.next(c.BatchSize)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("neuralnmf: %w", err)
+		}
+		pending = append(pending, b)
+		n += len(b.cols)
+	}
+	if len(pending) == 0 {
+		return nil, fmt.Errorf("neuralnmf: X has no columns")
+	}
+	first := joinBatches(pending)
+	if err := checkScale(maxEntry(first.x)); err != nil && cols == len(first.cols) {
+		return nil, err // the start holds all of X: it is all zero or out of range
+	}
+	t := &trainer{x: first.x, cols: first.cols, cfg: c, seed: c.Seed, rng: tensor.NewRand(c.Seed ^ 0x6e6e6d66), tape: autograd.NewTape(), hist: History{Stopped: "max epochs"}, lrScale: 1}
+	if err := t.init(); err != nil {
+		return nil, err
+	}
+	if c.Phase != nil {
+		c.Phase("training")
+	}
+	t.start = time.Now()
+	h := &t.hist
+	for epoch := 1; epoch <= c.Epochs; epoch++ {
+		if epoch > 1 {
+			if err := src.rewind(epoch - 1); err != nil {
+				return nil, fmt.Errorf("neuralnmf: %w", err)
+			}
+		}
+		var p passSums
+		for {
+			var b batch
+			var err error
+			if len(pending) > 0 {
+				b, pending = pending[0], pending[1:]
+			} else if b, err = src.next(c.BatchSize); errors.Is(err, io.EOF) {
+				break
+			} else if err != nil {
+				return nil, fmt.Errorf("neuralnmf: pass %d: %w", epoch, err)
+			}
+			if err := t.setBatch(b); err != nil {
+				return nil, err
+			}
+			if err := t.batchStep(&p); err != nil {
+				return nil, fmt.Errorf("neuralnmf: pass %d, columns from %d: %w", epoch, b.cols[0]+1, err)
+			}
+		}
+		if epoch == 1 {
+			t.xNorm = math.Sqrt(p.xsq)
+			if err := checkScale(math.Sqrt(p.xmax)); err != nil {
+				return nil, err
+			}
+		}
+		h.Loss = append(h.Loss, p.loss)
+		h.RelError = append(h.RelError, math.Sqrt(p.sq)/t.xNorm)
+		h.Accuracy = append(h.Accuracy, ratio(p.right, p.known))
+		h.HeldOutAccuracy = append(h.HeldOutAccuracy, ratio(p.heldRight, p.held))
+		dec := t.windowDecrease()
+		if c.Progress != nil {
+			c.Progress(Epoch{Epoch: epoch, Epochs: c.Epochs, Loss: p.loss, RelError: h.RelError[len(h.RelError)-1],
+				Accuracy: h.Accuracy[len(h.Accuracy)-1], HeldOutAccuracy: h.HeldOutAccuracy[len(h.HeldOutAccuracy)-1],
+				Decrease: dec, Elapsed: time.Since(t.start)})
+		}
+		if c.Tol > 0 && len(h.Loss) > c.Window && !(dec > c.Tol) {
+			h.Stopped = fmt.Sprintf("converged: the loss summed over a pass fell by %.2g (relative) over %d passes ≤ tol %g", dec, c.Window, c.Tol)
+			break
+		}
+		if epoch == c.Epochs {
+			h.Stopped = fmt.Sprintf("max epochs: stopped at the cap of %d passes", c.Epochs)
+		}
+	}
+	return t.evaluate(src, keepS)
+}
+
+// joinBatches returns the columns of bs side by side.
+func joinBatches(bs []batch) batch {
+	if len(bs) == 1 {
+		return bs[0]
+	}
+	var out batch
+	for _, b := range bs {
+		out.cols = append(out.cols, b.cols...)
+	}
+	if bs[0].x.sparse != nil {
+		x := &tensor.Sparse{Rows: bs[0].x.sparse.Rows, Cols: len(out.cols), ColPtr: []int{0}}
+		for _, b := range bs {
+			s := b.x.sparse
+			x.RowIdx = append(x.RowIdx, s.RowIdx...)
+			x.Val = append(x.Val, s.Val...)
+			base := x.ColPtr[len(x.ColPtr)-1]
+			for _, p := range s.ColPtr[1:] {
+				x.ColPtr = append(x.ColPtr, base+p)
+			}
+		}
+		out.x.sparse = x
+		return out
+	}
+	x := tensor.New(bs[0].x.dense.Rows, len(out.cols))
+	at := 0
+	for _, b := range bs {
+		d := b.x.dense
+		for i := 0; i < d.Rows; i++ {
+			copy(x.Row(i)[at:at+d.Cols], d.Row(i))
+		}
+		at += d.Cols
+	}
+	out.x.dense = x
+	return out
+}
+
+// maxEntry is the largest entry of x (finite and nonnegative: checked).
+func maxEntry(x data) float64 {
+	var mx float64
+	vals := func() []float64 {
+		if x.sparse != nil {
+			return x.sparse.Val
+		}
+		return x.dense.Data
+	}()
+	for _, v := range vals {
+		mx = math.Max(mx, v)
+	}
+	return mx
+}
+
+func ratio(a, b int) float64 {
+	if b == 0 {
+		return math.NaN()
+	}
+	return float64(a) / float64(b)
+}
+
+// passSums accumulates one pass of mini-batch training: every batch's loss
+// and ‖X_b − A⁽⁰⁾⋯S_b‖², measured before its step, ‖X‖² and its largest
+// squared entry, and the classifier's hits.
+type passSums struct {
+	loss, sq, xsq, xmax                 float64
+	right, known, heldRight, held, cols int
+}
+
+// setBatch makes b the trainer's data: X, the labels of its columns and no
+// warm start (supports belong to columns, which change every batch).
+func (t *trainer) setBatch(b batch) error {
+	t.x, t.cols, t.warm = b.x, b.cols, nil
+	if t.cfg.Supervision != nil {
+		return t.setLabels()
+	}
+	return nil
+}
+
+// batchLabels returns the labels and known marks of the columns t.cols of
+// the supervision (all of them for full-batch training).
+func (t *trainer) batchLabels() ([]int, []bool) {
+	s := t.cfg.Supervision
+	if t.cols == nil {
+		return s.Labels, s.Known
+	}
+	labels, known := make([]int, len(t.cols)), make([]bool, len(t.cols))
+	for j, c := range t.cols {
+		labels[j] = s.Labels[c]
+		known[j] = s.Known == nil || s.Known[c]
+	}
+	return labels, known
+}
+
+// batchStep runs the forward and backward pass on the trainer's batch, adds
+// its numbers to p and steps. There is no trial step: a batch's loss is not
+// comparable with another's. Only a blow-up is caught: if the pass fails or
+// its loss is not finite after a step, the step is undone and the learning
+// rate cut tenfold (History.Backtracks).
+func (t *trainer) batchStep(p *passSums) error {
+	for tries := 0; ; tries++ {
+		t.tape.Reset()
+		f, res := t.forward(t.tape)
+		if n := t.resetCollinearFrom(res); n > 0 && tries < maxBacktracks {
+			t.hist.Collinear += n
+			continue
+		}
+		var loss, fit *autograd.Var
+		if t.cfg.CustomLoss != nil && t.tape.Err() == nil {
+			var err error
+			if loss, err = t.customLoss(f); err != nil {
+				return err
+			}
+			if loss == nil {
+				return fmt.Errorf("CustomLoss returned nil")
+			}
+			if t.cfg.Supervision != nil && !f.supervised {
+				return fmt.Errorf("%w: Supervision is set but CustomLoss does not add the label term: return f.AddSupervision(yourLoss), or drop Supervision", ErrConfig)
+			}
+		} else {
+			loss, fit = t.builtinLoss(f)
+		}
+		g, err := t.tape.Backward(loss)
+		lv := math.NaN()
+		if err == nil {
+			lv = loss.Value().Data[0]
+		}
+		if err != nil || math.IsNaN(lv) || math.IsInf(lv, 0) {
+			if !t.stepped || tries >= maxBacktracks {
+				if err == nil {
+					err = fmt.Errorf("loss is %v", lv)
+				}
+				return err
+			}
+			t.restore()
+			t.lrScale *= shrinkBlowUp
+			for _, o := range t.adams {
+				o.LR *= shrinkBlowUp
+			}
+			for _, o := range t.gds {
+				o.LR *= shrinkBlowUp
+			}
+			t.hist.Backtracks++
+			continue
+		}
+		t.stepped = false
+		p.loss += lv
+		if fit != nil {
+			p.sq += math.Max(fit.Value().Data[0], 0)
+		} else {
+			p.sq += t.x.sqErr(f.A[0].Value(), belowFirst(f).Value())
+		}
+		xn := t.x.norm()
+		p.xsq += xn * xn
+		p.xmax = math.Max(p.xmax, maxEntry(t.x)*maxEntry(t.x))
+		p.cols += len(t.cols)
+		if f.B != nil {
+			pred := Predict(f.B.Value(), f.S[len(f.S)-1].Value())
+			for j, l := range t.labels {
+				if l >= 0 {
+					p.known++
+					if pred[j] == l {
+						p.right++
+					}
+				}
+				if h := t.held[j]; h >= 0 {
+					p.held++
+					if pred[j] == h {
+						p.heldRight++
+					}
+				}
+			}
+		}
+		grads := make([]*tensor.Dense, 0, len(f.A)+1)
+		for i := range t.params() {
+			if i < len(f.A) {
+				grads = append(grads, g.Of(f.A[i]))
+			} else {
+				grads = append(grads, g.Of(f.B))
+			}
+		}
+		return t.step(grads)
+	}
+}
+
+// evaluate runs one more pass with the final A: History.FinalRelError, B
+// for the least-squares classifier (from the pass's sufficient statistics
+// (Z∘Y)Sᵀ and SSᵀ: B = (Z∘Y)S† = (Z∘Y)Sᵀ(SSᵀ)†), and S when keepS.
+func (t *trainer) evaluate(src batchSource, keepS bool) (*Model, error) {
+	h := t.hist
+	h.LRScale = t.lrScale
+	m := &Model{cfg: t.cfg}
+	for _, a := range t.a {
+		m.A = append(m.A, a.Clone())
+	}
+	_, cols := src.dims()
+	if keepS {
+		for _, a := range t.a {
+			m.S = append(m.S, tensor.New(a.Cols, cols))
+		}
+	}
+	ls := t.cfg.Supervision != nil && t.cfg.Supervision.Classifier == LeastSquares
+	var zyS, sS *tensor.Dense
+	if ls {
+		k := t.a[len(t.a)-1].Cols
+		zyS, sS = tensor.New(t.cfg.Supervision.Classes, k), tensor.New(k, k)
+	}
+	if err := src.rewind(len(h.Loss)); err != nil {
+		return nil, fmt.Errorf("neuralnmf: final pass: %w", err)
+	}
+	var sq float64
+	tape := autograd.NewTape()
+	for {
+		b, err := src.next(t.cfg.BatchSize)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("neuralnmf: final pass: %w", err)
+		}
+		if err := t.setBatch(b); err != nil {
+			return nil, err
+		}
+		tape.Reset()
+		f, _ := t.forward(tape)
+		if err := tape.Err(); err != nil {
+			return nil, fmt.Errorf("neuralnmf: final pass, columns from %d: %w", b.cols[0]+1, err)
+		}
+		sq += t.x.sqErr(t.a[0], belowFirst(f).Value())
+		sTop := f.S[len(f.S)-1].Value()
+		if ls {
+			zy := tensor.New(t.y.Rows, t.y.Cols)
+			tensor.Mul(zy, t.z, t.y)
+			tensor.Gemm(false, true, 1, zy, sTop, 1, zyS)
+			tensor.Gemm(false, true, 1, sTop, sTop, 1, sS)
+		}
+		if keepS {
+			for l, s := range f.S {
+				v := s.Value()
+				for i := 0; i < v.Rows; i++ {
+					src, dst := v.Row(i), m.S[l].Row(i)
+					for j, c := range b.cols {
+						dst[c] = src[j]
+					}
+				}
+			}
+		}
+	}
+	h.FinalRelError = math.Sqrt(sq) / t.xNorm
+	m.History = h
+	switch {
+	case ls:
+		pinv := ops.Pinv(tape.Const(sS))
+		if err := tape.Err(); err != nil {
+			return nil, fmt.Errorf("neuralnmf: final pass: the classifier: %w", err)
+		}
+		m.B = tensor.MatMul(false, false, zyS, pinv.Value())
+	case t.b != nil:
+		m.B = t.b.Clone()
+	}
+	return m, nil
+}
