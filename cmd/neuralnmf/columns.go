@@ -350,21 +350,34 @@ func checkNonnegative(path string, x *matio.Matrix) error {
 // -labels (a file of class numbers) or -label-field (class names mapped
 // through the model's), or nil when neither is given. Labels the model
 // does not know are unknown (-1); stderr says so.
+// readTrueLabels reads -labels for cols columns (of from): each a class of
+// model m, or -1.
+func readTrueLabels(labelsPath string, cols int, from string, m *neuralnmf.Model) ([]int, error) {
+	y, err := matio.ReadLabelsFile(labelsPath)
+	if err != nil {
+		return nil, err
+	}
+	if len(y) != cols {
+		return nil, fmt.Errorf("-labels %s: %d labels for the %d columns of %s", labelsPath, len(y), cols, from)
+	}
+	for i, l := range y {
+		if l < -1 || l >= m.B.Rows {
+			return nil, fmt.Errorf("-labels %s: line %d is %d: want a class 0..%d of the model, or -1 for unknown", labelsPath, i+1, l, m.B.Rows-1)
+		}
+	}
+	if !slices.ContainsFunc(y, func(l int) bool { return l >= 0 }) {
+		return nil, errors.New("no column has a known label of the model's classes: nothing to score")
+	}
+	return y, nil
+}
+
 func trueLabels(labelsPath string, c *newColumns, m *neuralnmf.Model, stderr io.Writer) ([]int, error) {
 	var y []int
 	switch {
 	case labelsPath != "":
 		var err error
-		if y, err = matio.ReadLabelsFile(labelsPath); err != nil {
+		if y, err = readTrueLabels(labelsPath, len(c.empty), c.from, m); err != nil {
 			return nil, err
-		}
-		if len(y) != len(c.empty) {
-			return nil, fmt.Errorf("-labels %s: %d labels for the %d columns of %s", labelsPath, len(y), len(c.empty), c.from)
-		}
-		for i, l := range y {
-			if l < -1 || l >= m.B.Rows {
-				return nil, fmt.Errorf("-labels %s: line %d is %d: want a class 0..%d of the model, or -1 for unknown", labelsPath, i+1, l, m.B.Rows-1)
-			}
 		}
 	case c.labels != nil:
 		var unknown []string

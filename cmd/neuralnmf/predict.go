@@ -18,6 +18,7 @@ import (
 func runPredict(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("predict", flag.ContinueOnError)
 	in := addColumnFlags(fs, "model file from 'neuralnmf fit' trained with labels (required)", true, true)
+	batch := fs.Int("batch-size", 0, batchSizeHelp)
 	labelsPath := fs.String("labels", "", "true class of each column (0..P-1, -1 unknown): print accuracy, per-class precision and recall, and the confusion matrix")
 	out := fs.String("o", "", "output .csv: column number (or id), class (-1: no word of the vocabulary), class name, then one score per class (required)")
 	fs.Usage = func() {
@@ -55,6 +56,12 @@ Flags:
 	if m.B == nil {
 		return fmt.Errorf("-model %s was trained without labels, so it cannot predict classes (train it with -labels or -label-field)", *in.model)
 	}
+	if *batch < 0 || (*batch > 0 && (*in.x == "" || !isMatrixMarket(*in.x))) {
+		return usageError{errors.New("-batch-size streams a .mtx or .mtx.gz -x, with a positive number of columns per block")}
+	}
+	if *batch > 0 {
+		return predictStream(m, *in.x, *labelsPath, *out, *batch, stdout, stderr)
+	}
 	cols, err := in.read(m, stderr)
 	if err != nil {
 		return err
@@ -78,6 +85,54 @@ Flags:
 	}
 	fmt.Fprintf(stdout, "wrote predicted classes of %d columns (%d classes) to %s\n", len(pred), scores.Rows, *out)
 	if y != nil {
+		writeScores(stdout, y, pred, classNames(m))
+	}
+	return nil
+}
+
+// predictStream is predict with -batch-size: blocks of -x are classified
+// and written as they are read; only the predicted classes (one int per
+// column) are kept, for scoring against -labels.
+func predictStream(m *neuralnmf.Model, xPath, labelsPath, out string, batch int, stdout, stderr io.Writer) error {
+	head := []string{"column", "class"}
+	if m.ClassNames != nil {
+		head = append(head, "class_name")
+	}
+	for p := 0; p < m.B.Rows; p++ {
+		head = append(head, fmt.Sprintf("score_%d", p))
+	}
+	var pred []int
+	st, err := streamRows(xPath, out, batch, m, head, func(first int, s []*tensor.Dense, empty []bool) [][]string {
+		scores := tensor.MatMul(false, false, m.B, s[len(s)-1])
+		p := neuralnmf.Predict(m.B, s[len(s)-1])
+		recs := make([][]string, len(p))
+		for j, c := range p {
+			if empty[j] {
+				c = -1
+			}
+			pred = append(pred, c)
+			rec := []string{strconv.Itoa(first + j + 1), strconv.Itoa(c)}
+			if m.ClassNames != nil {
+				name := ""
+				if c >= 0 {
+					name = m.ClassNames[c]
+				}
+				rec = append(rec, name)
+			}
+			recs[j] = formatColumn(rec, scores, j)
+		}
+		return recs
+	})
+	if err != nil {
+		return err
+	}
+	st.warn(stderr, xPath, "their class is written as -1")
+	fmt.Fprintf(stdout, "wrote predicted classes of %d columns (%d classes) to %s (streamed in blocks of %d)\n", st.cols, m.B.Rows, out, batch)
+	if labelsPath != "" {
+		y, err := readTrueLabels(labelsPath, st.cols, "-x "+xPath, m)
+		if err != nil {
+			return err
+		}
 		writeScores(stdout, y, pred, classNames(m))
 	}
 	return nil

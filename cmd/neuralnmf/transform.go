@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"encoding/csv"
 	"flag"
 	"fmt"
@@ -17,6 +18,7 @@ func runTransform(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("transform", flag.ContinueOnError)
 	in := addColumnFlags(fs, "model file from 'neuralnmf fit' (required)", false, true)
 	layer := fs.Int("layer", 0, "layer whose S to write, 1..L (default: the last)")
+	batch := fs.Int("batch-size", 0, batchSizeHelp+"; the table's rows are column, topic_1, …")
 	out := fs.String("o", "", "output file for S: .csv or .mtx (k × columns); with -id-field a .csv table, one row per document: id, then its weight on each topic (required)")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, `Usage: neuralnmf transform -model m.nnmf -x X.mtx -o S.csv [flags]
@@ -43,6 +45,9 @@ Flags:
 	if !strings.HasSuffix(*out, ".csv") && !strings.HasSuffix(*out, ".mtx") {
 		return usageError{fmt.Errorf("-o %s: want a .csv or .mtx file (gzip is not written)", *out)}
 	}
+	if *batch < 0 || (*batch > 0 && (*in.x == "" || !isMatrixMarket(*in.x) || !strings.HasSuffix(*out, ".csv"))) {
+		return usageError{errors.New("-batch-size streams a .mtx or .mtx.gz -x into a .csv -o, with a positive number of columns per block")}
+	}
 	m, err := in.loadModel()
 	if err != nil {
 		return err
@@ -53,6 +58,26 @@ Flags:
 	}
 	if *layer < 1 || *layer > L {
 		return usageError{fmt.Errorf("-layer %d: the model has layers 1..%d", *layer, L)}
+	}
+	if *batch > 0 {
+		head := []string{"column"}
+		for i := 0; i < m.A[*layer-1].Cols; i++ {
+			head = append(head, fmt.Sprintf("topic_%d", i+1))
+		}
+		st, err := streamRows(*in.x, *out, *batch, m, head, func(first int, s []*tensor.Dense, _ []bool) [][]string {
+			sl := s[*layer-1]
+			recs := make([][]string, sl.Cols)
+			for j := range recs {
+				recs[j] = formatColumn([]string{strconv.Itoa(first + j + 1)}, sl, j)
+			}
+			return recs
+		})
+		if err != nil {
+			return err
+		}
+		st.warn(stderr, *in.x, "their S is 0")
+		fmt.Fprintf(stdout, "wrote S%d, the layer-%d weights of %d columns, one row per column, to %s (streamed in blocks of %d)\n", *layer, *layer, st.cols, *out, *batch)
+		return nil
 	}
 	cols, err := in.read(m, stderr)
 	if err != nil {

@@ -1,0 +1,94 @@
+// Command gencorpus writes a generated corpus (internal/gencorpus, the
+// large-scale benchmark's) as a Matrix Market file sorted by column, and
+// its groups as a label file, never holding the corpus:
+//
+//	go run ./bench/gencorpus -docs 1000000 -o /tmp/corpus.mtx.gz -labels /tmp/groups.txt
+package main
+
+import (
+	"bufio"
+	"compress/gzip"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/neuralnmf/neuralnmf/internal/gencorpus"
+	"github.com/neuralnmf/neuralnmf/matio"
+)
+
+func main() {
+	docs := flag.Int("docs", 1000000, "documents")
+	words := flag.Int("words", 100000, "vocabulary size")
+	seed := flag.Uint64("seed", 1, "seed")
+	out := flag.String("o", "", "output .mtx or .mtx.gz (required)")
+	labels := flag.String("labels", "", "optional output: each document's group, one per line")
+	flag.Parse()
+	if err := run(*docs, *words, *seed, *out, *labels); err != nil {
+		fmt.Fprintln(os.Stderr, "gencorpus:", err)
+		os.Exit(1)
+	}
+}
+
+func run(docs, words int, seed uint64, out, labels string) error {
+	if out == "" {
+		return fmt.Errorf("-o is required")
+	}
+	s := gencorpus.Default(docs)
+	s.Words, s.Seed = words, seed
+	c, err := gencorpus.New(s)
+	if err != nil {
+		return err
+	}
+	nnz := 0
+	for j := 0; j < docs; j++ { // a counting pass: the header comes first
+		r, _ := c.Document(j)
+		nnz += len(r)
+	}
+	err = matio.WriteAtomic(out, func(f *os.File) error {
+		var w io.Writer = f
+		var z *gzip.Writer
+		if strings.HasSuffix(out, ".gz") {
+			z, _ = gzip.NewWriterLevel(f, gzip.BestSpeed)
+			w = z
+		}
+		bw := bufio.NewWriterSize(w, 1<<20)
+		fmt.Fprintf(bw, "%%%%MatrixMarket matrix coordinate real general\n%% gencorpus %+v\n%d %d %d\n", s, words, docs, nnz)
+		var line []byte
+		for j := 0; j < docs; j++ {
+			r, v := c.Document(j)
+			for i := range r {
+				line = strconv.AppendInt(line[:0], int64(r[i]+1), 10)
+				line = append(line, ' ')
+				line = strconv.AppendInt(line, int64(j+1), 10)
+				line = append(line, ' ')
+				line = strconv.AppendFloat(line, v[i], 'g', 8, 64)
+				line = append(line, '\n')
+				bw.Write(line)
+			}
+		}
+		if err := bw.Flush(); err != nil {
+			return err
+		}
+		if z != nil {
+			return z.Close()
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if labels != "" {
+		err = matio.WriteAtomic(labels, func(f *os.File) error {
+			bw := bufio.NewWriter(f)
+			for j := 0; j < docs; j++ {
+				fmt.Fprintln(bw, c.Group(j))
+			}
+			return bw.Flush()
+		})
+	}
+	fmt.Printf("wrote %s: %d words × %d documents, %d entries\n", out, words, docs, nnz)
+	return err
+}

@@ -1,0 +1,111 @@
+package main
+
+import (
+	"bufio"
+	"encoding/csv"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/neuralnmf/neuralnmf/matio"
+	"github.com/neuralnmf/neuralnmf/tensor"
+)
+
+// writeCorpus writes a 2-group block corpus of m columns (groups in
+// random order) as a column-sorted .mtx.gz, the same entries in reverse
+// order as a plain .mtx, and the groups as labels.
+func writeCorpus(t *testing.T, dir string, m int) {
+	rng := tensor.NewRand(9)
+	x := tensor.New(30, m)
+	y := make([]string, m)
+	for j := 0; j < m; j++ {
+		g := rng.IntN(2)
+		y[j] = fmt.Sprint(g)
+		for i := 0; i < 30; i++ {
+			if i/15 == g {
+				x.Set(i, j, 1+rng.Float64())
+			} else if rng.Float64() < 0.1 {
+				x.Set(i, j, 0.1*rng.Float64())
+			}
+		}
+	}
+	sp := tensor.SparseFromDense(x)
+	require.NoError(t, matio.WriteAtomic(filepath.Join(dir, "x.mtx"), func(f *os.File) error {
+		return matio.WriteMatrixMarket(f, &matio.Matrix{Sparse: sp})
+	}))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "y.txt"), []byte(strings.Join(y, "\n")+"\n"), 0o644))
+	// The same entries, last column first: not streamable.
+	lines := strings.Split(strings.TrimSpace(string(must(os.ReadFile(filepath.Join(dir, "x.mtx"))))), "\n")
+	body := lines[2:]
+	for i, j := 0, len(body)-1; i < j; i, j = i+1, j-1 {
+		body[i], body[j] = body[j], body[i]
+	}
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "rev.mtx"), []byte(strings.Join(append(lines[:2], body...), "\n")+"\n"), 0o644))
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+func readCSV(t *testing.T, path string) [][]string {
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	recs, err := csv.NewReader(bufio.NewReader(f)).ReadAll()
+	require.NoError(t, err)
+	return recs
+}
+
+// The streamed workflow: an unsorted file is refused with the convert
+// command, convert sorts it, fit -batch-size streams it (and with labels),
+// transform and predict -batch-size stream new columns into CSV rows that
+// equal the in-memory commands' results.
+func TestStreamedWorkflow(t *testing.T) {
+	dir := t.TempDir()
+	p := func(n string) string { return filepath.Join(dir, n) }
+	writeCorpus(t, dir, 1500)
+	code, _, errOut := cli(t, "fit", "-x", p("rev.mtx"), "-ranks", "4,2", "-batch-size", "100", "-o", p("m.nnmf"), "-quiet")
+	require.Equal(t, exitData, code)
+	require.Contains(t, errOut, "entries are not sorted by column")
+	require.Contains(t, errOut, "neuralnmf convert -x "+p("rev.mtx"))
+	code, out, errOut := cli(t, "convert", "-x", p("rev.mtx"), "-o", p("sorted.mtx.gz"), "-memory", "1")
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, "sorted by column")
+
+	code, out, errOut = cli(t, "fit", "-x", p("sorted.mtx.gz"), "-ranks", "4,2", "-batch-size", "100", "-labels", p("y.txt"), "-o", p("m.nnmf"), "-quiet")
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, "passes of mini-batches")
+	require.Contains(t, out, "train accuracy 1.000")
+
+	// Streamed transform and predict equal the in-memory commands.
+	code, _, errOut = cli(t, "transform", "-model", p("m.nnmf"), "-x", p("x.mtx"), "-batch-size", "64", "-o", p("s.csv"))
+	require.Equal(t, 0, code, errOut)
+	code, _, errOut = cli(t, "transform", "-model", p("m.nnmf"), "-x", p("x.mtx"), "-o", p("s_whole.csv"))
+	require.Equal(t, 0, code, errOut)
+	rows, whole := readCSV(t, p("s.csv")), readCSV(t, p("s_whole.csv"))
+	require.Equal(t, []string{"column", "topic_1", "topic_2"}, rows[0])
+	require.Len(t, rows, 1501)
+	for j := 1; j <= 1500; j++ {
+		require.Equal(t, fmt.Sprint(j), rows[j][0])
+		for i := 0; i < 2; i++ {
+			require.Equal(t, whole[i][j-1], rows[j][i+1], "column %d, topic %d", j, i+1)
+		}
+	}
+	code, out, errOut = cli(t, "predict", "-model", p("m.nnmf"), "-x", p("x.mtx"), "-batch-size", "64", "-labels", p("y.txt"), "-o", p("pred.csv"))
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, "accuracy 1.0000 (1500 of 1500 labelled columns)")
+	code, _, errOut = cli(t, "predict", "-model", p("m.nnmf"), "-x", p("x.mtx"), "-o", p("pred_whole.csv"))
+	require.Equal(t, 0, code, errOut)
+	require.Equal(t, readCSV(t, p("pred_whole.csv")), readCSV(t, p("pred.csv")))
+
+	code, _, errOut = cli(t, "transform", "-model", p("m.nnmf"), "-x", p("x.mtx"), "-batch-size", "64", "-o", p("s.mtx"))
+	require.Equal(t, exitUsage, code)
+	require.Contains(t, errOut, "-batch-size streams a .mtx or .mtx.gz -x into a .csv -o")
+}
