@@ -55,7 +55,7 @@ func New(s Spec) (*Corpus, error) {
 	if s.Words < t || s.Docs < 1 || t < 1 || s.DocLen < 2 || s.Mix < 0 || s.Background < 0 || s.Mix+s.Background >= 1 {
 		return nil, fmt.Errorf("gencorpus: invalid spec %+v", s)
 	}
-	c := &Corpus{s: s, topicCum: zipf(s.Words/t), bgCum: zipf(s.Words)}
+	c := &Corpus{s: s, topicCum: zipf(s.Words / t), bgCum: zipf(s.Words)}
 	c.bgPerm = rand.New(rand.NewPCG(s.Seed, 0x6267)).Perm(s.Words)
 	return c, nil
 }
