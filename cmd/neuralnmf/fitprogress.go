@@ -157,8 +157,13 @@ func describeConfig(c neuralnmf.Config) string {
 	if r.Restarts > 1 {
 		fmt.Fprintf(&b, ", -restarts %d (%d epochs each)", r.Restarts, r.BurnIn)
 	}
+	epochs := "epochs"
+	if r.BatchSize > 0 {
+		epochs = "passes"
+		fmt.Fprintf(&b, ", -batch-size %d", r.BatchSize)
+	}
 	if r.Tol > 0 {
-		fmt.Fprintf(&b, "; stops when the loss falls by less than -tol %g (relative) over -window %d epochs, or at -epochs %d", r.Tol, r.Window, r.Epochs)
+		fmt.Fprintf(&b, "; stops when the loss falls by less than -tol %g (relative) over -window %d %s, or at -epochs %d", r.Tol, r.Window, epochs, r.Epochs)
 	} else {
 		fmt.Fprintf(&b, "; runs -epochs %d (no tolerance)", r.Epochs)
 	}
