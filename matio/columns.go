@@ -41,13 +41,19 @@ type ColumnReader struct {
 	passes     int
 }
 
+// IsMatrixMarket reports whether path names a Matrix Market file: .mtx or
+// .mtx.gz, in any case.
+func IsMatrixMarket(path string) bool {
+	return strings.HasSuffix(strings.TrimSuffix(strings.ToLower(path), ".gz"), ".mtx")
+}
+
 // OpenColumns opens path for streaming with the default Limits, except
 // that the number of entries is not bounded (only a block is held). It
 // returns an error for an unreadable file, a malformed header, an array
 // file, a symmetric one or a field other than real, integer or pattern.
 func OpenColumns(path string) (*ColumnReader, error) {
 	r := &ColumnReader{path: path, lim: Limits{MaxEntries: int(^uint(0) >> 1)}.resolve()}
-	if base := strings.TrimSuffix(path, ".gz"); !strings.HasSuffix(base, ".mtx") {
+	if !IsMatrixMarket(path) {
 		return nil, fmt.Errorf("%s: only Matrix Market coordinate files (.mtx, .mtx.gz) are streamed", path)
 	}
 	if err := r.Rewind(); err != nil {
@@ -122,7 +128,8 @@ func (r *ColumnReader) Next(n int) (*tensor.Sparse, error) {
 		return nil, fmt.Errorf("%s: a block of %d columns", r.path, n)
 	}
 	if r.col >= r.h.cols {
-		if err := r.finish(); err != nil {
+		// Every entry was read with the last block: only comments may follow.
+		if err := trailing(r.ls, r.path); err != nil {
 			return nil, err
 		}
 		return nil, io.EOF
@@ -172,13 +179,4 @@ func (r *ColumnReader) Next(n int) (*tensor.Sparse, error) {
 	}
 	r.col = end
 	return s, nil
-}
-
-// finish checks, at the end of a pass, that nothing but comments follows
-// the entries.
-func (r *ColumnReader) finish() error {
-	if r.read < r.h.nnz || r.pending != nil {
-		return nil // unreachable: entries beyond the last column are range errors
-	}
-	return trailing(r.ls, r.path)
 }

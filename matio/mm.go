@@ -200,52 +200,19 @@ func nextEntry(ls *lines, name string, rows, cols, fields, read, nnz int) (e ten
 }
 
 func readArray(ls *lines, name string, rows, cols int, sym string) (*Matrix, error) {
-	// Values are column-major; symmetric arrays store the lower triangle
-	// (skew-symmetric: strictly lower). Positions are generated as values
-	// arrive, so memory grows with the data, not with the declared size.
-	start := func(j int) int {
-		switch sym {
-		case "symmetric":
-			return j
-		case "skew-symmetric":
-			return j + 1
-		}
-		return 0
-	}
-	total := 0
-	for j := 0; j < cols; j++ {
-		total += max(0, rows-start(j))
-	}
-	vals := make([]float64, 0, min(total, 1<<20))
-	for len(vals) < total {
-		line, ok := ls.next()
-		if !ok {
-			if err := ls.err(); err != nil {
-				return nil, err
-			}
-			return nil, formatErr(name, ls.n+1, "file ends after %d of %d values", len(vals), total)
-		}
-		t := strings.TrimSpace(line)
-		if t == "" || strings.HasPrefix(t, "%") {
-			continue
-		}
-		f := strings.Fields(t)
-		if len(f) != 1 {
-			return nil, formatErr(name, ls.n, "array entry has %d fields, want 1", len(f))
-		}
-		v, err := parseFloat(f[0])
-		if err != nil {
-			return nil, formatErr(name, ls.n, "value %q: %v", trunc(f[0]), err)
-		}
+	// Positions are generated as values arrive, so memory grows with the
+	// data, not with the declared size.
+	var vals []float64
+	if err := arrayValues(ls, name, rows, cols, sym, func(_, _ int, v float64) error {
 		vals = append(vals, v)
-	}
-	if err := trailing(ls, name); err != nil {
+		return nil
+	}); err != nil {
 		return nil, err
 	}
 	d := tensor.New(rows, cols)
 	p := 0
 	for j := 0; j < cols; j++ {
-		for i := start(j); i < rows; i++ {
+		for i := arrayStart(sym, j); i < rows; i++ {
 			v := vals[p]
 			p++
 			d.Set(i, j, v)
@@ -258,6 +225,61 @@ func readArray(ls *lines, name string, rows, cols int, sym string) (*Matrix, err
 		}
 	}
 	return &Matrix{Dense: d}, nil
+}
+
+// arrayStart is the first stored row of column j of an array file: values
+// are column-major, and symmetric arrays store the lower triangle
+// (skew-symmetric: strictly lower).
+func arrayStart(sym string, j int) int {
+	switch sym {
+	case "symmetric":
+		return j
+	case "skew-symmetric":
+		return j + 1
+	}
+	return 0
+}
+
+// arrayValues reads the values of an array file after its size line,
+// calling put with each one and its 0-based position (the stored
+// positions, in file order), then checks that nothing but comments
+// follows.
+func arrayValues(ls *lines, name string, rows, cols int, sym string, put func(i, j int, v float64) error) error {
+	total := 0
+	for j := 0; j < cols; j++ {
+		total += max(0, rows-arrayStart(sym, j))
+	}
+	i, j := 0, 0
+	for read := 0; read < total; {
+		line, ok := ls.next()
+		if !ok {
+			if err := ls.err(); err != nil {
+				return err
+			}
+			return formatErr(name, ls.n+1, "file ends after %d of %d values", read, total)
+		}
+		t := strings.TrimSpace(line)
+		if t == "" || strings.HasPrefix(t, "%") {
+			continue
+		}
+		f := strings.Fields(t)
+		if len(f) != 1 {
+			return formatErr(name, ls.n, "array entry has %d fields, want 1", len(f))
+		}
+		v, err := parseFloat(f[0])
+		if err != nil {
+			return formatErr(name, ls.n, "value %q: %v", trunc(f[0]), err)
+		}
+		for i = max(i, arrayStart(sym, j)); i >= rows; i = arrayStart(sym, j) {
+			j++
+		}
+		if err := put(i, j, v); err != nil {
+			return err
+		}
+		read++
+		i++
+	}
+	return trailing(ls, name)
 }
 
 // trailing rejects data after the declared entries.

@@ -122,48 +122,9 @@ func SortByColumn(src, dst, tmpDir string, memBytes int) (SortStats, error) {
 // then checks that nothing but comments follows.
 func eachEntry(ls *lines, name string, h header, add func(tensor.Entry) error) error {
 	if h.layout == "array" {
-		i, j := 0, 0
-		start := func(j int) int {
-			switch h.sym {
-			case "symmetric":
-				return j
-			case "skew-symmetric":
-				return j + 1
-			}
-			return 0
-		}
-		for j < h.cols && start(j) >= h.rows {
-			j++
-		}
-		i = start(j)
-		for j < h.cols {
-			line, ok := ls.next()
-			if !ok {
-				if err := ls.err(); err != nil {
-					return err
-				}
-				return formatErr(name, ls.n+1, "file ends at row %d of column %d", i+1, j+1)
-			}
-			t := strings.TrimSpace(line)
-			if t == "" || strings.HasPrefix(t, "%") {
-				continue
-			}
-			v, err := parseFloat(t)
-			if err != nil {
-				return formatErr(name, ls.n, "value %q: %v", trunc(t), err)
-			}
-			if err := addMirrored(tensor.Entry{Row: i, Col: j, Val: v}, h.sym, add); err != nil {
-				return err
-			}
-			if i++; i == h.rows {
-				for j++; j < h.cols && start(j) >= h.rows; j++ {
-				}
-				if j < h.cols {
-					i = start(j)
-				}
-			}
-		}
-		return trailing(ls, name)
+		return arrayValues(ls, name, h.rows, h.cols, h.sym, func(i, j int, v float64) error {
+			return addMirrored(tensor.Entry{Row: i, Col: j, Val: v}, h.sym, add)
+		})
 	}
 	fields := 3
 	if h.pattern {

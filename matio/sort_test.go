@@ -27,6 +27,8 @@ func TestSortByColumn(t *testing.T) {
 		{"coordinate", body.String()},
 		{"symmetric", "%%MatrixMarket matrix coordinate real symmetric\n3 3 3\n3 1 2\n1 1 1\n2 1 4\n"},
 		{"array", "%%MatrixMarket matrix array real general\n2 3\n1\n0\n0\n0\n5\n6\n"},
+		{"symmetric array", "%%MatrixMarket matrix array real symmetric\n3 3\n1\n2\n0\n3\n4\n5\n"},
+		{"skew-symmetric array", "%%MatrixMarket matrix array real skew-symmetric\n3 3\n2\n0\n4\n"},
 		{"pattern", "%%MatrixMarket matrix coordinate pattern general\n2 2 2\n2 2\n1 1\n"},
 	}
 	for _, c := range cases {

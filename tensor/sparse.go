@@ -119,6 +119,23 @@ func (s *Sparse) Column(j int) ([]int, []float64) {
 	return s.RowIdx[lo:hi], s.Val[lo:hi]
 }
 
+// SelectColumns returns a new matrix of the columns cols of s, in that
+// order (a column may repeat). It panics if an index is out of range.
+func (s *Sparse) SelectColumns(cols []int) *Sparse {
+	nnz := 0
+	for _, c := range cols {
+		nnz += s.ColPtr[c+1] - s.ColPtr[c]
+	}
+	out := &Sparse{Rows: s.Rows, Cols: len(cols), ColPtr: make([]int, len(cols)+1), RowIdx: make([]int, 0, nnz), Val: make([]float64, 0, nnz)}
+	for j, c := range cols {
+		p0, p1 := s.ColPtr[c], s.ColPtr[c+1]
+		out.RowIdx = append(out.RowIdx, s.RowIdx[p0:p1]...)
+		out.Val = append(out.Val, s.Val[p0:p1]...)
+		out.ColPtr[j+1] = len(out.Val)
+	}
+	return out
+}
+
 // CheckSparseData returns an error naming name and the offending entry if s
 // is empty (a zero dimension), has a negative or non-finite entry, or breaks
 // the CSC invariants.

@@ -166,3 +166,11 @@ func TestSparseParallelProducts(t *testing.T) {
 	require.Panics(t, func() { s.MulTAParallel(a, tensor.New(7, 699)) })
 	require.Panics(t, func() { s.MulDenseTParallel(1, u, 0, tensor.New(3000, 6)) })
 }
+
+func TestSparseSelectColumns(t *testing.T) {
+	d := tensor.MustFromRows([][]float64{{1, 0, 2}, {0, 3, 0}, {4, 0, 5}})
+	got := tensor.SparseFromDense(d).SelectColumns([]int{2, 0, 2, 1})
+	want := tensor.MustFromRows([][]float64{{2, 1, 2, 0}, {0, 0, 0, 3}, {5, 4, 5, 0}})
+	require.Equal(t, want.Data, got.Dense().Data)
+	require.Equal(t, 0, tensor.SparseFromDense(d).SelectColumns(nil).Cols)
+}

@@ -311,10 +311,16 @@ func readData(path, flag string, stderr io.Writer) (*matio.Matrix, error) {
 	if err := checkNonnegative(path, x); err != nil {
 		return nil, err
 	}
-	if x.Duplicates > 0 {
-		fmt.Fprintf(stderr, "warning: %s %s: %d entries repeat the row and column of an earlier one; they were summed into it (as scipy.io.mmread does)\n", flag, path, x.Duplicates)
-	}
+	warnDuplicates(stderr, flag+" "+path, x.Duplicates)
 	return x, nil
+}
+
+// warnDuplicates says, if n > 0, that n entries of the input from were
+// summed into an earlier entry at their position.
+func warnDuplicates(w io.Writer, from string, n int) {
+	if n > 0 {
+		fmt.Fprintf(w, "warning: %s: %d entries repeat the row and column of an earlier one; they were summed into it (as scipy.io.mmread does)\n", from, n)
+	}
 }
 
 // checkNonnegative reports the first negative entry of a data matrix read

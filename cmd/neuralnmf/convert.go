@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/neuralnmf/neuralnmf/matio"
 )
@@ -37,10 +36,10 @@ Flags:
 	if *in == "" || *out == "" {
 		return usageError{errors.New("-x and -o are required")}
 	}
-	if !isMatrixMarket(*in) {
+	if !matio.IsMatrixMarket(*in) {
 		return usageError{fmt.Errorf("-x %s: want a .mtx or .mtx.gz file", *in)}
 	}
-	if !isMatrixMarket(*out) || !strings.HasSuffix(*out, ".mtx") && !strings.HasSuffix(*out, ".mtx.gz") {
+	if !matio.IsMatrixMarket(*out) {
 		return usageError{fmt.Errorf("-o %s: want a .mtx or .mtx.gz file", *out)}
 	}
 	if *memMiB < 1 {

@@ -291,16 +291,11 @@ func (d *fitData) dims() (int, int) {
 	return d.x.Dims()
 }
 
-// isMatrixMarket reports whether path names a Matrix Market file.
-func isMatrixMarket(path string) bool {
-	return strings.HasSuffix(strings.TrimSuffix(strings.ToLower(path), ".gz"), ".mtx")
-}
-
 // read reads -x (or, with -batch-size, opens a coordinate -x for
 // streaming), or vectorises -text.
 func (f *fitFlags) read(prog *fitProgress, stderr io.Writer) (*fitData, error) {
 	if *f.textPath == "" {
-		if *f.batchSize > 0 && isMatrixMarket(*f.xPath) {
+		if *f.batchSize > 0 && matio.IsMatrixMarket(*f.xPath) {
 			r, err := matio.OpenColumns(*f.xPath)
 			if err == nil {
 				return &fitData{stream: r, from: "-x " + *f.xPath}, nil
@@ -437,8 +432,8 @@ func train(d *fitData, cfg neuralnmf.Config, prog *fitProgress, stderr io.Writer
 		d.stream.Close()
 		if err != nil {
 			err = fmt.Errorf("%s: %w", d.from, err)
-		} else if n := d.stream.Duplicates(); n > 0 {
-			fmt.Fprintf(stderr, "warning: %s: %d entries repeat the row and column of an earlier one; they were summed into it (as scipy.io.mmread does)\n", d.from, n)
+		} else {
+			warnDuplicates(stderr, d.from, d.stream.Duplicates())
 		}
 	case x.Sparse != nil:
 		model, err = neuralnmf.TrainSparse(x.Sparse, cfg)

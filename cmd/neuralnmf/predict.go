@@ -56,7 +56,7 @@ Flags:
 	if m.B == nil {
 		return fmt.Errorf("-model %s was trained without labels, so it cannot predict classes (train it with -labels or -label-field)", *in.model)
 	}
-	if *batch < 0 || (*batch > 0 && (*in.x == "" || !isMatrixMarket(*in.x))) {
+	if *batch < 0 || (*batch > 0 && (*in.x == "" || !matio.IsMatrixMarket(*in.x))) {
 		return usageError{errors.New("-batch-size streams a .mtx or .mtx.gz -x, with a positive number of columns per block")}
 	}
 	if *batch > 0 {
@@ -94,13 +94,7 @@ Flags:
 // and written as they are read; only the predicted classes (one int per
 // column) are kept, for scoring against -labels.
 func predictStream(m *neuralnmf.Model, xPath, labelsPath, out string, batch int, stdout, stderr io.Writer) error {
-	head := []string{"column", "class"}
-	if m.ClassNames != nil {
-		head = append(head, "class_name")
-	}
-	for p := 0; p < m.B.Rows; p++ {
-		head = append(head, fmt.Sprintf("score_%d", p))
-	}
+	head := predictionHead("column", m.ClassNames, m.B.Rows)
 	var pred []int
 	st, err := streamRows(xPath, out, batch, m, head, func(first int, s []*tensor.Dense, empty []bool) [][]string {
 		scores := tensor.MatMul(false, false, m.B, s[len(s)-1])
@@ -111,15 +105,7 @@ func predictStream(m *neuralnmf.Model, xPath, labelsPath, out string, batch int,
 				c = -1
 			}
 			pred = append(pred, c)
-			rec := []string{strconv.Itoa(first + j + 1), strconv.Itoa(c)}
-			if m.ClassNames != nil {
-				name := ""
-				if c >= 0 {
-					name = m.ClassNames[c]
-				}
-				rec = append(rec, name)
-			}
-			recs[j] = formatColumn(rec, scores, j)
+			recs[j] = predictionRecord(strconv.Itoa(first+j+1), c, m.ClassNames, scores, j)
 		}
 		return recs
 	})
@@ -156,37 +142,49 @@ func classNames(m *neuralnmf.Model) []string {
 func writePredictions(path string, cols *newColumns, ids bool, pred []int, scores *tensor.Dense, names []string) error {
 	return matio.WriteAtomic(path, func(f *os.File) error {
 		w := csv.NewWriter(f)
-		head := []string{"column", "class"}
+		first := "column"
 		if ids {
-			head[0] = "id"
+			first = "id"
 		}
-		if names != nil {
-			head = append(head, "class_name")
-		}
-		for p := 0; p < scores.Rows; p++ {
-			head = append(head, fmt.Sprintf("score_%d", p))
-		}
-		w.Write(head)
+		w.Write(predictionHead(first, names, scores.Rows))
 		for j, c := range pred {
-			rec := []string{strconv.Itoa(j + 1), strconv.Itoa(c)}
+			id := strconv.Itoa(j + 1)
 			if ids {
-				rec[0] = cols.names[j]
+				id = cols.names[j]
 			}
-			if names != nil {
-				name := ""
-				if c >= 0 {
-					name = names[c]
-				}
-				rec = append(rec, name)
-			}
-			for p := 0; p < scores.Rows; p++ {
-				rec = append(rec, strconv.FormatFloat(scores.At(p, j), 'g', -1, 64))
-			}
-			w.Write(rec)
+			w.Write(predictionRecord(id, c, names, scores, j))
 		}
 		w.Flush()
 		return w.Error()
 	})
+}
+
+// predictionHead is the header row of the predictions: first (what names
+// the column), class, class_name when the model names its classes, then
+// score_0 … score_{classes−1}.
+func predictionHead(first string, names []string, classes int) []string {
+	head := []string{first, "class"}
+	if names != nil {
+		head = append(head, "class_name")
+	}
+	for p := 0; p < classes; p++ {
+		head = append(head, fmt.Sprintf("score_%d", p))
+	}
+	return head
+}
+
+// predictionRecord is the row of column j, named id, predicted class c
+// (−1: none), under predictionHead.
+func predictionRecord(id string, c int, names []string, scores *tensor.Dense, j int) []string {
+	rec := []string{id, strconv.Itoa(c)}
+	if names != nil {
+		name := ""
+		if c >= 0 {
+			name = names[c]
+		}
+		rec = append(rec, name)
+	}
+	return formatColumn(rec, scores, j)
 }
 
 // writeScores prints accuracy over the columns with a known label (a

@@ -81,9 +81,7 @@ func streamRows(xPath, out string, batch int, m *neuralnmf.Model, head []string,
 // warn prints the warnings of a streamed run: repeated entries, and
 // columns without an entry (what says what was written for them).
 func (st streamed) warn(w io.Writer, xPath, what string) {
-	if st.duplicates > 0 {
-		fmt.Fprintf(w, "warning: -x %s: %d entries repeat the row and column of an earlier one; they were summed into it (as scipy.io.mmread does)\n", xPath, st.duplicates)
-	}
+	warnDuplicates(w, "-x "+xPath, st.duplicates)
 	if st.emptyCount > 0 {
 		fmt.Fprintf(w, "warning: %d of %d columns have no entry (columns %v): %s\n", st.emptyCount, st.cols, st.emptyCols, what)
 	}

@@ -45,7 +45,7 @@ Flags:
 	if !strings.HasSuffix(*out, ".csv") && !strings.HasSuffix(*out, ".mtx") {
 		return usageError{fmt.Errorf("-o %s: want a .csv or .mtx file (gzip is not written)", *out)}
 	}
-	if *batch < 0 || (*batch > 0 && (*in.x == "" || !isMatrixMarket(*in.x) || !strings.HasSuffix(*out, ".csv"))) {
+	if *batch < 0 || (*batch > 0 && (*in.x == "" || !matio.IsMatrixMarket(*in.x) || !strings.HasSuffix(*out, ".csv"))) {
 		return usageError{errors.New("-batch-size streams a .mtx or .mtx.gz -x into a .csv -o, with a positive number of columns per block")}
 	}
 	m, err := in.loadModel()
@@ -60,11 +60,7 @@ Flags:
 		return usageError{fmt.Errorf("-layer %d: the model has layers 1..%d", *layer, L)}
 	}
 	if *batch > 0 {
-		head := []string{"column"}
-		for i := 0; i < m.A[*layer-1].Cols; i++ {
-			head = append(head, fmt.Sprintf("topic_%d", i+1))
-		}
-		st, err := streamRows(*in.x, *out, *batch, m, head, func(first int, s []*tensor.Dense, _ []bool) [][]string {
+		st, err := streamRows(*in.x, *out, *batch, m, topicHead("column", m.A[*layer-1].Cols), func(first int, s []*tensor.Dense, _ []bool) [][]string {
 			sl := s[*layer-1]
 			recs := make([][]string, sl.Cols)
 			for j := range recs {
@@ -101,22 +97,24 @@ Flags:
 	return nil
 }
 
+// topicHead is the header row of a table with one row per column: first
+// (what names the column), then topic_1 … topic_k.
+func topicHead(first string, k int) []string {
+	head := []string{first}
+	for i := 0; i < k; i++ {
+		head = append(head, fmt.Sprintf("topic_%d", i+1))
+	}
+	return head
+}
+
 // writeTopicTable writes S as a CSV table with a header row: one row per
 // column of S, its id, then its weight on each topic.
 func writeTopicTable(path string, ids []string, s *tensor.Dense) error {
 	return matio.WriteAtomic(path, func(f *os.File) error {
 		w := csv.NewWriter(f)
-		rec := []string{"id"}
-		for i := 0; i < s.Rows; i++ {
-			rec = append(rec, fmt.Sprintf("topic_%d", i+1))
-		}
-		w.Write(rec)
+		w.Write(topicHead("id", s.Rows))
 		for j := 0; j < s.Cols; j++ {
-			rec = append(rec[:0], ids[j])
-			for i := 0; i < s.Rows; i++ {
-				rec = append(rec, strconv.FormatFloat(s.At(i, j), 'g', -1, 64))
-			}
-			w.Write(rec)
+			w.Write(formatColumn([]string{ids[j]}, s, j))
 		}
 		w.Flush()
 		return w.Error()

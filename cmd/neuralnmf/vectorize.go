@@ -185,7 +185,7 @@ Flags:
 			return err
 		}
 	}
-	if base := strings.TrimSuffix(strings.ToLower(*out), ".gz"); !strings.HasSuffix(base, ".mtx") {
+	if !matio.IsMatrixMarket(*out) {
 		return usageError{fmt.Errorf("-o %s: want a Matrix Market file, .mtx or .mtx.gz (a TF-IDF matrix is sparse; fit, transform and predict read it)", *out)}
 	}
 	var v *text.Vectorizer

@@ -99,17 +99,7 @@ func Generated(f defaults.Family, seed uint64) Data {
 func Start(x *tensor.Sparse, ranks []int, sample int, seed uint64) ([]*tensor.Dense, error) {
 	cols := tensor.NewRand(seed ^ 0x5a5a).Perm(x.Cols)[:min(sample, x.Cols)]
 	sort.Ints(cols)
-	var es []tensor.Entry
-	for j, c := range cols {
-		r, v := x.Column(c)
-		for i := range r {
-			es = append(es, tensor.Entry{Row: r[i], Col: j, Val: v[i]})
-		}
-	}
-	s, err := tensor.NewSparse(x.Rows, len(cols), es)
-	if err != nil {
-		return nil, err
-	}
+	s := x.SelectColumns(cols)
 	h, err := ssnmf.HNMFSparse(s, ranks, nil, &ssnmf.Options{Seed: seed})
 	if err != nil {
 		return nil, err

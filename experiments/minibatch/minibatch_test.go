@@ -25,16 +25,7 @@ func news20(t *testing.T) (all, valid, test minibatch.Data) {
 	perm := tensor.NewRand(20).Perm(x.Cols)
 	half := func(cols []int) *tensor.Sparse {
 		sort.Ints(cols)
-		var es []tensor.Entry
-		for j, c := range cols {
-			r, v := x.Column(c)
-			for i := range r {
-				es = append(es, tensor.Entry{Row: r[i], Col: j, Val: v[i]})
-			}
-		}
-		s, err := tensor.NewSparse(x.Rows, len(cols), es)
-		require.NoError(t, err)
-		return s
+		return x.SelectColumns(cols)
 	}
 	ranks := []int{20, 10}
 	return minibatch.Data{Name: "20news-train", X: x, Ranks: ranks, Seed: 1},

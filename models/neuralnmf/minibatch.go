@@ -115,7 +115,7 @@ func (s *memSource) next(size int) (batch, error) {
 	cols := s.perm[s.pos:min(s.pos+size, len(s.perm))]
 	s.pos += len(cols)
 	if s.x.sparse != nil {
-		return batch{x: data{sparse: gatherSparse(s.x.sparse, cols)}, cols: cols}, nil
+		return batch{x: data{sparse: s.x.sparse.SelectColumns(cols)}, cols: cols}, nil
 	}
 	d := tensor.New(s.x.dense.Rows, len(cols))
 	for i := 0; i < d.Rows; i++ {
@@ -125,22 +125,6 @@ func (s *memSource) next(size int) (batch, error) {
 		}
 	}
 	return batch{x: data{dense: d}, cols: cols}, nil
-}
-
-// gatherSparse returns the columns cols of x, in that order.
-func gatherSparse(x *tensor.Sparse, cols []int) *tensor.Sparse {
-	nnz := 0
-	for _, c := range cols {
-		nnz += x.ColPtr[c+1] - x.ColPtr[c]
-	}
-	out := &tensor.Sparse{Rows: x.Rows, Cols: len(cols), ColPtr: make([]int, len(cols)+1), RowIdx: make([]int, 0, nnz), Val: make([]float64, 0, nnz)}
-	for j, c := range cols {
-		p0, p1 := x.ColPtr[c], x.ColPtr[c+1]
-		out.RowIdx = append(out.RowIdx, x.RowIdx[p0:p1]...)
-		out.Val = append(out.Val, x.Val[p0:p1]...)
-		out.ColPtr[j+1] = len(out.Val)
-	}
-	return out
 }
 
 // streamSource batches a Columns stream in its own order, checking every
@@ -269,7 +253,7 @@ func trainBatches(src batchSource, cfg Config, keepS bool) (*Model, error) {
 				return nil, fmt.Errorf("neuralnmf: %w", err)
 			}
 		}
-		var p passSums
+		p := passSums{measureX: epoch == 1}
 		for {
 			var b batch
 			var err error
@@ -289,7 +273,7 @@ func trainBatches(src batchSource, cfg Config, keepS bool) (*Model, error) {
 		}
 		if epoch == 1 {
 			t.xNorm = math.Sqrt(p.xsq)
-			if err := checkScale(math.Sqrt(p.xmax)); err != nil {
+			if err := checkScale(p.xmax); err != nil {
 				return nil, err
 			}
 		}
@@ -373,11 +357,12 @@ func ratio(a, b int) float64 {
 }
 
 // passSums accumulates one pass of mini-batch training: every batch's loss
-// and ‖X_b − A⁽⁰⁾⋯S_b‖², measured before its step, ‖X‖² and its largest
-// squared entry, and the classifier's hits.
+// and ‖X_b − A⁽⁰⁾⋯S_b‖², measured before its step, the classifier's hits,
+// and (when measureX, on the first pass) ‖X‖² and X's largest entry.
 type passSums struct {
-	loss, sq, xsq, xmax                 float64
-	right, known, heldRight, held, cols int
+	loss, sq, xsq, xmax           float64
+	right, known, heldRight, held int
+	measureX                      bool
 }
 
 // setBatch makes b the trainer's data: X, the labels of its columns and no
@@ -418,20 +403,9 @@ func (t *trainer) batchStep(p *passSums) error {
 			t.hist.Collinear += n
 			continue
 		}
-		var loss, fit *autograd.Var
-		if t.cfg.CustomLoss != nil && t.tape.Err() == nil {
-			var err error
-			if loss, err = t.customLoss(f); err != nil {
-				return err
-			}
-			if loss == nil {
-				return fmt.Errorf("CustomLoss returned nil")
-			}
-			if t.cfg.Supervision != nil && !f.supervised {
-				return fmt.Errorf("%w: Supervision is set but CustomLoss does not add the label term: return f.AddSupervision(yourLoss), or drop Supervision", ErrConfig)
-			}
-		} else {
-			loss, fit = t.builtinLoss(f)
+		loss, fit, err := t.loss(f)
+		if err != nil {
+			return err
 		}
 		g, err := t.tape.Backward(loss)
 		lv := math.NaN()
@@ -446,13 +420,7 @@ func (t *trainer) batchStep(p *passSums) error {
 				return err
 			}
 			t.restore()
-			t.lrScale *= shrinkBlowUp
-			for _, o := range t.adams {
-				o.LR *= shrinkBlowUp
-			}
-			for _, o := range t.gds {
-				o.LR *= shrinkBlowUp
-			}
+			t.scaleLR(shrinkBlowUp)
 			t.hist.Backtracks++
 			continue
 		}
@@ -463,10 +431,11 @@ func (t *trainer) batchStep(p *passSums) error {
 		} else {
 			p.sq += t.x.sqErr(f.A[0].Value(), belowFirst(f).Value())
 		}
-		xn := t.x.norm()
-		p.xsq += xn * xn
-		p.xmax = math.Max(p.xmax, maxEntry(t.x)*maxEntry(t.x))
-		p.cols += len(t.cols)
+		if p.measureX {
+			xn := t.x.norm()
+			p.xsq += xn * xn
+			p.xmax = math.Max(p.xmax, maxEntry(t.x))
+		}
 		if f.B != nil {
 			pred := Predict(f.B.Value(), f.S[len(f.S)-1].Value())
 			for j, l := range t.labels {
@@ -484,15 +453,7 @@ func (t *trainer) batchStep(p *passSums) error {
 				}
 			}
 		}
-		grads := make([]*tensor.Dense, 0, len(f.A)+1)
-		for i := range t.params() {
-			if i < len(f.A) {
-				grads = append(grads, g.Of(f.A[i]))
-			} else {
-				grads = append(grads, g.Of(f.B))
-			}
-		}
-		return t.step(grads)
+		return t.step(t.gradients(g, f))
 	}
 }
 
@@ -542,9 +503,8 @@ func (t *trainer) evaluate(src batchSource, keepS bool) (*Model, error) {
 		sq += t.x.sqErr(t.a[0], belowFirst(f).Value())
 		sTop := f.S[len(f.S)-1].Value()
 		if ls {
-			zy := tensor.New(t.y.Rows, t.y.Cols)
-			tensor.Mul(zy, t.z, t.y)
-			tensor.Gemm(false, true, 1, zy, sTop, 1, zyS)
+			// Y is zero in the columns that are not Known (SplitLabels): Z∘Y = Y.
+			tensor.Gemm(false, true, 1, t.y, sTop, 1, zyS)
 			tensor.Gemm(false, true, 1, sTop, sTop, 1, sS)
 		}
 		if keepS {

@@ -92,20 +92,9 @@ func (t *trainer) train(upTo int) error {
 				continue
 			}
 		}
-		var loss, fit *autograd.Var
-		if c.CustomLoss != nil && t.tape.Err() == nil {
-			var err error
-			if loss, err = t.customLoss(f); err != nil {
-				return fmt.Errorf("neuralnmf: epoch %d: %w", epoch, err)
-			}
-			if c.Supervision != nil && !f.supervised && loss != nil {
-				return fmt.Errorf("neuralnmf: %w: Supervision is set but CustomLoss does not add the label term: return f.AddSupervision(yourLoss), or drop Supervision", ErrConfig)
-			}
-		} else {
-			loss, fit = t.builtinLoss(f)
-		}
-		if loss == nil {
-			return fmt.Errorf("neuralnmf: epoch %d: CustomLoss returned nil", epoch)
+		loss, fit, err := t.loss(f)
+		if err != nil {
+			return fmt.Errorf("neuralnmf: epoch %d: %w", epoch, err)
 		}
 		g, err := t.tape.Backward(loss)
 		lv := math.NaN()
@@ -178,15 +167,7 @@ func (t *trainer) train(upTo int) error {
 			}
 			break // keep A consistent with the recorded S
 		}
-		grads := make([]*tensor.Dense, 0, len(f.A)+1)
-		for i := range t.params() {
-			if i < len(f.A) {
-				grads = append(grads, g.Of(f.A[i]))
-			} else {
-				grads = append(grads, g.Of(f.B))
-			}
-		}
-		if err := t.step(grads); err != nil {
+		if err := t.step(t.gradients(g, f)); err != nil {
 			return fmt.Errorf("neuralnmf: epoch %d: %w", epoch, err)
 		}
 		epoch++
@@ -282,6 +263,13 @@ func (t *trainer) backtrack(lv float64) {
 	if ref := t.hist.Loss[len(t.hist.Loss)-1]; math.IsNaN(lv) || math.IsInf(lv, 0) || lv > 10*math.Abs(ref) {
 		f = shrinkBlowUp
 	}
+	t.scaleLR(f)
+	// The step cannot fail here: the same gradients passed it before.
+	_ = t.step(t.prevG)
+}
+
+// scaleLR multiplies every learning rate by f.
+func (t *trainer) scaleLR(f float64) {
 	t.lrScale *= f
 	for _, o := range t.gds {
 		o.LR *= f
@@ -289,6 +277,36 @@ func (t *trainer) backtrack(lv float64) {
 	for _, o := range t.adams {
 		o.LR *= f
 	}
-	// The step cannot fail here: the same gradients passed it before.
-	_ = t.step(t.prevG)
+}
+
+// loss is the loss of the forward pass f: Config.CustomLoss's (checked to
+// keep the labels when there is Supervision) or the built-in one, whose
+// term on X is fit.
+func (t *trainer) loss(f *Forward) (loss, fit *autograd.Var, err error) {
+	if t.cfg.CustomLoss == nil || t.tape.Err() != nil {
+		loss, fit = t.builtinLoss(f)
+		return loss, fit, nil
+	}
+	if loss, err = t.customLoss(f); err != nil {
+		return nil, nil, err
+	}
+	if loss == nil {
+		return nil, nil, fmt.Errorf("CustomLoss returned nil")
+	}
+	if t.cfg.Supervision != nil && !f.supervised {
+		return nil, nil, fmt.Errorf("%w: Supervision is set but CustomLoss does not add the label term: return f.AddSupervision(yourLoss), or drop Supervision", ErrConfig)
+	}
+	return loss, nil, nil
+}
+
+// gradients returns the gradient g holds for each parameter (params order).
+func (t *trainer) gradients(g autograd.Grads, f *Forward) []*tensor.Dense {
+	grads := make([]*tensor.Dense, 0, len(f.A)+1)
+	for _, a := range f.A {
+		grads = append(grads, g.Of(a))
+	}
+	if t.b != nil {
+		grads = append(grads, g.Of(f.B))
+	}
+	return grads
 }
