@@ -136,6 +136,29 @@ func (s *Sparse) SelectColumns(cols []int) *Sparse {
 	return out
 }
 
+// ConcatColumns returns a new matrix of the columns of blocks side by side,
+// in order. It panics if blocks is empty or their row counts differ.
+func ConcatColumns(blocks []*Sparse) *Sparse {
+	nnz, cols := 0, 0
+	for _, b := range blocks {
+		if b.Rows != blocks[0].Rows {
+			panic(fmt.Sprintf("tensor: ConcatColumns: a block has %d rows, the first %d", b.Rows, blocks[0].Rows))
+		}
+		nnz += len(b.Val)
+		cols += b.Cols
+	}
+	out := &Sparse{Rows: blocks[0].Rows, Cols: cols, ColPtr: make([]int, 1, cols+1), RowIdx: make([]int, 0, nnz), Val: make([]float64, 0, nnz)}
+	for _, b := range blocks {
+		base := len(out.Val)
+		out.RowIdx = append(out.RowIdx, b.RowIdx...)
+		out.Val = append(out.Val, b.Val...)
+		for _, p := range b.ColPtr[1:] {
+			out.ColPtr = append(out.ColPtr, base+p)
+		}
+	}
+	return out
+}
+
 // CheckSparseData returns an error naming name and the offending entry if s
 // is empty (a zero dimension), has a negative or non-finite entry, or breaks
 // the CSC invariants.

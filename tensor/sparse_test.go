@@ -174,3 +174,13 @@ func TestSparseSelectColumns(t *testing.T) {
 	require.Equal(t, want.Data, got.Dense().Data)
 	require.Equal(t, 0, tensor.SparseFromDense(d).SelectColumns(nil).Cols)
 }
+
+func TestConcatColumns(t *testing.T) {
+	a := tensor.SparseFromDense(tensor.MustFromRows([][]float64{{1, 0}, {0, 3}}))
+	b := tensor.SparseFromDense(tensor.MustFromRows([][]float64{{0}, {7}}))
+	got := tensor.ConcatColumns([]*tensor.Sparse{a, b, a})
+	want := tensor.MustFromRows([][]float64{{1, 0, 0, 1, 0}, {0, 3, 7, 0, 3}})
+	require.Equal(t, want.Data, got.Dense().Data)
+	require.NoError(t, tensor.CheckSparseFinite("got", got))
+	require.Panics(t, func() { tensor.ConcatColumns([]*tensor.Sparse{a, tensor.SparseFromDense(tensor.New(3, 1))}) })
+}
