@@ -20,8 +20,8 @@ import (
 type fitFlags struct {
 	fs                                                                *flag.FlagSet
 	xPath, textPath, ranks, out, loss, labelsPath, maskPath, dataMask *string
-	classifier, optimizer, initFlag, preset                           *string
-	lambda, balance, lr, decay, tol                                   *float64
+	classifier, optimizer, initFlag, preset, batchUpdate              *string
+	lambda, balance, lr, decay, tol, forget                           *float64
 	epochs, decayEvery, initRestarts, restarts, window, batchSize     *int
 	algorithm1, normalize, quiet                                      *bool
 	seed                                                              *uint64
@@ -44,7 +44,9 @@ func newFitFlags(stderr io.Writer) *fitFlags {
 		balance:      fs.Float64("balance", 0, fmt.Sprintf("with -lambda 0, λ makes the label term start at this times the reconstruction term (0: the library default, %g)", neuralnmf.DefaultBalance)),
 		classifier:   fs.String("classifier", neuralnmf.DefaultClassifier.Resolved().String(), "supervision: ce (cross-entropy of a trained linear classifier B) or ls (the paper's least squares, B = (Z∘Y)S†)"),
 		epochs:       fs.Int("epochs", 0, fmt.Sprintf("maximum epochs, or passes over the samples with -batch-size (0: the library default, 1000 epochs or %d passes)", neuralnmf.DefaultBatchEpochs)),
-		batchSize:    fs.Int("batch-size", 0, fmt.Sprintf("train by mini-batches of this many samples (0: all at once). A column-sorted coordinate -x .mtx or .mtx.gz is streamed, never read whole; see README, Mini-batch training. Library defaults with it: -lr %g, × %g after every pass, -tol %g over -window %d pass", neuralnmf.DefaultBatchLR, neuralnmf.DefaultBatchDecay, neuralnmf.DefaultBatchTol, neuralnmf.DefaultBatchWindow)),
+		batchSize:    fs.Int("batch-size", 0, fmt.Sprintf("train by mini-batches of this many samples (0: all at once). A column-sorted coordinate -x .mtx or .mtx.gz is streamed, never read whole; see README, Mini-batch training. Library defaults with it: -batch-update statistics -forget %g for the first layer, -lr %g × %g after every pass for the others, -tol %g over -window %d pass", neuralnmf.DefaultForget, neuralnmf.DefaultBatchLR, neuralnmf.DefaultBatchDecay, neuralnmf.DefaultBatchTol, neuralnmf.DefaultBatchWindow)),
+		batchUpdate:  fs.String("batch-update", "", "with -batch-size, how a step updates the first layer's A: statistics (a HALS sweep over running sums of the batches, as online NMF) or gradient (an Adam step; the other layers always take one) (default: the library's, statistics)"),
+		forget:       fs.Float64("forget", 0, fmt.Sprintf("with -batch-update statistics, the factor on the running sums over one pass, in (0, 1] (0: the library default, %g)", neuralnmf.DefaultForget)),
 		optimizer:    fs.String("optimizer", "adam", "adam or gd (projected gradient descent, the paper's Algorithm 1)"),
 		lr:           fs.Float64("lr", 0, "learning rate (default 0.01 for adam, relative to A's scale; 1e-3 for gd)"),
 		decayEvery:   fs.Int("decay-every", 0, "multiply the learning rate by -decay every this many epochs (0: never)"),
@@ -177,6 +179,10 @@ func (f *fitFlags) check() error {
 		return usageError{errors.New("-epochs must be at least 1, -init-restarts and -restarts at least 0")}
 	case *f.batchSize < 0:
 		return usageError{fmt.Errorf("-batch-size is %d: want a number of samples, or 0 to train on all at once", *f.batchSize)}
+	case *f.batchSize == 0 && (flagSet(fs, "batch-update") || flagSet(fs, "forget")):
+		return usageError{errors.New("-batch-update and -forget apply to mini-batch training: give -batch-size")}
+	case !(*f.forget >= 0 && *f.forget <= 1):
+		return usageError{fmt.Errorf("-forget is %v: want a factor in (0, 1] (0: the default %g)", *f.forget, neuralnmf.DefaultForget)}
 	case *f.batchSize > 0 && (*f.algorithm1 || *f.restarts > 1 || *f.dataMask != ""):
 		return usageError{errors.New("-batch-size does not combine with -algorithm1, -restarts above 1 or -data-mask")}
 	case !(*f.lr >= 0) || math.IsInf(*f.lr, 0):
@@ -195,7 +201,13 @@ func (f *fitFlags) config() (neuralnmf.Config, string, error) {
 		return neuralnmf.Config{}, "", usageError{err}
 	}
 	cfg := neuralnmf.Config{Ranks: ranks, Epochs: *f.epochs, LR: *f.lr, Seed: *f.seed, InitRestarts: *f.initRestarts, Restarts: *f.restarts,
-		Decay: optim.StepDecay{Every: *f.decayEvery, Factor: *f.decay}, BatchSize: *f.batchSize, Normalize: *f.normalize, Tol: *f.tol, Window: *f.window, Algorithm1: *f.algorithm1}
+		Decay: optim.StepDecay{Every: *f.decayEvery, Factor: *f.decay}, BatchSize: *f.batchSize, Forget: *f.forget, Normalize: *f.normalize, Tol: *f.tol, Window: *f.window, Algorithm1: *f.algorithm1}
+	if *f.batchUpdate != "" {
+		if cfg.BatchUpdate, err = choose("batch-update", *f.batchUpdate, choice[neuralnmf.BatchUpdate]{"statistics", neuralnmf.Statistics},
+			choice[neuralnmf.BatchUpdate]{"gradient", neuralnmf.Gradient}); err != nil {
+			return cfg, "", err
+		}
+	}
 	if cfg.Loss, err = choose("loss", *f.loss, choice[neuralnmf.Loss]{"reconstruction", neuralnmf.Reconstruction},
 		choice[neuralnmf.Loss]{"energy", neuralnmf.Energy}); err != nil {
 		return cfg, "", err

@@ -160,7 +160,10 @@ func describeConfig(c neuralnmf.Config) string {
 	epochs := "epochs"
 	if r.BatchSize > 0 {
 		epochs = "passes"
-		fmt.Fprintf(&b, ", -batch-size %d", r.BatchSize)
+		fmt.Fprintf(&b, ", -batch-size %d -batch-update %s", r.BatchSize, r.BatchUpdate)
+		if r.BatchUpdate == neuralnmf.Statistics {
+			fmt.Fprintf(&b, " -forget %g", r.Forget)
+		}
 	}
 	if r.Tol > 0 {
 		fmt.Fprintf(&b, "; stops when the loss falls by less than -tol %g (relative) over -window %d %s, or at -epochs %d", r.Tol, r.Window, epochs, r.Epochs)

@@ -170,6 +170,45 @@ func (o Optimizer) String() string {
 	return "adam"
 }
 
+// BatchUpdate selects how a mini-batch step (Config.BatchSize) updates
+// A⁽⁰⁾, the N×k⁽⁰⁾ matrix of word loadings. The other A's (small) and a
+// CrossEntropy B always take an Adam step from the batch's gradient.
+type BatchUpdate int
+
+const (
+	// DefaultBatchUpdate (the zero value) is Statistics, chosen in
+	// experiments/minibatch.
+	DefaultBatchUpdate BatchUpdate = iota
+	// Gradient takes one Adam step on A⁽⁰⁾ from the batch's gradient,
+	// with the learning rate Config.LR and its schedule Config.Decay.
+	Gradient
+	// Statistics keeps a running quadratic model of the loss in A⁽⁰⁾, as
+	// online NMF does (Mairal et al., 2010): the sums C = Σ PPᵀ and
+	// E = Σ (A⁽⁰⁾PPᵀ − G/c) over the batches seen, P being what A⁽⁰⁾
+	// multiplies in the loss's term on X, G the batch's gradient and c
+	// that term's factor, older batches weighted down by Config.Forget per
+	// pass. Each step takes one HALS sweep on ½tr(A C Aᵀ) − tr(Aᵀ E) over
+	// A ≥ 0. For one layer without supervision this is online NMF with
+	// exact NNLS; otherwise E carries the gradient that flows through the
+	// S's and the labels, evaluated at the A⁽⁰⁾ of its batch. Every
+	// A⁽⁰⁾ row gets a step scaled by the data's own curvature, where
+	// Adam's per-entry scale moves the rows of rare words by noise. Not
+	// for a CustomLoss, whose term on X the model cannot know.
+	Statistics
+)
+
+// String returns the name the command line uses for u ("gradient",
+// "statistics"; "default").
+func (u BatchUpdate) String() string {
+	switch u {
+	case Gradient:
+		return "gradient"
+	case Statistics:
+		return "statistics"
+	}
+	return "default"
+}
+
 // Epoch reports one training epoch to Config.Progress.
 type Epoch struct {
 	Epoch, Epochs int
@@ -289,8 +328,9 @@ type Config struct {
 	// BatchSize, if positive, trains by mini-batches of that many columns
 	// (Train and TrainSparse; TrainColumns streams them from a source):
 	// each step solves the NNLS layers exactly for one batch of columns and
-	// takes one Adam step on the A matrices (and a CrossEntropy B) from
-	// that batch's gradient, so nothing per column is kept between steps.
+	// updates the A matrices (and a CrossEntropy B) from that batch: A⁽⁰⁾
+	// as BatchUpdate says, the others by one Adam step on the batch's
+	// gradient. Nothing per column is kept between steps.
 	// Train and TrainSparse draw the batches in a new random order each
 	// pass (from Seed); TrainColumns takes the stream's order, which should
 	// therefore not be sorted by class or time. The HNMF or NNDSVD start
@@ -304,6 +344,13 @@ type Config struct {
 	// default λ is balanced on the first batch. Algorithm1, Restarts > 1
 	// and DataMask are not supported. 0 trains on all columns at once.
 	BatchSize int
+	// BatchUpdate is how a mini-batch step updates A⁽⁰⁾ (see BatchUpdate);
+	// the zero value is DefaultBatchUpdate. Forget is the factor by which
+	// the Statistics update's running sums are multiplied over one pass
+	// (spread evenly over its batches; 1 keeps every batch at full weight;
+	// 0 means DefaultForget).
+	BatchUpdate BatchUpdate
+	Forget      float64
 	// Workers bounds the NNLS goroutines; 0 means GOMAXPROCS. Training is
 	// deterministic given Seed: the result is bit-for-bit the same for any
 	// Workers and any GOMAXPROCS.

@@ -189,6 +189,11 @@ func TestMiniBatchErrors(t *testing.T) {
 		{"rows", &blockColumns{x: x, rows: 19}, neuralnmf.Config{Ranks: []int{3}, BatchSize: 10}, "a block has 19 rows, the stream declared 20"},
 		{"short", &blockColumns{x: x, short: 50}, neuralnmf.Config{Ranks: []int{3}, BatchSize: 10}, "the stream ended after 50 columns; it declared 100"},
 		{"nil", nil, neuralnmf.Config{Ranks: []int{3}}, "src is nil"},
+		{"forget", &blockColumns{x: x}, neuralnmf.Config{Ranks: []int{3}, BatchSize: 10, Forget: 1.5}, "Forget is 1.5"},
+		{"forget NaN", &blockColumns{x: x}, neuralnmf.Config{Ranks: []int{3}, BatchSize: 10, Forget: math.NaN()}, "Forget is NaN"},
+		{"update", &blockColumns{x: x}, neuralnmf.Config{Ranks: []int{3}, BatchSize: 10, BatchUpdate: 7}, "BatchUpdate is 7"},
+		{"custom loss", &blockColumns{x: x}, neuralnmf.Config{Ranks: []int{3}, BatchSize: 10, BatchUpdate: neuralnmf.Statistics,
+			CustomLoss: func(_ *autograd.Tape, f *neuralnmf.Forward) *autograd.Var { return ops.SparseFrobeniusLoss(f.XSparse, f.A[0], f.S[0]) }}, "with a CustomLoss use Gradient"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -196,8 +201,15 @@ func TestMiniBatchErrors(t *testing.T) {
 			require.ErrorContains(t, err, c.want)
 		})
 	}
+	// A CustomLoss's default update is Gradient, which it trains with.
+	custom := neuralnmf.Config{Ranks: []int{3}, BatchSize: 10, Epochs: 1,
+		CustomLoss: func(_ *autograd.Tape, f *neuralnmf.Forward) *autograd.Var { return ops.SparseFrobeniusLoss(f.XSparse, f.A[0], f.S[0]) }}
+	require.Equal(t, neuralnmf.Gradient, custom.Resolved().BatchUpdate)
+	require.Equal(t, neuralnmf.Statistics, neuralnmf.Config{Ranks: []int{3}, BatchSize: 10}.Resolved().BatchUpdate)
+	_, err := neuralnmf.TrainColumns(&blockColumns{x: x}, custom)
+	require.NoError(t, err)
 	neg := tensor.SparseFromDense(xd)
 	neg.Val[len(neg.Val)-1] = -1
-	_, err := neuralnmf.TrainColumns(&blockColumns{x: neg}, neuralnmf.Config{Ranks: []int{3}, BatchSize: 10})
+	_, err = neuralnmf.TrainColumns(&blockColumns{x: neg}, neuralnmf.Config{Ranks: []int{3}, BatchSize: 10})
 	require.ErrorContains(t, err, "columns 91 to 100")
 }

@@ -271,6 +271,15 @@ func (c Config) withDefaults() Config {
 		if c.Decay == (optim.StepDecay{}) {
 			c.Decay = optim.StepDecay{Every: 1, Factor: DefaultBatchDecay}
 		}
+		if c.BatchUpdate == DefaultBatchUpdate {
+			c.BatchUpdate = Statistics
+			if c.CustomLoss != nil {
+				c.BatchUpdate = Gradient
+			}
+		}
+		if c.Forget == 0 {
+			c.Forget = DefaultForget
+		}
 	}
 	if c.Optimizer == DefaultOptimizer {
 		c.Optimizer = Adam

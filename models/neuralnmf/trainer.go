@@ -45,6 +45,8 @@ type trainer struct {
 	decrease      float64
 	decreaseStale bool
 	lrScale       float64
+	// online is the running model of the Statistics mini-batch update.
+	online *onlineStats
 }
 
 // Safeguard constants: a trial step is accepted when its loss is at most the
