@@ -193,7 +193,9 @@ func TestMiniBatchErrors(t *testing.T) {
 		{"forget NaN", &blockColumns{x: x}, neuralnmf.Config{Ranks: []int{3}, BatchSize: 10, Forget: math.NaN()}, "Forget is NaN"},
 		{"update", &blockColumns{x: x}, neuralnmf.Config{Ranks: []int{3}, BatchSize: 10, BatchUpdate: 7}, "BatchUpdate is 7"},
 		{"custom loss", &blockColumns{x: x}, neuralnmf.Config{Ranks: []int{3}, BatchSize: 10, BatchUpdate: neuralnmf.Statistics,
-			CustomLoss: func(_ *autograd.Tape, f *neuralnmf.Forward) *autograd.Var { return ops.SparseFrobeniusLoss(f.XSparse, f.A[0], f.S[0]) }}, "with a CustomLoss use Gradient"},
+			CustomLoss: func(_ *autograd.Tape, f *neuralnmf.Forward) *autograd.Var {
+				return ops.SparseFrobeniusLoss(f.XSparse, f.A[0], f.S[0])
+			}}, "with a CustomLoss use Gradient"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -203,7 +205,9 @@ func TestMiniBatchErrors(t *testing.T) {
 	}
 	// A CustomLoss's default update is Gradient, which it trains with.
 	custom := neuralnmf.Config{Ranks: []int{3}, BatchSize: 10, Epochs: 1,
-		CustomLoss: func(_ *autograd.Tape, f *neuralnmf.Forward) *autograd.Var { return ops.SparseFrobeniusLoss(f.XSparse, f.A[0], f.S[0]) }}
+		CustomLoss: func(_ *autograd.Tape, f *neuralnmf.Forward) *autograd.Var {
+			return ops.SparseFrobeniusLoss(f.XSparse, f.A[0], f.S[0])
+		}}
 	require.Equal(t, neuralnmf.Gradient, custom.Resolved().BatchUpdate)
 	require.Equal(t, neuralnmf.Statistics, neuralnmf.Config{Ranks: []int{3}, BatchSize: 10}.Resolved().BatchUpdate)
 	_, err := neuralnmf.TrainColumns(&blockColumns{x: x}, custom)
