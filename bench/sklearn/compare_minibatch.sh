@@ -9,6 +9,8 @@
 #
 #   go run ./bench/gencorpus -docs 250000 -o /tmp/c.mtx.gz
 #   bash bench/sklearn/compare_minibatch.sh /tmp/c.mtx.gz [K] [batch] [passes] [runs]
+#
+# NEURALNMF_FLAGS adds flags to neuralnmf fit (e.g. "-init nndsvd").
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 X=$1; K=${2:-20}; B=${3:-1000}; P=${4:-3}; RUNS=${5:-1}
@@ -19,8 +21,9 @@ trap 'rm -rf "$BIN"' EXIT
 go build -o "$BIN/neuralnmf" ./cmd/neuralnmf
 for ((i = 1; i <= RUNS; i++)); do
   t0=$(date +%s.%N)
-  "$BIN/neuralnmf" fit -x "$X" -ranks "$K" -batch-size "$B" -epochs "$P" -tol -1 -quiet -o "$BIN/m.nnmf" > "$BIN/out"
+  # shellcheck disable=SC2086 # NEURALNMF_FLAGS is a list of flags
+  "$BIN/neuralnmf" fit -x "$X" -ranks "$K" -batch-size "$B" -epochs "$P" -tol -1 ${NEURALNMF_FLAGS:-} -quiet -o "$BIN/m.nnmf" > "$BIN/out"
   t1=$(date +%s.%N)
-  printf 'run %d  neuralnmf fit -batch-size %s, %s passes  %7.1f s (whole process)  %s\n' "$i" "$B" "$P" "$(echo "$t1 - $t0" | bc -l)" "$(grep -o 'relative error [0-9.]*' "$BIN/out")"
+  printf 'run %d  neuralnmf fit -batch-size %s %s, %s passes  %7.1f s (whole process)  %s\n' "$i" "$B" "${NEURALNMF_FLAGS:-}" "$P" "$(echo "$t1 - $t0" | bc -l)" "$(grep -o 'relative error [0-9.]*' "$BIN/out")"
   printf 'run %d  scikit-learn MiniBatchNMF           %s\n' "$i" "$("$PY" bench/sklearn/minibatch_nmf.py "$X" "$K" "$B")"
 done
