@@ -238,6 +238,8 @@ type Forward struct {
 	// CrossEntropy; nil without supervision.
 	B    *autograd.Var
 	mask *autograd.Var
+	// below is A⁽¹⁾⋯A⁽ᴸ⁾S⁽ᴸ⁾ once belowFirst has recorded it.
+	below *autograd.Var
 
 	trainer    *trainer
 	supervised bool // AddSupervision was called

@@ -162,12 +162,18 @@ func (t *trainer) balancedLambda(rec, sup *autograd.Var) float64 {
 }
 
 // belowFirst returns A⁽¹⁾⋯A⁽ᴸ⁾S⁽ᴸ⁾ (S⁽⁰⁾ for one layer), multiplied from the
-// right so that every product is thin; A⁽⁰⁾ times it reconstructs X.
+// right so that every product is thin; A⁽⁰⁾ times it reconstructs X. It is
+// recorded once per forward pass: the loss, the error sums and the
+// Statistics update share it.
 func belowFirst(f *Forward) *autograd.Var {
+	if f.below != nil {
+		return f.below
+	}
 	r := f.S[len(f.S)-1]
 	for l := len(f.A) - 1; l >= 1; l-- {
 		r = ops.MatMul(f.A[l], r)
 	}
+	f.below = r
 	return r
 }
 

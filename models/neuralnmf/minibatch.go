@@ -46,8 +46,9 @@ const (
 	DefaultBatchTol    = 1e-4
 	DefaultBatchWindow = 1
 	// DefaultBatchLR is Adam's relative learning rate for mini-batches
-	// when Config.LR is 0, and DefaultBatchDecay multiplies it after every
-	// pass when Config.Decay is the zero value (1: constant).
+	// when Config.LR is 0 (for the A's below the first, and for A⁽⁰⁾ too
+	// with BatchUpdate Gradient), and DefaultBatchDecay multiplies it after
+	// every pass when Config.Decay is the zero value (1: constant).
 	DefaultBatchLR    = 0.1
 	DefaultBatchDecay = 0.5
 	// DefaultForget is Config.Forget when it is 0: the Statistics update's
@@ -57,7 +58,8 @@ const (
 
 // TrainColumns trains a model by mini-batches on the columns src streams,
 // never holding more than one batch of X: peak memory is that of the model
-// (the A matrices and Adam's two moments of each, 3·Σ k⁽ˡ⁻¹⁾k⁽ˡ⁾ numbers)
+// (the A matrices, Adam's two moments of each it steps, and the
+// Statistics update's N×k⁽⁰⁾ sum E: a few copies of Σ k⁽ˡ⁻¹⁾k⁽ˡ⁾ numbers)
 // and of one batch (its columns and their S), whatever M. See
 // Config.BatchSize for the algorithm; cfg.BatchSize 0 means
 // DefaultBatchSize. The returned model has no S (Model.S is nil: it would
@@ -506,11 +508,7 @@ func (t *trainer) batchP(f *Forward) *tensor.Dense {
 	if t.cfg.Loss == Energy {
 		return f.S[0].Value()
 	}
-	p := f.S[len(f.S)-1].Value()
-	for l := len(f.A) - 1; l >= 1; l-- {
-		p = tensor.MatMul(false, false, f.A[l].Value(), p)
-	}
-	return p
+	return belowFirst(f).Value() // recorded by the loss already
 }
 
 // addStatistics folds the batch of the forward pass f, whose gradient in

@@ -36,21 +36,11 @@ func newOnlineStats(n, k, cols int, forget float64) *onlineStats {
 func (o *onlineStats) add(a, p, g *tensor.Dense, coef float64, b int) {
 	beta := math.Pow(o.forget, float64(b)/float64(o.cols))
 	tensor.Gemm(false, true, 1, p, p, 0, o.cb)
-	for i := 0; i < o.c.Rows; i++ {
-		ci, bi := o.c.Row(i), o.cb.Row(i)
-		for j := range ci {
-			ci[j] = beta*ci[j] + bi[j]
-		}
-	}
+	tensor.Scale(o.c, beta, o.c)
+	tensor.AddScaled(o.c, 1, o.cb)
 	// E ← βE + a·PPᵀ − g/coef.
 	tensor.Gemm(false, false, 1, a, o.cb, beta, o.e)
-	inv := 1 / coef
-	for i := 0; i < o.e.Rows; i++ {
-		ei, gi := o.e.Row(i), g.Row(i)
-		for j := range ei {
-			ei[j] -= inv * gi[j]
-		}
-	}
+	tensor.AddScaled(o.e, -1/coef, g)
 }
 
 // prime sets the model to that of columns whose P is p, with a as its
