@@ -51,7 +51,7 @@ func newFitFlags(stderr io.Writer) *fitFlags {
 		lr:           fs.Float64("lr", 0, "learning rate (default 0.01 for adam, relative to A's scale; 1e-3 for gd)"),
 		decayEvery:   fs.Int("decay-every", 0, "multiply the learning rate by -decay every this many epochs (0: never)"),
 		decay:        fs.Float64("decay", 0.5, "learning-rate decay factor"),
-		initFlag:     fs.String("init", "hnmf", "initialisation: hnmf (HNMF by multiplicative updates from -init-restarts random starts per layer), nndsvd (HNMF by HALS from NNDSVDa starts, deterministic) or random"),
+		initFlag:     fs.String("init", "", fmt.Sprintf("initialisation: hnmf (HNMF by multiplicative updates from -init-restarts random starts per layer), nndsvd (HNMF by HALS from NNDSVDa starts, deterministic), hnmf-best (HNMF by multiplicative updates and by HALS from the same starts, the lower error kept) or random (default: the library's, hnmf; with -batch-size, %s)", neuralnmf.DefaultBatchInit)),
 		initRestarts: fs.Int("init-restarts", 0, "random starts per layer for -init hnmf; the best is kept (0: the library default, 1)"),
 		restarts:     fs.Int("restarts", 0, "initialisations (seeds -seed+1000r) trained 50 epochs each; the lowest loss is trained on (0: the library default, 1)"),
 		tol:          fs.Float64("tol", 0, fmt.Sprintf("stop when the loss fell by less than this (relative) over -window epochs (0: the library default, %g; negative: never)", neuralnmf.DefaultTol)),
@@ -104,7 +104,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	if cfg.BatchSize > 0 {
 		cols = min(cols, max(cfg.BatchSize, neuralnmf.StartColumns)) // the start factorises the first batches
 	}
-	if err := checkRanks(cfg.Ranks, cfg.Init, rows, cols); err != nil {
+	if err := checkRanks(cfg.Ranks, cfg.Resolved().Init, rows, cols); err != nil {
 		return err
 	}
 	if cfg.Supervision, d.classNames, err = f.supervision(d, cfg.Supervision); err != nil {
@@ -219,9 +219,11 @@ func (f *fitFlags) config() (neuralnmf.Config, string, error) {
 	if *f.algorithm1 {
 		cfg.Optimizer = neuralnmf.GD
 	}
-	if cfg.Init, err = choose("init", *f.initFlag, choice[neuralnmf.Init]{"hnmf", neuralnmf.HNMFInit}, choice[neuralnmf.Init]{"nndsvd", neuralnmf.NNDSVDInit},
-		choice[neuralnmf.Init]{"random", neuralnmf.RandomInit}); err != nil {
-		return cfg, "", err
+	if *f.initFlag != "" {
+		if cfg.Init, err = choose("init", *f.initFlag, choice[neuralnmf.Init]{"hnmf", neuralnmf.HNMFInit}, choice[neuralnmf.Init]{"nndsvd", neuralnmf.NNDSVDInit},
+			choice[neuralnmf.Init]{"hnmf-best", neuralnmf.HNMFBestInit}, choice[neuralnmf.Init]{"random", neuralnmf.RandomInit}); err != nil {
+			return cfg, "", err
+		}
 	}
 	// Supervision holds λ and the classifier until the labels are read.
 	sup := &neuralnmf.Supervision{Lambda: *f.lambda, Balance: *f.balance}
@@ -406,7 +408,7 @@ func readLabelMask(path string, labels []int, from string) ([]bool, error) {
 
 // checkRanks checks -ranks against the data, in the flags' terms: each
 // rank at most the rows of X, decreasing, and layer 1's at most the
-// columns when the start factorises X (-init hnmf or nndsvd).
+// columns when the start factorises X (any -init but random).
 func checkRanks(ranks []int, init neuralnmf.Init, rows, cols int) error {
 	for l, k := range ranks {
 		switch {

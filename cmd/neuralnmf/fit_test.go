@@ -145,7 +145,7 @@ func TestCLIErrors(t *testing.T) {
 		{[]string{"fit", "-x", p("x.mtx"), "-ranks", "2", "-window", "-1", "-o", p("o.nnmf")}, 2, "-window is -1"},
 		{[]string{"fit", "-x", p("x.mtx"), "-ranks", "2", "-tol", "NaN", "-o", p("o.nnmf")}, 2, "-tol is NaN: want a finite number"},
 		{[]string{"fit", "-x", p("x.mtx"), "-ranks", "2", "-algorithm1", "-optimizer", "adam", "-o", p("o.nnmf")}, 2, "-algorithm1 is projected gradient descent"},
-		{[]string{"fit", "-x", p("x.mtx"), "-ranks", "2", "-init", "svd", "-o", p("o.nnmf")}, 2, `-init is "svd": want hnmf or nndsvd or random`},
+		{[]string{"fit", "-x", p("x.mtx"), "-ranks", "2", "-init", "svd", "-o", p("o.nnmf")}, 2, `-init is "svd": want hnmf or nndsvd or hnmf-best or random`},
 		{[]string{"fit", "-x", p("x.mtx"), "-ranks", "2", "-preset", "mine", "-o", p("o.nnmf")}, 2, `-preset is "mine": want paper or authors-unsup or authors-semi`},
 		{[]string{"fit", "-x", p("x.mtx"), "-ranks", "2", "-labels", p("huge.txt"), "-o", p("o.nnmf")}, 1, "label 1000000000 of column 5: more classes than the 20 columns"},
 		{[]string{"fit", "-x", p("x.mtx"), "-ranks", "2", "-labels", p("gap.txt"), "-o", p("o.nnmf")}, 1, "class(es) [2 3 4] of 0..5 have no labelled column"},

@@ -199,6 +199,8 @@ func startPhase(c neuralnmf.Config, n int) string {
 		what = fmt.Sprintf("HNMF of X by multiplicative updates, %d random start(s) per layer", c.InitRestarts)
 	case neuralnmf.NNDSVDInit:
 		what = "HNMF of X by HALS from NNDSVDa starts"
+	case neuralnmf.HNMFBestInit:
+		what = fmt.Sprintf("HNMF of X by multiplicative updates and by HALS, %d random start(s) per layer, the better kept", c.InitRestarts)
 	case neuralnmf.RandomInit:
 		what = "random A's"
 	default:

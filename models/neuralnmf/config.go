@@ -136,9 +136,19 @@ const (
 	// (ssnmf.NNDSVDA): deterministic, one start per layer, and on sparse
 	// text a fraction of the cost of HNMFInit's ten random starts.
 	NNDSVDInit
+	// HNMFBestInit computes HNMF twice from the same random starts (seed
+	// and InitRestarts as HNMFInit), by multiplicative updates (HNMFInit's)
+	// and by HALS, and starts from the one with the lower error through
+	// the hierarchy, ‖X − A⁽⁰⁾⋯A⁽ᴸ⁾S⁽ᴸ⁾‖. Multiplicative updates stop early
+	// in a worse factorisation on some sparse corpora (a generated 10⁵-word
+	// corpus at rank 20: sample error 0.584 against HALS's 0.566), HALS on
+	// some dense hierarchies; the better of the two costs both. It is the
+	// start of mini-batch training (DefaultBatchInit).
+	HNMFBestInit
 )
 
-// resolved is i with DefaultInit replaced by the init it stands for.
+// resolved is i with DefaultInit replaced by the init it stands for in
+// full-batch training.
 func (i Init) resolved() Init {
 	if i == DefaultInit {
 		return HNMFInit
@@ -146,8 +156,18 @@ func (i Init) resolved() Init {
 	return i
 }
 
+// factorises reports whether the start is HNMF of X (of the first
+// batches, in mini-batch training).
+func (i Init) factorises() bool {
+	switch i {
+	case DefaultInit, HNMFInit, NNDSVDInit, HNMFBestInit:
+		return true
+	}
+	return false
+}
+
 // String returns the name the command line uses for i ("hnmf", "nndsvd",
-// "random", "given"; "default" for DefaultInit).
+// "hnmf-best", "random", "given"; "default" for DefaultInit).
 func (i Init) String() string {
 	switch i {
 	case RandomInit:
@@ -158,6 +178,8 @@ func (i Init) String() string {
 		return "given"
 	case NNDSVDInit:
 		return "nndsvd"
+	case HNMFBestInit:
+		return "hnmf-best"
 	}
 	return "default"
 }
@@ -335,9 +357,10 @@ type Config struct {
 	// gradient. Nothing per column is kept between steps.
 	// Train and TrainSparse draw the batches in a new random order each
 	// pass (from Seed); TrainColumns takes the stream's order, which should
-	// therefore not be sorted by class or time. The HNMF or NNDSVD start
-	// factorises the first batches only (StartColumns columns), so
-	// Ranks[0] ≤ max(BatchSize, StartColumns). Epochs
+	// therefore not be sorted by class or time. The start (DefaultInit
+	// means DefaultBatchInit here) factorises the first batches only
+	// (StartColumns columns), so Ranks[0] ≤ max(BatchSize, StartColumns)
+	// unless Init is RandomInit or GivenInit. Epochs
 	// counts passes over the columns (default DefaultBatchEpochs), the
 	// stopping rule compares the loss summed over each pass (defaults
 	// DefaultBatchTol and DefaultBatchWindow), and the full-batch
@@ -371,7 +394,7 @@ func (c *Config) validate(rows, cols int) error {
 	if len(c.Ranks) == 0 {
 		return fmt.Errorf("neuralnmf: %w: Ranks is empty", ErrConfig)
 	}
-	hnmf := c.Init == HNMFInit || c.Init == NNDSVDInit || c.Init == DefaultInit
+	hnmf := c.Init.factorises()
 	for l, k := range c.Ranks {
 		if k < 1 || k > x.Rows {
 			return fmt.Errorf("neuralnmf: %w: rank %d of layer %d, want 1 to N = %d", ErrConfig, k, l+1, x.Rows)

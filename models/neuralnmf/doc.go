@@ -55,7 +55,11 @@
 //     default: multiplicative updates from random starts), or from HNMF by
 //     HALS from NNDSVDa starts (NNDSVDInit, deterministic, fastest on large
 //     sparse X, but on generated dense hierarchies Adam settles in worse
-//     optima from it). HNMFInit with InitRestarts > 1 picks, per layer, the
+//     optima from it), or the better of HNMF by multiplicative updates and
+//     by HALS from the same random starts (HNMFBestInit, by the error
+//     through the hierarchy; multiplicative updates can stop early far from
+//     HALS's minimum on large sparse corpora, HALS lands worse on some
+//     dense hierarchies). HNMFInit with InitRestarts > 1 picks, per layer, the
 //     best of several HNMF starts by the error through the hierarchy. The
 //     default is one start, chosen in experiments/defaults because more
 //     starts did not pay on the generated hierarchies, but on the paper's

@@ -15,20 +15,23 @@ func (t *trainer) init() error {
 	t.xNorm = t.x.norm()
 	n, _ := t.x.dims()
 	switch c.Init {
-	case HNMFInit, NNDSVDInit:
+	case HNMFInit, NNDSVDInit, HNMFBestInit:
 		opt := &ssnmf.Options{Seed: t.seed, Restarts: c.InitRestarts}
 		if c.Init == NNDSVDInit {
 			opt = &ssnmf.Options{Seed: t.seed, Solver: ssnmf.HALS, Start: ssnmf.NNDSVDAStart}
 		}
-		var h *ssnmf.Hierarchy
-		var err error
-		if t.x.sparse != nil {
-			h, err = ssnmf.HNMFSparse(t.x.sparse, c.Ranks, nil, opt)
-		} else {
-			h, err = ssnmf.HNMF(t.x.dense, c.Ranks, nil, opt)
-		}
+		h, err := t.hnmf(opt)
 		if err != nil {
-			return fmt.Errorf("neuralnmf: HNMF initialisation: %w", err)
+			return err
+		}
+		if c.Init == HNMFBestInit {
+			hals, err := t.hnmf(&ssnmf.Options{Seed: t.seed, Restarts: c.InitRestarts, Solver: ssnmf.HALS})
+			if err != nil {
+				return err
+			}
+			if t.hierarchyErr(hals) < t.hierarchyErr(h) {
+				h = hals
+			}
 		}
 		t.a = h.A
 	case GivenInit:
@@ -86,6 +89,30 @@ func (t *trainer) init() error {
 		}
 	}
 	return nil
+}
+
+// hnmf is HNMF of the trainer's X (no labels) with opt.
+func (t *trainer) hnmf(opt *ssnmf.Options) (*ssnmf.Hierarchy, error) {
+	var h *ssnmf.Hierarchy
+	var err error
+	if t.x.sparse != nil {
+		h, err = ssnmf.HNMFSparse(t.x.sparse, t.cfg.Ranks, nil, opt)
+	} else {
+		h, err = ssnmf.HNMF(t.x.dense, t.cfg.Ranks, nil, opt)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("neuralnmf: HNMF initialisation: %w", err)
+	}
+	return h, nil
+}
+
+// hierarchyErr is ‖X − A⁽⁰⁾⋯A⁽ᴸ⁾S⁽ᴸ⁾‖² of h on the trainer's X.
+func (t *trainer) hierarchyErr(h *ssnmf.Hierarchy) float64 {
+	w := h.A[0]
+	for _, a := range h.A[1:] {
+		w = tensor.MatMul(false, false, w, a)
+	}
+	return t.x.sqErr(w, h.S[len(h.S)-1])
 }
 
 // setLabels sets the training and held-out labels, their count, Y and Z

@@ -254,6 +254,9 @@ const (
 func (c Config) Resolved() Config { return c.withDefaults() }
 
 func (c Config) withDefaults() Config {
+	if c.BatchSize > 0 && c.Init == DefaultInit {
+		c.Init = DefaultBatchInit
+	}
 	c.Init = c.Init.resolved()
 	if c.BatchSize > 0 {
 		if c.Epochs <= 0 {
