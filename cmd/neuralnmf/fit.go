@@ -430,9 +430,12 @@ func train(d *fitData, cfg neuralnmf.Config, prog *fitProgress, stderr io.Writer
 		prog.configure(r)
 		starts := 0
 		cfg.Phase = func(name string) {
-			if name == "start" {
+			switch name {
+			case "start":
 				starts++
 				prog.phase(startPhase(r, starts))
+			case "training":
+				prog.training()
 			}
 		}
 		cfg.Progress = prog.epoch

@@ -17,7 +17,9 @@ import (
 // relative decrease the stopping rule watches against its tolerance, the
 // time elapsed since the command started (reading and the start included),
 // and an upper bound on what is left (the epochs to the cap at the mean
-// epoch time so far). On a terminal the training line is rewritten in
+// epoch time so far, timed from the training phase; without that phase,
+// from the first epoch's end, and then no bound is shown after the first
+// epoch rather than a wrong one). On a terminal the training line is rewritten in
 // place; otherwise a line is written at most every 2 s.
 type fitProgress struct {
 	w         io.Writer
@@ -27,7 +29,8 @@ type fitProgress struct {
 	cap       int       // the most epochs the run can take, all restarts
 	tol       float64   // the stopping rule, as configured
 	window    int       // its window
-	trainTime time.Time // when training began
+	trainTime time.Time // when training began (the "training" phase)
+	firstEnd  time.Time // when the first epoch ended
 	lastLine  time.Time
 	open      bool // a tty line is waiting for its newline
 	pending   bool // an epoch was reported but not yet written
@@ -62,7 +65,7 @@ func (p *fitProgress) epoch(e neuralnmf.Epoch) {
 	}
 	now := time.Now()
 	if p.epochs == 0 {
-		p.trainTime = now
+		p.firstEnd = now
 	}
 	p.epochs++
 	p.pending = true
@@ -81,17 +84,38 @@ func (p *fitProgress) writeEpoch(e neuralnmf.Epoch, now time.Time) {
 	if p.tol > 0 && !math.IsNaN(e.Decrease) {
 		line += fmt.Sprintf(", loss fell %.1e over %d epochs (stops at %g)", e.Decrease, p.window, p.tol)
 	}
-	left := time.Duration(0)
-	if p.epochs > 1 {
-		left = time.Duration(float64(now.Sub(p.trainTime)) / float64(p.epochs-1) * float64(max(0, p.cap-p.epochs)))
+	line += fmt.Sprintf(", %s elapsed", roundDur(now.Sub(p.begin)))
+	if left, ok := p.left(now); ok {
+		line += fmt.Sprintf(", at most %s to go", roundDur(left))
 	}
-	line += fmt.Sprintf(", %s elapsed, at most %s to go", roundDur(time.Since(p.begin)), roundDur(left))
 	if p.tty {
 		fmt.Fprintf(p.w, "\r%s%s", line, strings.Repeat(" ", 4))
 		p.open = true
 		return
 	}
 	fmt.Fprintln(p.w, line)
+}
+
+// training marks the start of training (the first, with restarts).
+func (p *fitProgress) training() {
+	if p != nil && p.trainTime.IsZero() {
+		p.trainTime = time.Now()
+	}
+}
+
+// left bounds the time to the cap at now: the mean epoch time so far
+// times the epochs left. ok is false when it cannot be measured yet.
+func (p *fitProgress) left(now time.Time) (time.Duration, bool) {
+	rest := float64(max(0, p.cap-p.epochs))
+	switch {
+	case rest == 0:
+		return 0, true
+	case !p.trainTime.IsZero():
+		return time.Duration(float64(now.Sub(p.trainTime)) / float64(p.epochs) * rest), true
+	case p.epochs > 1:
+		return time.Duration(float64(now.Sub(p.firstEnd)) / float64(p.epochs-1) * rest), true
+	}
+	return 0, false
 }
 
 func (p *fitProgress) endLine() {

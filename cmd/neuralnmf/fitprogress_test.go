@@ -1,0 +1,48 @@
+package main
+
+import (
+	"bytes"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
+)
+
+// The bound on the time left is the mean epoch time since training began
+// times the epochs to the cap. Timed from the training phase it is known
+// after the first epoch; without that phase it is not, and no bound is
+// printed instead of a wrong one (it once said "at most 0s to go" after
+// pass 1 of 3 of a two-minute pass).
+func TestProgressTimeLeft(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		cap      int
+		phase    bool
+		epochs   int
+		want     string
+		wantNone bool
+	}{
+		{"phase, first epoch", 3, true, 1, "at most 4s to go", false},
+		{"phase, last epoch", 3, true, 3, "at most 0s to go", false},
+		{"no phase, first epoch", 3, false, 1, "", true},
+		{"no phase, cap reached", 1, false, 1, "at most 0s to go", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			p := &fitProgress{w: &buf, begin: time.Now(), cap: tc.cap}
+			if tc.phase {
+				p.training()
+				p.trainTime = p.trainTime.Add(-2 * time.Second * time.Duration(tc.epochs)) // 2 s an epoch
+			}
+			p.epochs, p.firstEnd = tc.epochs, time.Now()
+			p.writeEpoch(neuralnmf.Epoch{Epoch: tc.epochs, Epochs: tc.cap}, time.Now())
+			if tc.wantNone {
+				require.NotContains(t, buf.String(), "to go")
+				return
+			}
+			require.Contains(t, buf.String(), tc.want)
+		})
+	}
+}
