@@ -58,7 +58,7 @@ const (
 	DefaultForget = 0.3
 	// DefaultBatchInit is the start of mini-batch training when
 	// Config.Init is DefaultInit. HNMFInit alone (multiplicative updates)
-	// stopped in a poor factorisation of the first 1,000 columns of a
+	// stopped in a poor factorisation of a 1,000-column sample of a
 	// one-layer 60,000-word corpus, which no pass left (2.5 % above full
 	// batch after 5 passes); the better of it and HALS did not.
 	DefaultBatchInit = HNMFBestInit
