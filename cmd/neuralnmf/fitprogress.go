@@ -17,9 +17,8 @@ import (
 // relative decrease the stopping rule watches against its tolerance, the
 // time elapsed since the command started (reading and the start included),
 // and an upper bound on what is left (the epochs to the cap at the mean
-// epoch time so far, timed from the training phase; without that phase,
-// from the first epoch's end, and then no bound is shown after the first
-// epoch rather than a wrong one). On a terminal the training line is rewritten in
+// epoch time so far, timed from the training phase, which every training
+// path announces before its first epoch). On a terminal the training line is rewritten in
 // place; otherwise a line is written at most every 2 s.
 type fitProgress struct {
 	w         io.Writer
@@ -30,7 +29,6 @@ type fitProgress struct {
 	tol       float64   // the stopping rule, as configured
 	window    int       // its window
 	trainTime time.Time // when training began (the "training" phase)
-	firstEnd  time.Time // when the first epoch ended
 	lastLine  time.Time
 	open      bool // a tty line is waiting for its newline
 	pending   bool // an epoch was reported but not yet written
@@ -64,9 +62,6 @@ func (p *fitProgress) epoch(e neuralnmf.Epoch) {
 		return
 	}
 	now := time.Now()
-	if p.epochs == 0 {
-		p.firstEnd = now
-	}
 	p.epochs++
 	p.pending = true
 	if !p.tty && now.Sub(p.lastLine) < 2*time.Second && p.epochs > 1 {
@@ -103,19 +98,17 @@ func (p *fitProgress) training() {
 	}
 }
 
-// left bounds the time to the cap at now: the mean epoch time so far
-// times the epochs left. ok is false when it cannot be measured yet.
+// left bounds the time to the cap at now: the mean epoch time since the
+// training phase times the epochs left. ok is false without that phase.
 func (p *fitProgress) left(now time.Time) (time.Duration, bool) {
 	rest := float64(max(0, p.cap-p.epochs))
 	switch {
 	case rest == 0:
 		return 0, true
-	case !p.trainTime.IsZero():
-		return time.Duration(float64(now.Sub(p.trainTime)) / float64(p.epochs) * rest), true
-	case p.epochs > 1:
-		return time.Duration(float64(now.Sub(p.firstEnd)) / float64(p.epochs-1) * rest), true
+	case p.trainTime.IsZero():
+		return 0, false
 	}
-	return 0, false
+	return time.Duration(float64(now.Sub(p.trainTime)) / float64(p.epochs) * rest), true
 }
 
 func (p *fitProgress) endLine() {

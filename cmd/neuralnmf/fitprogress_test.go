@@ -11,10 +11,9 @@ import (
 )
 
 // The bound on the time left is the mean epoch time since training began
-// times the epochs to the cap. Timed from the training phase it is known
-// after the first epoch; without that phase it is not, and no bound is
-// printed instead of a wrong one (it once said "at most 0s to go" after
-// pass 1 of 3 of a two-minute pass).
+// times the epochs to the cap, known after the first epoch (it once said
+// "at most 0s to go" after pass 1 of 3 of a 90-second pass); without the
+// phase no bound is printed rather than a wrong one.
 func TestProgressTimeLeft(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
@@ -36,7 +35,7 @@ func TestProgressTimeLeft(t *testing.T) {
 				p.training()
 				p.trainTime = p.trainTime.Add(-2 * time.Second * time.Duration(tc.epochs)) // 2 s an epoch
 			}
-			p.epochs, p.firstEnd = tc.epochs, time.Now()
+			p.epochs = tc.epochs
 			p.writeEpoch(neuralnmf.Epoch{Epoch: tc.epochs, Epochs: tc.cap}, time.Now())
 			if tc.wantNone {
 				require.NotContains(t, buf.String(), "to go")

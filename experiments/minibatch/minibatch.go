@@ -202,11 +202,8 @@ func Start(x *tensor.Sparse, ranks []int, sample int, seed uint64, init neuralnm
 		if err != nil {
 			return nil, err
 		}
-		w := h.A[0]
-		for _, a := range h.A[1:] {
-			w = tensor.MatMul(false, false, w, a)
-		}
-		if e := s.SqDist(w, h.S[len(h.S)-1]); e < bestErr {
+		last := len(h.A) - 1
+		if e := s.SqDist(neuralnmf.LayerTopics(h.A)[last], h.S[last]); e < bestErr {
 			best, bestErr = h.A, e
 		}
 	}

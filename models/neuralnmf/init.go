@@ -108,11 +108,8 @@ func (t *trainer) hnmf(opt *ssnmf.Options) (*ssnmf.Hierarchy, error) {
 
 // hierarchyErr is ‖X − A⁽⁰⁾⋯A⁽ᴸ⁾S⁽ᴸ⁾‖² of h on the trainer's X.
 func (t *trainer) hierarchyErr(h *ssnmf.Hierarchy) float64 {
-	w := h.A[0]
-	for _, a := range h.A[1:] {
-		w = tensor.MatMul(false, false, w, a)
-	}
-	return t.x.sqErr(w, h.S[len(h.S)-1])
+	last := len(h.A) - 1
+	return t.x.sqErr(LayerTopics(h.A)[last], h.S[last])
 }
 
 // setLabels sets the training and held-out labels, their count, Y and Z
