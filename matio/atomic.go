@@ -1,85 +1,206 @@
 package matio
 
 import (
+	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
-	"time"
+	"sync"
 )
+
+// Temporary files
+//
+// WriteAtomic and SortByColumn write through temporary files. This package
+// removes only the temporary files it created itself, in this process, and
+// never looks at other files: a user's ".notes.tmp-draft" beside an output,
+// or another process's temporary file for the same output, is never
+// touched.
+//
+// Where the system allows it (Linux, on file systems with O_TMPFILE), a
+// temporary file has no name until the moment it is renamed over the
+// output, so a process killed even by SIGKILL leaves nothing behind. Else
+// the temporary file is the hidden .NAME.neuralnmf-RANDOM.tmp beside the
+// output NAME (sort runs: .neuralnmf-sort-RANDOM.tmp, unlinked as soon as
+// they are open on Unix). After SIGINT or SIGTERM a program removes them
+// with RemoveTemporaries; after SIGKILL, which no program can catch, such a
+// file may stay, and is recognised by that name; nothing here removes it
+// later, since a name alone cannot prove who made it.
+
+// tempSuffix ends the name of every named temporary file of this package.
+const tempSuffix = ".tmp"
+
+// temporaries is the set of named temporary files this process has
+// created and not yet renamed or removed. It is process-wide because
+// signals are: a signal handler must find every one of them
+// (RemoveTemporaries). It is the package's only mutable state.
+var temporaries = tempSet{names: map[string]bool{}}
+
+type tempSet struct {
+	mu     sync.Mutex
+	names  map[string]bool
+	closed bool // RemoveTemporaries ran: the process is exiting
+}
+
+var errExiting = errors.New("the process is exiting (interrupted)")
+
+// create calls make, which creates the file name, and records name as
+// this process's if make succeeds. It fails once RemoveTemporaries has
+// run. Holding the lock, RemoveTemporaries never sees a name before its
+// file is ours.
+func (s *tempSet) create(name string, make func() error) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return errExiting
+	}
+	if err := make(); err != nil {
+		return err
+	}
+	s.names[name] = true
+	return nil
+}
+
+// remove removes the file name if this process still owns it.
+func (s *tempSet) remove(name string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.names[name] {
+		os.Remove(name)
+		delete(s.names, name)
+	}
+}
+
+// rename renames the owned temporary file from to to, atomically with
+// respect to RemoveTemporaries.
+func (s *tempSet) rename(from, to string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return errExiting
+	}
+	if err := os.Rename(from, to); err != nil {
+		return err
+	}
+	delete(s.names, from)
+	return nil
+}
+
+// RemoveTemporaries removes every named temporary file that WriteAtomic
+// and SortByColumn of this process have created and not yet renamed or
+// removed, returns how many it removed, and makes later writes fail: it is
+// for a signal handler that then exits. It removes nothing else; anonymous
+// temporary files (see above) need no removal.
+func RemoveTemporaries() int {
+	s := &temporaries
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.closed = true
+	n := 0
+	for name := range s.names {
+		if os.Remove(name) == nil {
+			n++
+		}
+		delete(s.names, name)
+	}
+	return n
+}
+
+// createNamed creates a new hidden file .PREFIX-RANDOM.tmp in dir,
+// recorded as this process's temporary file.
+func createNamed(dir, prefix string) (*os.File, error) {
+	for range 100 {
+		name := filepath.Join(dir, "."+prefix+"-"+strconv.FormatUint(rand.Uint64(), 36)+tempSuffix)
+		var f *os.File
+		err := temporaries.create(name, func() (err error) {
+			f, err = os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+			return err
+		})
+		if err == nil {
+			return f, nil
+		}
+		if !errors.Is(err, os.ErrExist) {
+			return nil, err
+		}
+	}
+	return nil, fmt.Errorf("no free temporary file name in %s", dir)
+}
 
 // WriteAtomic calls write on a new temporary file in path's directory, syncs
 // and closes it, and renames it to path (mode 0644). On any error the
 // temporary file is removed and path is untouched, so a reader never sees a
-// partially written file.
-//
-// The temporary file is named .NAME.tmp-PID-RANDOM. A process killed with
-// SIGKILL cannot remove it, so WriteAtomic first removes the stale
-// temporary files in the directory: those of processes that no longer run
-// (RemoveStaleTemporaries).
-func WriteAtomic(path string, write func(*os.File) error) (err error) {
+// partially written file. Other files in the directory are never touched;
+// see "Temporary files" above for what a killed process can leave.
+func WriteAtomic(path string, write func(*os.File) error) error {
+	return writeAtomic(path, write, true)
+}
+
+// writeAtomic is WriteAtomic; allowAnon false forces a named temporary
+// file, as on systems without O_TMPFILE (for tests).
+func writeAtomic(path string, write func(*os.File) error, allowAnon bool) (err error) {
 	dir := filepath.Dir(path)
-	RemoveStaleTemporaries(dir)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-"+strconv.Itoa(os.Getpid())+"-*")
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
+	prefix := filepath.Base(path) + ".neuralnmf"
+	var f *os.File
+	anon := false
+	if allowAnon {
+		f, anon = openAnonymous(dir)
 	}
-	tmp := f.Name()
+	if !anon {
+		if f, err = createNamed(dir, prefix); err != nil {
+			return fmt.Errorf("writing %s: %w", path, err)
+		}
+	}
+	tmp := "" // the temporary file's name, once it has one
+	if !anon {
+		tmp = f.Name()
+	}
 	defer func() {
 		if err != nil {
 			f.Close()
-			os.Remove(tmp)
+			if tmp != "" {
+				temporaries.remove(tmp)
+			}
+			err = fmt.Errorf("writing %s: %w", path, err)
 		}
 	}()
 	if err = write(f); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
+		return err
 	}
-	if err = f.Chmod(0o644); err != nil { // CreateTemp makes 0600 files
-		return fmt.Errorf("writing %s: %w", path, err)
+	if err = f.Chmod(0o644); err != nil { // temporary files are made 0600
+		return err
 	}
 	if err = f.Sync(); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
+		return err
+	}
+	if anon {
+		if tmp, err = linkAnonymous(f, dir, prefix); err != nil {
+			return err
+		}
 	}
 	if err = f.Close(); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
+		return err
 	}
-	if err = os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return nil
+	return temporaries.rename(tmp, path)
 }
 
-// staleAge is the age after which a temporary file whose writer cannot be
-// checked (no PID in its name, or a system without signal 0) is stale.
-const staleAge = 24 * time.Hour
-
-// RemoveStaleTemporaries removes the temporary files WriteAtomic left in
-// dir when its process was killed: hidden files .NAME.tmp-PID-RANDOM whose
-// process PID no longer runs, and, where that cannot be told, such files
-// older than a day. It returns how many it removed; errors are ignored
-// (a file that cannot be removed stays, as it was).
-func RemoveStaleTemporaries(dir string) int {
-	tmps, _ := filepath.Glob(filepath.Join(dir, ".*.tmp-*"))
-	n := 0
-	for _, t := range tmps {
-		rest := t[strings.LastIndex(t, ".tmp-")+len(".tmp-"):]
-		stale := false
-		if pidText, _, ok := strings.Cut(rest, "-"); ok {
-			if pid, err := strconv.Atoi(pidText); err == nil && pid > 0 {
-				if alive, known := processAlive(pid); known {
-					stale = !alive
-				}
-			}
-		}
-		if !stale {
-			if st, err := os.Stat(t); err == nil && time.Since(st.ModTime()) > staleAge {
-				stale = true
-			}
-		}
-		if stale && os.Remove(t) == nil {
-			n++
-		}
+// createScratch creates a temporary file in dir for this process to write
+// and read back (a sort run). Where possible it has no name (Linux
+// O_TMPFILE, or unlinked at once on Unix), so that nothing is left however
+// the process ends; release removes it if it still has a name. The caller
+// closes f.
+func createScratch(dir string) (f *os.File, release func(), err error) {
+	if f, ok := openAnonymous(dir); ok {
+		return f, func() {}, nil
 	}
-	return n
+	f, err = createNamed(dir, "neuralnmf-sort")
+	if err != nil {
+		return nil, nil, err
+	}
+	name := f.Name()
+	if unlinkOpen {
+		temporaries.remove(name)
+		return f, func() {}, nil
+	}
+	return f, func() { temporaries.remove(name) }, nil
 }

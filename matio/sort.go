@@ -31,7 +31,8 @@ const entryBytes = 24
 // whose entries are sorted by column and then row, so that ColumnReader
 // streams it, holding at most memBytes of entries at a time: an external
 // merge sort whose runs go to temporary files in tmpDir (dst's directory
-// if empty), removed when it returns. Symmetric files are expanded; an
+// if empty), gone when it returns and, where the system allows, however
+// the process ends (see "Temporary files" in WriteAtomic's file). Symmetric files are expanded; an
 // array file keeps its nonzero entries; entries that repeat a position are
 // kept (readers sum them). dst is written atomically, gzipped if it ends
 // in .gz. Errors name the file and line.
@@ -55,19 +56,21 @@ func SortByColumn(src, dst, tmpDir string, memBytes int) (SortStats, error) {
 	st := SortStats{Rows: h.rows, Cols: h.cols}
 	chunk := make([]tensor.Entry, 0, min(memBytes/entryBytes, 1<<20))
 	limit := memBytes / entryBytes
-	var runs []string
+	var runs []*os.File
+	var releases []func()
 	defer func() {
-		for _, r := range runs {
-			os.Remove(r)
+		for i, r := range runs {
+			r.Close()
+			releases[i]()
 		}
 	}()
 	flush := func() error {
 		sortEntries(chunk)
-		f, err := os.CreateTemp(tmpDir, ".neuralnmf-sort-*")
+		f, release, err := createScratch(tmpDir)
 		if err != nil {
-			return err
+			return fmt.Errorf("a sort run in %s: %w", tmpDir, err)
 		}
-		runs = append(runs, f.Name())
+		runs, releases = append(runs, f), append(releases, release)
 		w := bufio.NewWriterSize(f, 1<<20)
 		var buf [16]byte
 		for _, e := range chunk {
@@ -77,11 +80,10 @@ func SortByColumn(src, dst, tmpDir string, memBytes int) (SortStats, error) {
 			w.Write(buf[:])
 		}
 		if err := w.Flush(); err != nil {
-			f.Close()
-			return err
+			return fmt.Errorf("a sort run in %s: %w", tmpDir, err)
 		}
 		chunk = chunk[:0]
-		return f.Close()
+		return nil
 	}
 	add := func(e tensor.Entry) error {
 		if len(chunk) == limit {
@@ -219,7 +221,6 @@ func writeSorted(dst string, h header, entries int, each func(yield func(tensor.
 // run is one sorted temporary file being merged.
 type run struct {
 	r   *bufio.Reader
-	f   *os.File
 	cur tensor.Entry
 }
 
@@ -252,27 +253,20 @@ func (h *runHeap) Pop() any {
 	return x
 }
 
-// mergeRuns yields the entries of the sorted run files in order.
-func mergeRuns(paths []string, yield func(tensor.Entry) error) error {
+// mergeRuns yields the entries of the sorted run files in order, reading
+// each from its start. The caller closes the files.
+func mergeRuns(files []*os.File, yield func(tensor.Entry) error) error {
 	var h runHeap
-	defer func() {
-		for _, r := range h {
-			r.f.Close()
-		}
-	}()
-	for _, p := range paths {
-		f, err := os.Open(p)
-		if err != nil {
+	for _, f := range files {
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
 			return err
 		}
-		r := &run{r: bufio.NewReaderSize(f, 1<<16), f: f}
+		r := &run{r: bufio.NewReaderSize(f, 1<<16)}
 		ok, err := r.advance()
 		if err != nil {
-			f.Close()
 			return err
 		}
 		if !ok {
-			f.Close()
 			continue
 		}
 		h = append(h, r)
@@ -290,7 +284,6 @@ func mergeRuns(paths []string, yield func(tensor.Entry) error) error {
 		if ok {
 			heap.Fix(&h, 0)
 		} else {
-			r.f.Close()
 			heap.Pop(&h)
 		}
 	}

@@ -30,6 +30,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/neuralnmf/neuralnmf/matio"
 	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
 	"github.com/neuralnmf/neuralnmf/text"
 )
@@ -38,19 +39,20 @@ func main() {
 	os.Exit(runMain(os.Args[1:]))
 }
 
-// runMain runs the command line with the process's streams, removing the
-// temporary files of the outputs being written if the process is
-// interrupted (SIGINT or SIGTERM; exit code 130). SIGKILL cannot be caught:
-// after it a hidden .NAME.tmp-PID-* file may remain beside the output, which
-// is itself never left half-written; the next write to that folder removes
-// it (matio.RemoveStaleTemporaries).
+// runMain runs the command line with the process's streams. If the process
+// is interrupted (SIGINT or SIGTERM; exit code 130) it removes the
+// temporary files this process created for outputs not yet complete
+// (matio.RemoveTemporaries) and nothing else: an output is never left
+// half-written, and a file this process did not create is never touched.
+// SIGKILL cannot be caught; see matio's "Temporary files" for what it can
+// leave.
 func runMain(args []string) int {
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
 	go func() {
 		s := <-sig
-		n := removeTemporaries()
-		fmt.Fprintf(os.Stderr, "neuralnmf: %v: stopped; removed %d temporary file(s); no output was written\n", s, n)
+		n := matio.RemoveTemporaries()
+		fmt.Fprintf(os.Stderr, "neuralnmf: %v: stopped; an output not yet complete was not written (removed %d temporary file(s) of this run)\n", s, n)
 		os.Exit(130)
 	}()
 	return run(args, os.Stdout, os.Stderr)

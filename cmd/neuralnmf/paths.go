@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sync"
 )
 
 // input is a command's input path and the flag that named it.
@@ -50,7 +49,6 @@ func checkOutput(flag, out string, inputs ...input) error {
 	}
 	probe.Close()
 	os.Remove(probe.Name())
-	outputs.add(abs)
 	return nil
 }
 
@@ -73,36 +71,4 @@ func distinctOutputs(outs ...input) error {
 		seen[abs] = o.flag
 	}
 	return nil
-}
-
-// outputs are the output paths this process has validated and may be
-// writing; an interrupt removes their temporary files (runMain).
-var outputs registry
-
-type registry struct {
-	sync.Mutex
-	paths []string
-}
-
-func (r *registry) add(p string) {
-	r.Lock()
-	r.paths = append(r.paths, p)
-	r.Unlock()
-}
-
-// removeTemporaries removes the temporary files matio.WriteAtomic creates
-// beside every registered output (.NAME.tmp-*) and returns how many.
-func removeTemporaries() int {
-	outputs.Lock()
-	defer outputs.Unlock()
-	n := 0
-	for _, p := range outputs.paths {
-		tmps, _ := filepath.Glob(filepath.Join(filepath.Dir(p), "."+filepath.Base(p)+".tmp-*"))
-		for _, t := range tmps {
-			if os.Remove(t) == nil {
-				n++
-			}
-		}
-	}
-	return n
 }
