@@ -34,8 +34,14 @@ type Input struct {
 	// Vocab names the rows of X (the features). Without it topics are
 	// described by feature numbers.
 	Vocab []string
-	// Labels, if not nil, holds a class per training column (−1 unknown);
-	// ClassNames optionally names the classes.
+	// S, if not nil, is the documents' S of every layer (k⁽ˡ⁾ × M, for
+	// example Model.Transform of the training columns), used instead of
+	// Model.S: a model trained by TrainColumns (streamed) holds no S.
+	// Without either, the page has no document shares, no S heatmap and
+	// no label sections.
+	S []*tensor.Dense
+	// Labels, if not nil, holds a class per document (column of S; −1
+	// unknown); ClassNames optionally names the classes.
 	Labels     []int
 	ClassNames []string
 	// Words is the number of top words per topic (default 10).
@@ -49,8 +55,8 @@ type layerView struct {
 }
 
 type topicView struct {
-	Index    int // 1-based
-	Share    float64
+	Index    int     // 1-based
+	Share    float64 // −1: unknown (no S)
 	Words    []string
 	WordLine string
 }
@@ -66,15 +72,28 @@ type edge struct {
 // or labels outside the classes.
 func Write(w io.Writer, in Input) error {
 	m := in.Model
-	if m == nil || len(m.A) == 0 || len(m.S) != len(m.A) {
+	if m == nil || len(m.A) == 0 {
 		return errors.New("report: the model has no layers")
 	}
 	if in.Vocab != nil && len(in.Vocab) != m.A[0].Rows {
 		return fmt.Errorf("report: Vocab has %d words for the model's %d features", len(in.Vocab), m.A[0].Rows)
 	}
-	M := m.S[0].Cols
+	S := in.S
+	if S == nil {
+		S = m.S
+	}
+	if err := checkS(S, m); err != nil {
+		return err
+	}
+	M := 0
+	if S != nil {
+		M = S[0].Cols
+	}
+	if in.Labels != nil && S == nil {
+		return errors.New("report: Labels need the documents' S: the model holds none (trained by TrainColumns); give Input.S")
+	}
 	if in.Labels != nil && len(in.Labels) != M {
-		return fmt.Errorf("report: Labels has %d entries for the model's %d columns", len(in.Labels), M)
+		return fmt.Errorf("report: Labels has %d entries for the %d documents", len(in.Labels), M)
 	}
 	words := in.Words
 	if words <= 0 {
@@ -90,7 +109,7 @@ func Write(w io.Writer, in Input) error {
 
 	var layers []layerView
 	for l, topics := range neuralnmf.LayerTopics(m.A) {
-		share := shares(m.S[l])
+		share := shares(S, l, m.A[l].Cols)
 		lv := layerView{Index: l + 1}
 		for j, ws := range neuralnmf.TopWords(topics, names, words) {
 			lv.Topics = append(lv.Topics, topicView{Index: j + 1, Share: share[j], Words: ws, WordLine: strings.Join(ws, ", ")})
@@ -130,28 +149,60 @@ func Write(w io.Writer, in Input) error {
 	for l, a := range m.A {
 		ranks[l] = fmt.Sprint(a.Cols)
 	}
-	page.Summary = fmt.Sprintf("%d features × %d documents, %d layers of ranks %s.", m.A[0].Rows, M, len(m.A), strings.Join(ranks, ", "))
+	if S != nil {
+		page.Summary = fmt.Sprintf("%d features × %d documents, %d layers of ranks %s.", m.A[0].Rows, M, len(m.A), strings.Join(ranks, ", "))
+	} else {
+		page.Summary = fmt.Sprintf("%d features, %d layers of ranks %s. The model keeps no documents' weights (it was trained by streaming), so shares of documents are not shown.", m.A[0].Rows, len(m.A), strings.Join(ranks, ", "))
+	}
 	if h := m.History; len(h.Loss) > 0 {
 		page.Summary += fmt.Sprintf(" Trained %d epochs; final loss %.6g, relative error ‖X − A1⋯A%d·S%d‖/‖X‖ = %.4f.", len(h.Loss), h.Loss[len(h.Loss)-1], len(m.A), len(m.A), h.RelError[len(h.RelError)-1])
 	}
 	page.Tree = tree(layers, edges)
 	var err error
-	if page.Heatmaps, err = heatmaps(m); err != nil {
+	if page.Heatmaps, err = heatmaps(m, S); err != nil {
 		return err
 	}
 	page.Curve = curve(m.History)
 	if in.Labels != nil {
-		if err := labelSections(&page.Accuracy, &page.Confusion, &page.LabelNote, m, in); err != nil {
+		if err := labelSections(&page.Accuracy, &page.Confusion, &page.LabelNote, m, S, in); err != nil {
 			return err
 		}
 	}
 	return pageTemplate.Execute(w, page)
 }
 
-// shares returns, per topic (row of s), the share of the columns whose
-// largest entry is in that row; all-zero columns count for no topic.
-func shares(s *tensor.Dense) []float64 {
-	out := make([]float64, s.Rows)
+// checkS checks that S, if not nil, is one finite, nonnegative k⁽ˡ⁾ × M
+// matrix per layer of m.
+func checkS(S []*tensor.Dense, m *neuralnmf.Model) error {
+	if S == nil {
+		return nil
+	}
+	if len(S) != len(m.A) {
+		return fmt.Errorf("report: %d S matrices for the model's %d layers", len(S), len(m.A))
+	}
+	for l, s := range S {
+		if s == nil || s.Rows != m.A[l].Cols || s.Cols != S[0].Cols || s.Cols == 0 {
+			return fmt.Errorf("report: layer %d: S is not %d × M with the same M > 0 as layer 1", l+1, m.A[l].Cols)
+		}
+		if err := tensor.CheckNonnegative(fmt.Sprintf("report: layer %d's S", l+1), s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// shares returns, per topic of layer l (k of them), the share of the
+// columns of S[l] whose largest entry is in that row; all-zero columns
+// count for no topic. Without S every share is −1 (unknown).
+func shares(S []*tensor.Dense, l, k int) []float64 {
+	out := make([]float64, k)
+	if S == nil {
+		for i := range out {
+			out[i] = -1
+		}
+		return out
+	}
+	s := S[l]
 	for j := 0; j < s.Cols; j++ {
 		best, arg := 0.0, -1
 		for i := 0; i < s.Rows; i++ {
@@ -205,8 +256,12 @@ func tree(layers []layerView, edges []edge) template.HTML {
 			x, y := pos(l, t)
 			line1, line2 := splitWords(tv.Words, 34)
 			fmt.Fprintf(&b, `<g><title>%s</title><rect x="%d" y="%d" width="%d" height="%d" rx="6" fill="#f4f7fb" stroke="#9fb3cc"/>`, html.EscapeString(tv.WordLine), x, y, boxW, boxH)
-			fmt.Fprintf(&b, `<rect x="%d" y="%d" width="%.1f" height="4" fill="#3b6fb6"/>`, x, y+boxH-4, float64(boxW)*tv.Share)
-			fmt.Fprintf(&b, `<text x="%d" y="%d" class="t">Topic %d · %.0f%% of documents</text>`, x+8, y+16, t+1, 100*tv.Share)
+			if tv.Share >= 0 {
+				fmt.Fprintf(&b, `<rect x="%d" y="%d" width="%.1f" height="4" fill="#3b6fb6"/>`, x, y+boxH-4, float64(boxW)*tv.Share)
+				fmt.Fprintf(&b, `<text x="%d" y="%d" class="t">Topic %d · %.0f%% of documents</text>`, x+8, y+16, t+1, 100*tv.Share)
+			} else {
+				fmt.Fprintf(&b, `<text x="%d" y="%d" class="t">Topic %d</text>`, x+8, y+16, t+1)
+			}
 			fmt.Fprintf(&b, `<text x="%d" y="%d" class="w">%s</text><text x="%d" y="%d" class="w">%s</text></g>`, x+8, y+31, html.EscapeString(line1), x+8, y+45, html.EscapeString(line2))
 		}
 	}
@@ -250,7 +305,7 @@ const maxHeatmapDocs = 300
 // layer's S as PNGs, named as the command line names them (A2 is layer 2's
 // A). Each is at most heatmapWidth pixels wide, so that the page shows it
 // at its own size and its 12-pixel text stays readable.
-func heatmaps(m *neuralnmf.Model) ([]heatmap, error) {
+func heatmaps(m *neuralnmf.Model, S []*tensor.Dense) ([]heatmap, error) {
 	var out []heatmap
 	add := func(caption string, p plot.Panel, bar string) error {
 		cell := max(1, min(360/p.M.Rows, (heatmapWidth-300)/p.M.Cols))
@@ -273,11 +328,11 @@ func heatmaps(m *neuralnmf.Model) ([]heatmap, error) {
 		}
 	}
 	// S is drawn only where a column is still visible.
-	L := len(m.S)
-	s := m.S[L-1]
-	if s.Cols > maxHeatmapDocs {
+	L := len(S)
+	if L == 0 || S[L-1].Cols > maxHeatmapDocs {
 		return out, nil
 	}
+	s := S[L-1]
 	if err := add(fmt.Sprintf("S%d (%d×%d): each document's weights on the %d topics of layer %d", L, s.Rows, s.Cols, s.Rows, L),
 		plot.Panel{Title: fmt.Sprintf("S%d (%d×%d), layer %d", L, s.Rows, s.Cols, L), M: s, RowLabel: fmt.Sprintf("layer-%d topics", L), ColLabel: "documents"}, "weight"); err != nil {
 		return nil, err
@@ -340,7 +395,7 @@ type accRow struct {
 // labelSections fills the accuracy table (a least-squares read-out fitted
 // on the labelled columns, per layer, and the model's own classifier) and
 // the confusion matrix of the last layer's prediction.
-func labelSections(acc *[]accRow, conf *template.HTML, note *string, m *neuralnmf.Model, in Input) error {
+func labelSections(acc *[]accRow, conf *template.HTML, note *string, m *neuralnmf.Model, S []*tensor.Dense, in Input) error {
 	classes, err := neuralnmf.CheckLabels(in.Labels)
 	if err != nil {
 		return fmt.Errorf("report: Labels: %w", err)
@@ -349,7 +404,7 @@ func labelSections(acc *[]accRow, conf *template.HTML, note *string, m *neuralnm
 		return fmt.Errorf("report: %d class names for %d classes", len(in.ClassNames), classes)
 	}
 	var pred []int
-	for l, s := range m.S {
+	for l, s := range S {
 		p, err := neuralnmf.Readout(s, in.Labels, classes)
 		if err != nil {
 			return fmt.Errorf("report: layer %d read-out: %w", l+1, err)
@@ -359,7 +414,7 @@ func labelSections(acc *[]accRow, conf *template.HTML, note *string, m *neuralnm
 	}
 	*note = "Per layer: a least-squares read-out B = Y·S† fitted on the labelled documents and scored on the same documents (training accuracy)."
 	if m.B != nil && m.B.Rows == classes {
-		pred = neuralnmf.Predict(m.B, m.S[len(m.S)-1])
+		pred = neuralnmf.Predict(m.B, S[len(S)-1])
 		*acc = append(*acc, accRow{0, fmt.Sprintf("%.3f", neuralnmf.Accuracy(pred, in.Labels))})
 		*note += " Model's classifier: the B trained with the model, argmax(B·SL), L the last layer."
 	}
@@ -455,7 +510,7 @@ figcaption { color: #555; font-size: .9em; }
 <h3>Layer {{.Index}}</h3>
 <table>
 <tr><th>topic</th><th>documents</th><th>top words</th></tr>
-{{range .Topics}}<tr><td class="num">{{.Index}}</td><td class="num">{{printf "%.1f" (mul100 .Share)}} %</td><td>{{.WordLine}}</td></tr>
+{{range .Topics}}<tr><td class="num">{{.Index}}</td><td class="num">{{if ge .Share 0.0}}{{printf "%.1f" (mul100 .Share)}} %{{else}}—{{end}}</td><td>{{.WordLine}}</td></tr>
 {{end}}</table>
 {{end}}
 

@@ -39,6 +39,36 @@ func model(t *testing.T) (*neuralnmf.Model, []string, []int) {
 	return m, vocab, labels
 }
 
+// A model without S (trained by streaming) has a report without the
+// documents' shares; given the documents' S from Transform, the report is
+// the one of the same model with its own S.
+func TestWriteWithoutS(t *testing.T) {
+	m, vocab, labels := model(t)
+	var own bytes.Buffer
+	require.NoError(t, report.Write(&own, report.Input{Model: m, Vocab: vocab, Labels: labels}))
+	streamed := *m
+	streamed.S = nil
+	var bare bytes.Buffer
+	require.NoError(t, report.Write(&bare, report.Input{Model: &streamed, Vocab: vocab}))
+	page := bare.String()
+	require.Contains(t, page, "shares of documents are not shown")
+	require.NotContains(t, page, "% of documents")
+	require.NotContains(t, page, "S2 (")
+	require.Contains(t, page, "A2 (")
+	require.Contains(t, page, "<td class=\"num\">—</td>")
+	err := report.Write(&bare, report.Input{Model: &streamed, Vocab: vocab, Labels: labels})
+	require.ErrorContains(t, err, "Labels need the documents' S")
+
+	var given bytes.Buffer
+	require.NoError(t, report.Write(&given, report.Input{Model: &streamed, Vocab: vocab, Labels: labels, S: m.S}))
+	require.Equal(t, own.String(), given.String())
+	bad := []*tensor.Dense{m.S[0]}
+	require.ErrorContains(t, report.Write(&given, report.Input{Model: &streamed, S: bad}), "1 S matrices for the model's 2 layers")
+	neg := m.S[1].Clone()
+	neg.Set(0, 0, -1)
+	require.ErrorContains(t, report.Write(&given, report.Input{Model: &streamed, S: []*tensor.Dense{m.S[0], neg}}), "negative")
+}
+
 func TestWrite(t *testing.T) {
 	m, vocab, labels := model(t)
 	var buf bytes.Buffer

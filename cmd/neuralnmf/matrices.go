@@ -25,9 +25,16 @@ type namedMatrix struct {
 // case-insensitive), or a usage error naming flag and the choices.
 func modelMatrix(m *neuralnmf.Model, flag, name string) (namedMatrix, error) {
 	L := len(m.A)
-	choices := fmt.Sprintf("A1..A%d or S1..S%d", L, L)
+	choices := []string{fmt.Sprintf("A1..A%d", L)}
+	if len(m.S) > 0 {
+		choices = append(choices, fmt.Sprintf("S1..S%d", L))
+	}
 	if m.B != nil {
-		choices += " or B"
+		choices = append(choices, "B")
+	}
+	has := strings.Join(choices, ", ")
+	if n := len(choices); n > 1 {
+		has = strings.Join(choices[:n-1], ", ") + " and " + choices[n-1]
 	}
 	up := strings.ToUpper(name)
 	if up == "B" && m.B != nil {
@@ -35,10 +42,16 @@ func modelMatrix(m *neuralnmf.Model, flag, name string) (namedMatrix, error) {
 	}
 	if len(up) >= 2 && (up[0] == 'A' || up[0] == 'S') {
 		if l, err := strconv.Atoi(up[1:]); err == nil && l >= 1 && l <= L {
+			if up[0] == 'S' && len(m.S) == 0 {
+				return namedMatrix{}, usageError{fmt.Errorf("%s %s: the model keeps no S (it was trained with fit -batch-size, which streams its columns); it has %s (run 'neuralnmf transform' for the S of any columns)", flag, name, has)}
+			}
 			return layerMatrix(m, up[:1], l), nil
 		}
 	}
-	return namedMatrix{}, usageError{fmt.Errorf("%s %q: the model has %s", flag, name, choices)}
+	if up == "B" {
+		return namedMatrix{}, usageError{fmt.Errorf("%s B: the model has no classifier (it was trained without labels); it has %s", flag, has)}
+	}
+	return namedMatrix{}, usageError{fmt.Errorf("%s %q: the model has %s", flag, name, has)}
 }
 
 // layerMatrix returns Aℓ or Sℓ (kind "A" or "S") of layer l ≥ 1.

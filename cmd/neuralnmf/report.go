@@ -20,7 +20,8 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 	out := fs.String("o", "", "output HTML file (required)")
 	vocabPath := fs.String("vocab", "", "vocabulary, one word per line (default: the model's own, for models trained with fit -text; else feature numbers)")
 	labelsPath := fs.String("labels", "", "class of each training column (-1 unknown): adds accuracy per layer and a confusion matrix")
-	textPath := fs.String("text", "", "the training documents, with -label-field: their labels instead of -labels")
+	xPath := fs.String("x", "", "the documents the report describes, as a matrix with the training data's rows: for a model from fit -batch-size, which keeps no S, their topic shares, S heatmap and (with labels) scores come from running them through the model")
+	textPath := fs.String("text", "", "the documents as text, vectorised by the model's vectoriser: instead of -x, and with -label-field their labels instead of -labels")
 	docs := addDocFlags(fs, true, false)
 	classNames := fs.String("class-names", "", "file naming the classes, one per line, class 0 first (default: the model's own, for models trained with -label-field)")
 	words := fs.Int("words", 10, "top words per topic")
@@ -31,6 +32,11 @@ Writes one self-contained HTML page (no network, scripts or external fonts)
 showing the model's topic hierarchy as a tree, its topics' top words and
 shares of documents, heatmaps, the training curve and, with -labels,
 accuracy per layer and a confusion matrix.
+
+A model from fit -batch-size keeps no S (the training columns' weights):
+give its documents with -x or -text for the shares and label scores;
+without them the report shows the topics, their words and the heatmaps
+of A.
 
 Flags:
 `)
@@ -49,21 +55,24 @@ Flags:
 	if !strings.HasSuffix(strings.ToLower(*out), ".html") && !strings.HasSuffix(strings.ToLower(*out), ".htm") {
 		return usageError{fmt.Errorf("-o %s: want an .html file", *out)}
 	}
-	if (*textPath == "") != (*docs.labelField == "") {
-		return usageError{errors.New("-text and -label-field go together: the training documents and the field holding their labels")}
+	if *textPath == "" && *docs.labelField != "" {
+		return usageError{errors.New("-label-field needs -text: the documents that hold the labels")}
+	}
+	if *xPath != "" && *textPath != "" {
+		return usageError{errors.New("-x and -text were both given: give one (a matrix or documents)")}
 	}
 	if *textPath == "" {
 		if err := rejectFlags(fs, []string{"field"}, "applies to -text documents only"); err != nil {
 			return err
 		}
 	}
-	if *labelsPath != "" && *textPath != "" {
+	if *labelsPath != "" && *docs.labelField != "" {
 		return usageError{errors.New("-labels and -label-field both give the labels: give one")}
 	}
 	if *classNames != "" && *labelsPath == "" {
 		return usageError{errors.New("-class-names needs -labels")}
 	}
-	if err := checkOutput("-o", *out, input{"-model", *modelPath}, input{"-vocab", *vocabPath}, input{"-labels", *labelsPath}, input{"-text", *textPath}, input{"-class-names", *classNames}); err != nil {
+	if err := checkOutput("-o", *out, input{"-model", *modelPath}, input{"-x", *xPath}, input{"-vocab", *vocabPath}, input{"-labels", *labelsPath}, input{"-text", *textPath}, input{"-class-names", *classNames}); err != nil {
 		return err
 	}
 	m, err := loadModel(*modelPath)
@@ -74,7 +83,26 @@ Flags:
 	if in.Vocab, err = modelVocab(*modelPath, *vocabPath, m); err != nil {
 		return err
 	}
-	if in.Labels, err = reportLabels(*labelsPath, *textPath, docs, m); err != nil {
+	cols := 0 // the documents the report describes
+	var docLabels []string
+	if len(m.S) > 0 {
+		if *xPath != "" || (*textPath != "" && *docs.labelField == "") {
+			return usageError{fmt.Errorf("-model %s keeps its training columns' S, which the report uses: -x and -text (without -label-field) are for models from fit -batch-size", *modelPath)}
+		}
+		cols = m.S[0].Cols
+	} else if *xPath != "" || *textPath != "" {
+		c, err := readColumns(*xPath, *textPath, docs, *modelPath, m, stderr)
+		if err != nil {
+			return err
+		}
+		if in.S, err = forward(m, c.x); err != nil {
+			return fmt.Errorf("%s: %w", c.from, err)
+		}
+		cols, docLabels = len(c.empty), c.labels
+	} else if *labelsPath != "" || *docs.labelField != "" {
+		return usageError{fmt.Errorf("-model %s keeps no S (it was trained with fit -batch-size): give its documents with -x or -text to score labels", *modelPath)}
+	}
+	if in.Labels, err = reportLabels(*labelsPath, *textPath, docs, docLabels, m, cols); err != nil {
 		return err
 	}
 	if *classNames != "" {
@@ -92,11 +120,11 @@ Flags:
 	return nil
 }
 
-// reportLabels returns the labels of the model's training columns from
-// -labels, or from -label-field of the -text documents mapped through the
-// model's class names; nil without either. Errors name the labels' source.
-func reportLabels(labelsPath, textPath string, docs docFlags, m *neuralnmf.Model) ([]int, error) {
-	cols := m.S[0].Cols
+// reportLabels returns the labels of the report's cols documents from
+// -labels, or from -label-field of the -text documents (docLabels if they
+// were read already) mapped through the model's class names; nil without
+// either. Errors name the labels' source.
+func reportLabels(labelsPath, textPath string, docs docFlags, docLabels []string, m *neuralnmf.Model, cols int) ([]int, error) {
 	var labels []int
 	source := "-labels " + labelsPath
 	switch {
@@ -105,12 +133,14 @@ func reportLabels(labelsPath, textPath string, docs docFlags, m *neuralnmf.Model
 		if labels, err = matio.ReadLabelsFile(labelsPath); err != nil {
 			return nil, err
 		}
-	case textPath != "":
+	case *docs.labelField != "":
 		source = "-text " + textPath + " -label-field " + *docs.labelField
-		var info docInfo
-		for _, err := range info.texts(docs.source(textPath), docs) {
-			if err != nil {
-				return nil, err
+		info := docInfo{labels: docLabels}
+		if docLabels == nil {
+			for _, err := range info.texts(docs.source(textPath), docs) {
+				if err != nil {
+					return nil, err
+				}
 			}
 		}
 		names := m.ClassNames
@@ -122,7 +152,7 @@ func reportLabels(labelsPath, textPath string, docs docFlags, m *neuralnmf.Model
 		return nil, nil
 	}
 	if len(labels) != cols {
-		return nil, fmt.Errorf("%s: %d labels for the model's %d training columns", source, len(labels), cols)
+		return nil, fmt.Errorf("%s: %d labels for the report's %d documents", source, len(labels), cols)
 	}
 	if _, err := neuralnmf.CheckLabels(labels); err != nil {
 		return nil, fmt.Errorf("%s: %w", source, err)

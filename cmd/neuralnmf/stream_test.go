@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/neuralnmf/neuralnmf/matio"
+	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
 	"github.com/neuralnmf/neuralnmf/tensor"
 )
 
@@ -108,4 +109,61 @@ func TestStreamedWorkflow(t *testing.T) {
 	code, _, errOut = cli(t, "transform", "-model", p("m.nnmf"), "-x", p("x.mtx"), "-batch-size", "64", "-o", p("s.mtx"))
 	require.Equal(t, exitUsage, code)
 	require.Contains(t, errOut, "-batch-size streams a .mtx or .mtx.gz -x into a .csv -o")
+}
+
+// Every command that takes a model takes one from a streamed fit, which
+// keeps no S, or refuses with a usage error naming what it lacks; report
+// works on one, with and without its documents.
+func TestStreamedModelEverywhere(t *testing.T) {
+	dir := t.TempDir()
+	p := func(n string) string { return filepath.Join(dir, n) }
+	writeCorpus(t, dir, 600)
+	code, _, errOut := cli(t, "fit", "-x", p("x.mtx"), "-ranks", "4,2", "-batch-size", "100", "-labels", p("y.txt"), "-o", p("m.nnmf"), "-quiet")
+	require.Equal(t, 0, code, errOut)
+	m, err := neuralnmf.Load(p("m.nnmf"))
+	require.NoError(t, err)
+	require.Empty(t, m.S, "a streamed model keeps no S")
+	var vocab strings.Builder
+	for i := 1; i <= 30; i++ {
+		fmt.Fprintf(&vocab, "w%d\n", i)
+	}
+	require.NoError(t, os.WriteFile(p("v.txt"), []byte(vocab.String()), 0o644))
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"export", "-matrix", "S1", "-o", p("s1.csv")}, exitUsage, "-matrix S1: the model keeps no S (it was trained with fit -batch-size, which streams its columns); it has A1..A2 and B"},
+		{[]string{"heatmap", "-matrix", "S2", "-o", p("s2.png")}, exitUsage, "-matrix S2: the model keeps no S"},
+		{[]string{"export", "-matrix", "A2", "-o", p("a2.csv")}, 0, "wrote A2 (4×2)"},
+		{[]string{"export", "-matrix", "B", "-o", p("b.csv")}, 0, "wrote B (2×2)"},
+		{[]string{"heatmap", "-matrix", "A1", "-o", p("a1.png")}, 0, "wrote"},
+		{[]string{"topics", "-vocab", p("v.txt")}, 0, "w17"},
+		{[]string{"transform", "-x", p("x.mtx"), "-o", p("s.csv")}, 0, "wrote S2"},
+		{[]string{"predict", "-x", p("x.mtx"), "-o", p("pred.csv")}, 0, "wrote"},
+		{[]string{"report", "-o", p("bare.html")}, 0, "wrote"},
+		{[]string{"report", "-labels", p("y.txt"), "-o", p("nolab.html")}, exitUsage, "keeps no S (it was trained with fit -batch-size): give its documents with -x or -text to score labels"},
+		{[]string{"report", "-x", p("x.mtx"), "-labels", p("y.txt"), "-o", p("full.html")}, 0, "wrote"},
+	} {
+		args := append([]string{tc.args[0], "-model", p("m.nnmf")}, tc.args[1:]...)
+		code, out, errOut := cli(t, args...)
+		require.Equal(t, tc.code, code, "%v: %s", tc.args, errOut)
+		require.Contains(t, out+errOut, tc.want, "%v", tc.args)
+	}
+	bare, err := os.ReadFile(p("bare.html"))
+	require.NoError(t, err)
+	require.Contains(t, string(bare), "shares of documents are not shown")
+	full, err := os.ReadFile(p("full.html"))
+	require.NoError(t, err)
+	require.Contains(t, string(full), "2 layers of ranks 4, 2")
+	require.Contains(t, string(full), "30 features × 600 documents")
+	require.Contains(t, string(full), "confusion")
+	require.Regexp(t, `model's classifier</td><td class="num">(0\.9[5-9]\d|1\.000)<`, string(full))
+
+	// A model that keeps its S refuses -x: the report would ignore it.
+	code, _, errOut = cli(t, "fit", "-x", p("x.mtx"), "-ranks", "4,2", "-o", p("whole.nnmf"), "-quiet")
+	require.Equal(t, 0, code, errOut)
+	code, _, errOut = cli(t, "report", "-model", p("whole.nnmf"), "-x", p("x.mtx"), "-o", p("w.html"))
+	require.Equal(t, exitUsage, code)
+	require.Contains(t, errOut, "keeps its training columns' S")
 }
