@@ -37,7 +37,8 @@ type ColumnReader struct {
 	read       int           // entries read in this pass
 	pending    *tensor.Entry // an entry read past the last block
 	lastCol    int           // the column of the last entry read
-	duplicates int
+	duplicates int // repeated entries met in this pass
+	mostDups   int // the most met in one earlier pass
 	passes     int
 }
 
@@ -68,9 +69,11 @@ func (r *ColumnReader) Dims() (rows, cols int) { return r.h.rows, r.h.cols }
 // NNZ returns the number of entries the file declares.
 func (r *ColumnReader) NNZ() int { return r.h.nnz }
 
-// Duplicates returns how many entries of the passes read so far (counted
-// once, on the first pass) repeated a position and were summed.
-func (r *ColumnReader) Duplicates() int { return r.duplicates }
+// Duplicates returns how many entries repeated a position and were summed,
+// counted over the furthest any pass has read: after one whole pass, all
+// of the file's. (A first pass may stop early, as a start sample does; a
+// later pass counts the rest.)
+func (r *ColumnReader) Duplicates() int { return max(r.duplicates, r.mostDups) }
 
 // Rewind starts a new pass at column 1, reopening the file.
 func (r *ColumnReader) Rewind() error {
@@ -102,6 +105,7 @@ func (r *ColumnReader) Rewind() error {
 	}
 	r.rc, r.ls, r.h = rc, ls, h
 	r.col, r.read, r.pending, r.lastCol = 0, 0, nil, 0
+	r.mostDups, r.duplicates = max(r.mostDups, r.duplicates), 0
 	return nil
 }
 
@@ -174,9 +178,7 @@ func (r *ColumnReader) Next(n int) (*tensor.Sparse, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", r.path, err)
 	}
-	if r.passes == 0 {
-		r.duplicates += dups
-	}
+	r.duplicates += dups
 	r.col = end
 	return s, nil
 }

@@ -107,3 +107,27 @@ func TestColumnReaderFileShapes(t *testing.T) {
 		})
 	}
 }
+
+// Repeated entries are counted over a whole pass, even when the first
+// pass stopped early (a start sample) and whatever the passes' blocks;
+// repeated passes do not count them again.
+func TestColumnReaderDuplicatesAcrossPasses(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "d.mtx")
+	require.NoError(t, os.WriteFile(path, []byte("%%MatrixMarket matrix coordinate real general\n3 10 6\n1 1 1\n1 1 2\n2 3 1\n2 9 1\n2 9 1\n3 10 1\n"), 0o644))
+	r, err := matio.OpenColumns(path)
+	require.NoError(t, err)
+	defer r.Close()
+	_, err = r.Next(2)
+	require.NoError(t, err)
+	require.Equal(t, 1, r.Duplicates())
+	for pass := 0; pass < 2; pass++ {
+		require.NoError(t, r.Rewind())
+		for {
+			if _, err := r.Next(3); err != nil {
+				require.ErrorIs(t, err, io.EOF)
+				break
+			}
+		}
+		require.Equal(t, 2, r.Duplicates(), "pass %d", pass+1)
+	}
+}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -166,4 +168,52 @@ func TestStreamedModelEverywhere(t *testing.T) {
 	code, _, errOut = cli(t, "report", "-model", p("whole.nnmf"), "-x", p("x.mtx"), "-o", p("w.html"))
 	require.Equal(t, exitUsage, code)
 	require.Contains(t, errOut, "keeps its training columns' S")
+}
+
+// A stream that begins with 1,200 empty columns trains as the same file
+// does in memory: the start sees the columns that hold data. An all-zero
+// stream is refused. Repeated entries are reported however far the start
+// read (they were counted only on the start's partial pass).
+func TestStreamedFitEmptyStartAndRepeats(t *testing.T) {
+	dir := t.TempDir()
+	p := func(n string) string { return filepath.Join(dir, n) }
+	writeCorpus(t, dir, 600)
+	raw := string(must(os.ReadFile(p("x.mtx"))))
+	lines := strings.Split(strings.TrimSpace(raw), "\n")
+	var dims [3]int
+	_, err := fmt.Sscan(lines[1], &dims[0], &dims[1], &dims[2])
+	require.NoError(t, err)
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s\n%d %d %d\n", lines[0], dims[0], dims[1]+1200, dims[2]+2)
+	for k, l := range lines[2:] {
+		var i, j int
+		var v float64
+		_, err := fmt.Sscan(l, &i, &j, &v)
+		require.NoError(t, err)
+		fmt.Fprintf(&b, "%d %d %v\n", i, j+1200, v)
+		if k == len(lines[2:])-1 {
+			fmt.Fprintf(&b, "%d %d 0.5\n%d %d 0.5\n", i, j+1200, i, j+1200) // two repeats at the very end
+		}
+	}
+	require.NoError(t, os.WriteFile(p("late.mtx"), []byte(b.String()), 0o644))
+	code, out, errOut := cli(t, "fit", "-x", p("late.mtx"), "-ranks", "4,2", "-batch-size", "100", "-o", p("m.nnmf"))
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, errOut, "-x "+p("late.mtx")+": 2 entries repeat the row and column of an earlier one")
+	re := regexp.MustCompile(`relative error ([0-9.]+)`)
+	got := re.FindStringSubmatch(out)
+	require.NotNil(t, got, out)
+	streamed := must(strconv.ParseFloat(got[1], 64))
+	code, out, errOut = cli(t, "fit", "-x", p("late.mtx"), "-ranks", "4,2", "-o", p("whole.nnmf"))
+	require.Equal(t, 0, code, errOut)
+	whole := must(strconv.ParseFloat(re.FindStringSubmatch(out)[1], 64))
+	require.Less(t, streamed, 1.1*whole, "streamed %v, in memory %v", streamed, whole)
+	code, _, errOut = cli(t, "transform", "-model", p("m.nnmf"), "-x", p("x.mtx"), "-o", p("s.csv"))
+	require.Equal(t, 0, code, errOut)
+
+	require.NoError(t, os.WriteFile(p("zero.mtx"), []byte("%%MatrixMarket matrix coordinate real general\n5 3000 0\n"), 0o644))
+	code, _, errOut = cli(t, "fit", "-x", p("zero.mtx"), "-ranks", "2", "-batch-size", "100", "-o", p("z.nnmf"))
+	require.Equal(t, exitData, code, errOut)
+	require.Contains(t, errOut, "X is all zero")
+	_, err = os.Stat(p("z.nnmf"))
+	require.ErrorIs(t, err, os.ErrNotExist)
 }

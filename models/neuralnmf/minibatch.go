@@ -38,8 +38,9 @@ const (
 	DefaultBatchEpochs = 20
 	// StartColumns is the least number of columns the HNMF start (any Init
 	// but RandomInit and GivenInit) of mini-batch training factorises: the
-	// first batches, until they hold that many (or all of X), are read
-	// before training starts.
+	// first batches, until they hold that many columns with an entry (or
+	// all of X), are read before training starts, and the start factorises
+	// their columns that have an entry.
 	StartColumns = 1000
 	// DefaultBatchTol and DefaultBatchWindow are the mini-batch stopping
 	// rule when Config.Tol and Config.Window are 0: stop when the loss
@@ -236,7 +237,9 @@ func trainBatches(src batchSource, cfg Config, keepS bool) (*Model, error) {
 	if err := src.rewind(0); err != nil {
 		return nil, fmt.Errorf("neuralnmf: %w", err)
 	}
-	// The start factorises the first batches, StartColumns columns or more.
+	// The start factorises the columns with an entry of the first batches,
+	// StartColumns of them or more: a stream that begins with empty columns
+	// (documents without a word) must not start from an all-zero sample.
 	var pending []batch
 	for n := 0; n < max(c.BatchSize, StartColumns); {
 		b, err := src.next(c.BatchSize)
@@ -247,14 +250,24 @@ func trainBatches(src batchSource, cfg Config, keepS bool) (*Model, error) {
 			return nil, fmt.Errorf("neuralnmf: %w", err)
 		}
 		pending = append(pending, b)
-		n += len(b.cols)
+		n += b.x.nonEmptyColumns()
 	}
 	if len(pending) == 0 {
 		return nil, fmt.Errorf("neuralnmf: X has no columns")
 	}
-	first := joinBatches(pending)
-	if err := checkScale(maxEntry(first.x)); err != nil && cols == len(first.cols) {
-		return nil, err // the start holds all of X: it is all zero or out of range
+	first := joinBatches(pending).withEntries()
+	read := 0
+	for _, b := range pending {
+		read += len(b.cols)
+	}
+	if len(first.cols) == 0 {
+		return nil, fmt.Errorf("neuralnmf: X is all zero: none of its %d columns has an entry; there is nothing to factorise", cols)
+	}
+	if err := checkScale(maxEntry(first.x)); err != nil && cols == read {
+		return nil, err // the start holds all of X: it is out of range
+	}
+	if c.Init.factorises() && c.Ranks[0] > len(first.cols) {
+		return nil, fmt.Errorf("neuralnmf: %w: rank %d of layer 1 is above the %d columns with an entry that the start could read (all of X's %d columns); give a smaller rank", ErrConfig, c.Ranks[0], len(first.cols), cols)
 	}
 	t := &trainer{x: first.x, cols: first.cols, cfg: c, seed: c.Seed, rng: tensor.NewRand(c.Seed ^ 0x6e6e6d66), tape: autograd.NewTape(), hist: History{Stopped: "max epochs"}, lrScale: 1}
 	if err := t.init(); err != nil {
@@ -319,6 +332,67 @@ func trainBatches(src batchSource, cfg Config, keepS bool) (*Model, error) {
 		}
 	}
 	return t.evaluate(src, keepS)
+}
+
+// hasEntry reports whether column j of x has a non-zero entry.
+func (x data) hasEntry(j int) bool {
+	if s := x.sparse; s != nil {
+		for _, v := range s.Val[s.ColPtr[j]:s.ColPtr[j+1]] {
+			if v != 0 {
+				return true
+			}
+		}
+		return false
+	}
+	for i := 0; i < x.dense.Rows; i++ {
+		if x.dense.At(i, j) != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// nonEmptyColumns counts the columns of x with a non-zero entry.
+func (x data) nonEmptyColumns() int {
+	_, cols := x.dims()
+	n := 0
+	for j := 0; j < cols; j++ {
+		if x.hasEntry(j) {
+			n++
+		}
+	}
+	return n
+}
+
+// withEntries returns the columns of b with a non-zero entry (b itself if
+// all have one).
+func (b batch) withEntries() batch {
+	var keep []int
+	for j := range b.cols {
+		if b.x.hasEntry(j) {
+			keep = append(keep, j)
+		}
+	}
+	if len(keep) == len(b.cols) {
+		return b
+	}
+	out := batch{cols: make([]int, len(keep))}
+	for k, j := range keep {
+		out.cols[k] = b.cols[j]
+	}
+	if b.x.sparse != nil {
+		out.x.sparse = b.x.sparse.SelectColumns(keep)
+		return out
+	}
+	d := tensor.New(b.x.dense.Rows, len(keep))
+	for i := 0; i < d.Rows; i++ {
+		row, src := d.Row(i), b.x.dense.Row(i)
+		for k, j := range keep {
+			row[k] = src[j]
+		}
+	}
+	out.x.dense = d
+	return out
 }
 
 // joinBatches returns the columns of bs side by side.
