@@ -37,8 +37,8 @@ type ColumnReader struct {
 	read       int           // entries read in this pass
 	pending    *tensor.Entry // an entry read past the last block
 	lastCol    int           // the column of the last entry read
-	duplicates int // repeated entries met in this pass
-	mostDups   int // the most met in one earlier pass
+	duplicates int           // repeated entries met in this pass
+	mostDups   int           // the most met in one earlier pass
 	passes     int
 }
 
