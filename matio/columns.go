@@ -37,6 +37,7 @@ type ColumnReader struct {
 	read       int           // entries read in this pass
 	pending    *tensor.Entry // an entry read past the last block
 	lastCol    int           // the column of the last entry read
+	nonneg     bool          // refuse negative entries (RequireNonnegative)
 	duplicates int           // repeated entries met in this pass
 	mostDups   int           // the most met in one earlier pass
 	passes     int
@@ -62,6 +63,16 @@ func OpenColumns(path string) (*ColumnReader, error) {
 	}
 	return r, nil
 }
+
+// ErrNegative is wrapped by the error of a ColumnReader that requires
+// nonnegative entries (RequireNonnegative) and meets a negative one.
+var ErrNegative = errors.New("a negative entry")
+
+// RequireNonnegative makes Next return an error wrapping ErrNegative,
+// naming the file's line and the entry's 1-based row and column, for an
+// entry below zero. (Values are always finite: the parser refuses NaN and
+// Inf.)
+func (r *ColumnReader) RequireNonnegative() { r.nonneg = true }
 
 // Dims returns the rows and columns the file declares.
 func (r *ColumnReader) Dims() (rows, cols int) { return r.h.rows, r.h.cols }
@@ -166,6 +177,9 @@ func (r *ColumnReader) Next(n int) (*tensor.Sparse, error) {
 				return nil, fmt.Errorf("%s:%d: %w: an entry in column %d follows one in column %d; streaming needs them sorted: neuralnmf convert -x %s -o sorted.mtx.gz (external sort, bounded memory)", r.path, r.ls.n, ErrUnsorted, e.Col+1, r.lastCol+1, r.path)
 			}
 			r.lastCol = e.Col
+			if r.nonneg && e.Val < 0 {
+				return nil, fmt.Errorf("%s:%d: %w: row %d, column %d is %g", r.path, r.ls.n, ErrNegative, e.Row+1, e.Col+1, e.Val)
+			}
 		}
 		if e.Col >= end {
 			r.pending = &e

@@ -352,10 +352,6 @@ func checkNonnegative(path string, x *matio.Matrix) error {
 	return nil
 }
 
-// trueLabels returns the true class of each new column for scoring, from
-// -labels (a file of class numbers) or -label-field (class names mapped
-// through the model's), or nil when neither is given. Labels the model
-// does not know are unknown (-1); stderr says so.
 // readTrueLabels reads -labels for cols columns (of from): each a class of
 // model m, or -1.
 func readTrueLabels(labelsPath string, cols int, from string, m *neuralnmf.Model) ([]int, error) {
@@ -368,7 +364,11 @@ func readTrueLabels(labelsPath string, cols int, from string, m *neuralnmf.Model
 	}
 	for i, l := range y {
 		if l < -1 || l >= m.B.Rows {
-			return nil, fmt.Errorf("-labels %s: line %d is %d: want a class 0..%d of the model, or -1 for unknown", labelsPath, i+1, l, m.B.Rows-1)
+			named := ""
+			if m.ClassNames != nil {
+				named = fmt.Sprintf(" (the model names its classes %s: -labels takes their numbers 0..%d in that order; or give documents with -text and -label-field to use the names)", quoteList(m.ClassNames, 10), m.B.Rows-1)
+			}
+			return nil, fmt.Errorf("-labels %s: line %d is %d: want a class 0..%d of the model, or -1 for unknown%s", labelsPath, i+1, l, m.B.Rows-1, named)
 		}
 	}
 	if !slices.ContainsFunc(y, func(l int) bool { return l >= 0 }) {
@@ -377,6 +377,10 @@ func readTrueLabels(labelsPath string, cols int, from string, m *neuralnmf.Model
 	return y, nil
 }
 
+// trueLabels returns the true class of each new column for scoring, from
+// -labels (a file of class numbers) or -label-field (class names mapped
+// through the model's), or nil when neither is given. Labels the model
+// does not know are unknown (-1); stderr says so.
 func trueLabels(labelsPath string, c *newColumns, m *neuralnmf.Model, stderr io.Writer) ([]int, error) {
 	var y []int
 	switch {

@@ -48,7 +48,9 @@ Flags:
 	if err := checkOutput("-o", *out, input{"-x", *in}); err != nil {
 		return err
 	}
-	st, err := matio.SortByColumn(*in, *out, *tmp, *memMiB<<20)
+	// Beyond 2^43 bytes (8 TiB) no machine holds the entries anyway; the
+	// bound keeps the byte count from overflowing.
+	st, err := matio.SortByColumn(*in, *out, *tmp, min(*memMiB, 1<<23)<<20)
 	if err != nil {
 		return err
 	}

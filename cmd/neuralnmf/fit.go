@@ -101,6 +101,9 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	rows, cols := d.dims()
+	if rows == 0 || cols == 0 {
+		return fmt.Errorf("%s is empty (%d×%d): there is nothing to factorise", d.from, rows, cols)
+	}
 	if cfg.BatchSize > 0 {
 		cols = min(cols, max(cfg.BatchSize, neuralnmf.StartColumns)) // the start factorises the first batches
 	}
@@ -312,6 +315,7 @@ func (f *fitFlags) read(prog *fitProgress, stderr io.Writer) (*fitData, error) {
 		if *f.batchSize > 0 && matio.IsMatrixMarket(*f.xPath) {
 			r, err := matio.OpenColumns(*f.xPath)
 			if err == nil {
+				r.RequireNonnegative()
 				return &fitData{stream: r, from: "-x " + *f.xPath}, nil
 			}
 			if !errors.Is(err, matio.ErrNotStreamable) {
@@ -412,12 +416,12 @@ func readLabelMask(path string, labels []int, from string) ([]bool, error) {
 func checkRanks(ranks []int, init neuralnmf.Init, rows, cols int) error {
 	for l, k := range ranks {
 		switch {
+		case l == 0 && k > cols && cols < rows && init != neuralnmf.RandomInit:
+			return usageError{fmt.Errorf("-ranks: layer 1's rank %d is above the %d columns (samples) of the data, which -init %s factorises; want at most %d, or give -init random (then at most %d, the rows)", k, cols, init, cols, rows)}
 		case k > rows:
 			return usageError{fmt.Errorf("-ranks: layer %d's rank %d is above the %d rows (features) of the data; want at most %d", l+1, k, rows, rows)}
 		case l > 0 && k >= ranks[l-1]:
 			return usageError{fmt.Errorf("-ranks: ranks must decrease, but layer %d's %d follows %d", l+1, k, ranks[l-1])}
-		case l == 0 && k > cols && init != neuralnmf.RandomInit:
-			return usageError{fmt.Errorf("-ranks: layer 1's rank %d is above the %d columns (samples) of the data, which -init %s factorises; want at most %d, or give -init random", k, cols, init, cols)}
 		}
 	}
 	return nil

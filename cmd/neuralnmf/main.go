@@ -142,6 +142,8 @@ func hint(err error) string {
 	switch {
 	case errors.Is(err, text.ErrNoField):
 		return " (give the member or column that holds the text with -field NAME)"
+	case errors.Is(err, matio.ErrNegative):
+		return " (Neural NMF factorises nonnegative data; shift or clip the data first)"
 	case errors.Is(err, neuralnmf.ErrDiverged):
 		return " (-algorithm1 never shrinks its step: give a smaller -lr, or drop -algorithm1 for the safeguarded default)"
 	}

@@ -94,6 +94,20 @@ Flags:
 // and written as they are read; only the predicted classes (one int per
 // column) are kept, for scoring against -labels.
 func predictStream(m *neuralnmf.Model, xPath, labelsPath, out string, batch int, stdout, stderr io.Writer) error {
+	var y []int
+	if labelsPath != "" {
+		// The labels are checked against the columns the file declares
+		// before any work, so that a bad -labels writes nothing.
+		r, err := matio.OpenColumns(xPath)
+		if err != nil {
+			return err
+		}
+		_, cols := r.Dims()
+		r.Close()
+		if y, err = readTrueLabels(labelsPath, cols, "-x "+xPath, m); err != nil {
+			return err
+		}
+	}
 	head := predictionHead("column", m.ClassNames, m.B.Rows)
 	var pred []int
 	st, err := streamRows(xPath, out, batch, m, head, func(first int, s []*tensor.Dense, empty []bool) [][]string {
@@ -114,11 +128,7 @@ func predictStream(m *neuralnmf.Model, xPath, labelsPath, out string, batch int,
 	}
 	st.warn(stderr, xPath, "their class is written as -1")
 	fmt.Fprintf(stdout, "wrote predicted classes of %d columns (%d classes) to %s (streamed in blocks of %d)\n", st.cols, m.B.Rows, out, batch)
-	if labelsPath != "" {
-		y, err := readTrueLabels(labelsPath, st.cols, "-x "+xPath, m)
-		if err != nil {
-			return err
-		}
+	if y != nil {
 		writeScores(stdout, y, pred, classNames(m))
 	}
 	return nil

@@ -40,6 +40,8 @@ func streamRows(xPath, out string, batch int, m *neuralnmf.Model, head []string,
 	if n, _ := r.Dims(); n != m.A[0].Rows {
 		return st, fmt.Errorf("-x %s has %d rows; the model was trained on %d", xPath, n, m.A[0].Rows)
 	}
+	r.RequireNonnegative()
+	var inErr error // an error of the input, not of writing out
 	err = matio.WriteAtomic(out, func(f *os.File) error {
 		w := csv.NewWriter(f)
 		w.Write(head)
@@ -49,14 +51,13 @@ func streamRows(xPath, out string, batch int, m *neuralnmf.Model, head []string,
 				break
 			}
 			if err != nil {
-				return err
-			}
-			if err := tensor.CheckSparseData(fmt.Sprintf("-x %s (columns %d to %d)", xPath, st.cols+1, st.cols+x.Cols), x); err != nil {
+				inErr = err
 				return err
 			}
 			s, err := m.TransformSparse(x)
 			if err != nil {
-				return fmt.Errorf("-x %s, columns %d to %d: %w", xPath, st.cols+1, st.cols+x.Cols, err)
+				inErr = fmt.Errorf("-x %s, columns %d to %d: %w", xPath, st.cols+1, st.cols+x.Cols, err)
+				return inErr
 			}
 			empty := make([]bool, x.Cols)
 			for j := range empty {
@@ -75,6 +76,9 @@ func streamRows(xPath, out string, batch int, m *neuralnmf.Model, head []string,
 		return w.Error()
 	})
 	st.duplicates = r.Duplicates()
+	if inErr != nil {
+		return st, inErr
+	}
 	return st, err
 }
 

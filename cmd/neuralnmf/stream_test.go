@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -216,4 +217,72 @@ func TestStreamedFitEmptyStartAndRepeats(t *testing.T) {
 	require.Contains(t, errOut, "X is all zero")
 	_, err = os.Stat(p("z.nnmf"))
 	require.ErrorIs(t, err, os.ErrNotExist)
+}
+
+// Streamed commands check their inputs before work and write nothing on
+// failure; their errors name the file's line and 1-based positions, not a
+// block's, and are not blamed on writing the output.
+func TestStreamedInputErrors(t *testing.T) {
+	dir := t.TempDir()
+	p := func(n string) string { return filepath.Join(dir, n) }
+	writeCorpus(t, dir, 600)
+	code, _, errOut := cli(t, "fit", "-x", p("x.mtx"), "-ranks", "4,2", "-batch-size", "100", "-labels", p("y.txt"), "-o", p("m.nnmf"), "-quiet")
+	require.Equal(t, 0, code, errOut)
+	y := string(must(os.ReadFile(p("y.txt"))))
+	require.NoError(t, os.WriteFile(p("short.txt"), []byte(y[:strings.LastIndex(strings.TrimSpace(y), "\n")+1]), 0o644))
+	for _, labels := range []string{p("missing.txt"), p("short.txt")} {
+		code, _, errOut = cli(t, "predict", "-model", p("m.nnmf"), "-x", p("x.mtx"), "-batch-size", "64", "-labels", labels, "-o", p("pred.csv"))
+		require.Equal(t, exitData, code, errOut)
+		_, err := os.Stat(p("pred.csv"))
+		require.ErrorIs(t, err, os.ErrNotExist, "-labels %s: predict wrote its output and then failed", labels)
+	}
+	require.Contains(t, errOut, "599 labels for the 600 columns")
+
+	// A negative entry on line 40 and a huge one: named where they are.
+	lines := strings.Split(string(must(os.ReadFile(p("x.mtx")))), "\n")
+	neg := slices.Clone(lines)
+	f := strings.Fields(neg[39])
+	neg[39] = f[0] + " " + f[1] + " -2.5"
+	require.NoError(t, os.WriteFile(p("neg.mtx"), []byte(strings.Join(neg, "\n")), 0o644))
+	huge := slices.Clone(lines)
+	g := strings.Fields(huge[len(huge)/2])
+	huge[len(huge)/2] = g[0] + " " + g[1] + " 1e300"
+	require.NoError(t, os.WriteFile(p("huge.mtx"), []byte(strings.Join(huge, "\n")), 0o644))
+	for _, args := range [][]string{
+		{"fit", "-x", p("neg.mtx"), "-ranks", "4,2", "-batch-size", "100", "-o", p("n.nnmf"), "-quiet"},
+		{"transform", "-model", p("m.nnmf"), "-x", p("neg.mtx"), "-batch-size", "64", "-o", p("s.csv")},
+		{"predict", "-model", p("m.nnmf"), "-x", p("neg.mtx"), "-batch-size", "64", "-o", p("s.csv")},
+	} {
+		code, _, errOut = cli(t, args...)
+		require.Equal(t, exitData, code, errOut)
+		require.Contains(t, errOut, p("neg.mtx")+":40: a negative entry: row "+f[0]+", column "+f[1]+" is -2.5 (Neural NMF factorises nonnegative data", args[0])
+		require.NotContains(t, errOut, "writing")
+	}
+	code, _, errOut = cli(t, "fit", "-x", p("huge.mtx"), "-ranks", "4,2", "-batch-size", "100", "-o", p("h.nnmf"), "-quiet")
+	require.Equal(t, exitData, code, errOut)
+	require.Contains(t, errOut, "largest entry is 1e+300")
+	require.Contains(t, errOut, "(column "+g[1]+")")
+	require.NotContains(t, errOut, "NaN")
+	// Past the start's sample (the first 1,000 columns), mid-stream.
+	dir2 := t.TempDir()
+	writeCorpus(t, dir2, 1500)
+	lines = strings.Split(strings.TrimSpace(string(must(os.ReadFile(filepath.Join(dir2, "x.mtx"))))), "\n")
+	g = strings.Fields(lines[len(lines)-1])
+	lines[len(lines)-1] = g[0] + " " + g[1] + " 1e300"
+	require.NoError(t, os.WriteFile(p("late-huge.mtx"), []byte(strings.Join(lines, "\n")+"\n"), 0o644))
+	code, _, errOut = cli(t, "fit", "-x", p("late-huge.mtx"), "-ranks", "4,2", "-batch-size", "100", "-o", p("h.nnmf"), "-quiet")
+	require.Equal(t, exitData, code, errOut)
+	require.Contains(t, errOut, "largest entry is 1e+300")
+	require.Contains(t, errOut, "(column 1500)")
+	require.NotContains(t, errOut, "NaN")
+
+	// An absurd -memory is bounded, not overflowed.
+	code, out, errOut := cli(t, "convert", "-x", p("x.mtx"), "-o", p("c.mtx"), "-memory", "9223372036854775807")
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, "in memory")
+	// An empty matrix is said to be empty, not blamed on -ranks.
+	require.NoError(t, os.WriteFile(p("empty.mtx"), []byte("%%MatrixMarket matrix coordinate real general\n0 6 0\n"), 0o644))
+	code, _, errOut = cli(t, "fit", "-x", p("empty.mtx"), "-ranks", "2", "-o", p("e.nnmf"), "-quiet")
+	require.Equal(t, exitData, code, errOut)
+	require.Contains(t, errOut, "is empty (0×6)")
 }

@@ -232,7 +232,10 @@ func TestRankMessages(t *testing.T) {
 	}{
 		{[]string{"-x", p("x.mtx"), "-ranks", "6,8"}, "-ranks: ranks must decrease, but layer 2's 8 follows 6"},
 		{[]string{"-x", p("x.mtx"), "-ranks", "13"}, "layer 1's rank 13 is above the 12 rows (features) of the data; want at most 12"},
-		{[]string{"-x", xWide, "-ranks", "8"}, "layer 1's rank 8 is above the 5 columns (samples) of the data, which -init hnmf factorises; want at most 5, or give -init random"},
+		{[]string{"-x", xWide, "-ranks", "8"}, "layer 1's rank 8 is above the 5 columns (samples) of the data, which -init hnmf factorises; want at most 5, or give -init random (then at most 12, the rows)"},
+		// The bound said is the one that applies: not 12, then refusing 12.
+		{[]string{"-x", xWide, "-ranks", "13"}, "want at most 5, or give -init random (then at most 12, the rows)"},
+		{[]string{"-x", xWide, "-ranks", "13", "-init", "random"}, "layer 1's rank 13 is above the 12 rows (features) of the data; want at most 12"},
 	} {
 		code, _, errOut := cli(t, append(append([]string{"fit"}, tc.args...), "-o", p("m.nnmf"), "-quiet")...)
 		require.Equal(t, exitUsage, code, "%v", tc.args)
@@ -383,4 +386,19 @@ func TestDivergedAlgorithm1Message(t *testing.T) {
 	require.Equal(t, exitData, code, errOut)
 	require.Contains(t, errOut, "give a smaller -lr")
 	require.NotContains(t, errOut, "LR =")
+}
+
+// -labels numbers the classes; against a model whose classes have names
+// the error says so and how to use the names.
+func TestPredictLabelsAgainstNamedClasses(t *testing.T) {
+	dir := t.TempDir()
+	p := func(n string) string { return filepath.Join(dir, n) }
+	fitLabelledPosts(t, p("posts.jsonl"), p("m.nnmf"))
+	x := p("x.mtx")
+	code, _, errOut := cli(t, "vectorize", "-docs", p("posts.jsonl"), "-field", "body", "-o", x)
+	require.Equal(t, 0, code, errOut)
+	require.NoError(t, os.WriteFile(p("y.txt"), []byte(strings.Repeat("3\n", 40)), 0o644))
+	code, _, errOut = cli(t, "predict", "-model", p("m.nnmf"), "-x", x, "-labels", p("y.txt"), "-o", p("pred.csv"))
+	require.Equal(t, exitData, code, errOut)
+	require.Contains(t, errOut, `line 1 is 3: want a class 0..1 of the model, or -1 for unknown (the model names its classes "cars", "space": -labels takes their numbers 0..1 in that order; or give documents with -text and -label-field to use the names)`)
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/neuralnmf/neuralnmf/autograd"
@@ -263,7 +264,9 @@ func trainBatches(src batchSource, cfg Config, keepS bool) (*Model, error) {
 	if len(first.cols) == 0 {
 		return nil, fmt.Errorf("neuralnmf: X is all zero: none of its %d columns has an entry; there is nothing to factorise", cols)
 	}
-	if err := checkScale(maxEntry(first.x)); err != nil && cols == read {
+	if mx := maxEntry(first.x); mx > MaxScale {
+		return nil, fmt.Errorf("%w (column %d)", checkScale(mx), first.cols[first.x.columnOf(mx)]+1)
+	} else if err := checkScale(mx); err != nil && cols == read {
 		return nil, err // the start holds all of X: it is out of range
 	}
 	if c.Init.factorises() && c.Ranks[0] > len(first.cols) {
@@ -300,6 +303,13 @@ func trainBatches(src batchSource, cfg Config, keepS bool) (*Model, error) {
 			} else if err != nil {
 				return nil, fmt.Errorf("neuralnmf: pass %d: %w", epoch, err)
 			}
+			if epoch == 1 {
+				// A huge entry would overflow the loss before the pass's
+				// scale check: refuse it where it is.
+				if mx := maxEntry(b.x); mx > MaxScale {
+					return nil, fmt.Errorf("%w (column %d)", checkScale(mx), b.cols[b.x.columnOf(mx)]+1)
+				}
+			}
 			if err := t.setBatch(b); err != nil {
 				return nil, err
 			}
@@ -325,6 +335,9 @@ func trainBatches(src batchSource, cfg Config, keepS bool) (*Model, error) {
 		}
 		if c.Tol > 0 && len(h.Loss) > c.Window && !(dec > c.Tol) {
 			h.Stopped = fmt.Sprintf("converged: the loss summed over a pass fell by %.2g (relative) over %d passes ≤ tol %g", dec, c.Window, c.Tol)
+			if dec < 0 {
+				h.Stopped = risingLoss(-dec, c.Window, "passes", c.Tol)
+			}
 			break
 		}
 		if epoch == c.Epochs {
@@ -350,6 +363,24 @@ func (x data) hasEntry(j int) bool {
 		}
 	}
 	return false
+}
+
+// columnOf returns the first column of x holding the value v.
+func (x data) columnOf(v float64) int {
+	if s := x.sparse; s != nil {
+		for j := 0; j < s.Cols; j++ {
+			if slices.Contains(s.Val[s.ColPtr[j]:s.ColPtr[j+1]], v) {
+				return j
+			}
+		}
+		return 0
+	}
+	for i := 0; i < x.dense.Rows; i++ {
+		if j := slices.Index(x.dense.Row(i), v); j >= 0 {
+			return j
+		}
+	}
+	return 0
 }
 
 // nonEmptyColumns counts the columns of x with a non-zero entry.

@@ -43,7 +43,9 @@ type History struct {
 	// FinalRelError is measured by one more pass with the final A.
 	FinalRelError float64
 	// Stopped says why training ended, with the numbers: "converged: …",
-	// "max epochs: …", "no progress: …" or "no step decreases the loss".
+	// "max epochs: …", "no progress: …", "loss rising: …" (the stopping
+	// rule saw the loss rise over its window) or "no step decreases the
+	// loss".
 	Stopped string
 }
 
