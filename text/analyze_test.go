@@ -42,3 +42,21 @@ func nilIfEmpty(s []string) []string {
 	}
 	return s
 }
+
+// JSON numbers become one text per value, so that 1 and 1.0 are one label;
+// integer literals keep every digit (ids beyond float64's precision).
+func TestScalarText(t *testing.T) {
+	for _, tc := range []struct{ raw, want string }{
+		{`"a b"`, "a b"}, {`1`, "1"}, {`1.0`, "1"}, {`1e0`, "1"}, {`1E2`, "100"}, {`2.50`, "2.5"},
+		{`-0`, "0"}, {`-0.0`, "0"}, {`-3`, "-3"}, {`12345678901234567890`, "12345678901234567890"},
+		{`1.5e300`, "1.5e+300"}, {`9007199254740993.0`, "9.007199254740992e+15"}, {`true`, "true"}, {`null`, ""},
+	} {
+		got, err := scalarText([]byte(tc.raw))
+		if err != nil || got != tc.want {
+			t.Errorf("scalarText(%s) = %q, %v; want %q", tc.raw, got, err, tc.want)
+		}
+	}
+	if _, err := scalarText([]byte(`[1]`)); err == nil {
+		t.Error("an array is not a scalar")
+	}
+}

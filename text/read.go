@@ -11,9 +11,11 @@ import (
 	"io"
 	"io/fs"
 	"iter"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -174,8 +176,12 @@ func readJSONL(path, field string, extra []string, yield func(Document, error) b
 	}
 }
 
-// scalarText returns a JSON string as is, a number or boolean as its
-// literal text and null as "".
+// scalarText returns a JSON string as is, a boolean as its literal text,
+// null as "" and a number in one canonical form, so that equal numbers are
+// one label: an integer literal as written (digits beyond float64's
+// precision kept, as ids need), any other as the shortest form of its
+// value, without a fraction when it is a whole number below 2⁵³ (1.0 and
+// 1e0 are "1", 2.50 is "2.5").
 func scalarText(raw json.RawMessage) (string, error) {
 	var v any
 	if err := json.Unmarshal(raw, &v); err != nil {
@@ -186,8 +192,20 @@ func scalarText(raw json.RawMessage) (string, error) {
 		return "", nil
 	case string:
 		return v, nil
-	case float64, bool:
+	case bool:
 		return string(bytes.TrimSpace(raw)), nil
+	case float64:
+		lit := string(bytes.TrimSpace(raw))
+		if !strings.ContainsAny(lit, ".eE") {
+			if lit == "-0" {
+				return "0", nil
+			}
+			return lit, nil
+		}
+		if v == math.Trunc(v) && math.Abs(v) < 1<<53 {
+			return strconv.FormatInt(int64(v), 10), nil
+		}
+		return strconv.FormatFloat(v, 'g', -1, 64), nil
 	}
 	return "", errors.New("is an array or object, want a string, number or boolean")
 }

@@ -55,21 +55,40 @@ type docInfo struct {
 	labels []string // "" unknown; nil without -label-field
 }
 
-// texts yields the texts of src and records each document's info.
+// texts yields the texts of src and records each document's info. Labels
+// and ids are trimmed of surrounding space; one of only space is unknown
+// (the label) or absent (the id). A -label-field or -id-field that no
+// document has is an error at the end (a typo would otherwise make every
+// label unknown, or name every row file:line).
 func (di *docInfo) texts(src text.Source, d docFlags) iter.Seq2[string, error] {
 	return func(yield func(string, error) bool) {
+		ids, labelled := 0, 0
 		for doc, err := range src.Documents() {
 			if err == nil {
 				name := doc.Name
-				if id, ok := doc.Extra[*d.idField]; ok && *d.idField != "" && id != "" {
+				if id := strings.TrimSpace(doc.Extra[*d.idField]); *d.idField != "" && id != "" {
 					name = id
+					ids++
 				}
 				di.names = append(di.names, name)
 				if *d.labelField != "" {
-					di.labels = append(di.labels, doc.Extra[*d.labelField])
+					l := strings.TrimSpace(doc.Extra[*d.labelField])
+					if _, ok := doc.Extra[*d.labelField]; ok {
+						labelled++
+					}
+					di.labels = append(di.labels, l)
 				}
 			}
 			if !yield(doc.Text, err) || err != nil {
+				return
+			}
+		}
+		for _, f := range []struct {
+			flag, field string
+			found       int
+		}{{"-id-field", *d.idField, ids}, {"-label-field", *d.labelField, labelled}} {
+			if f.field != "" && f.found == 0 && len(di.names) > 0 {
+				yield("", fmt.Errorf("%s %q: none of the %d documents of %s has it (names are case-sensitive)", f.flag, f.field, len(di.names), src.Path))
 				return
 			}
 		}

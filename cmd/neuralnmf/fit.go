@@ -176,6 +176,8 @@ func (f *fitFlags) check() error {
 		return usageError{fmt.Errorf("-window is %d: want 0 (the default) or a number of epochs", *f.window)}
 	case math.IsNaN(*f.tol) || math.IsInf(*f.tol, 0):
 		return usageError{fmt.Errorf("-tol is %v: want a finite number", *f.tol)}
+	case *f.algorithm1 && *f.restarts > 1:
+		return usageError{fmt.Errorf("-algorithm1 trains one start, as the paper's Algorithm 1 does: drop -restarts %d, or drop -algorithm1 for the default training, which takes restarts", *f.restarts)}
 	case *f.algorithm1 && flagSet(fs, "optimizer") && *f.optimizer != "gd":
 		return usageError{errors.New("-algorithm1 is projected gradient descent: drop -optimizer or give -optimizer gd")}
 	case (flagSet(fs, "epochs") && *f.epochs < 1) || *f.initRestarts < 0 || *f.restarts < 0:

@@ -402,3 +402,39 @@ func TestPredictLabelsAgainstNamedClasses(t *testing.T) {
 	require.Equal(t, exitData, code, errOut)
 	require.Contains(t, errOut, `line 1 is 3: want a class 0..1 of the model, or -1 for unknown (the model names its classes "cars", "space": -labels takes their numbers 0..1 in that order; or give documents with -text and -label-field to use the names)`)
 }
+
+// Labels and ids from documents: equal JSON numbers are one class, a label
+// of only space is unknown, a field no document has is an error (for ids
+// as for labels), and -algorithm1 refuses -restarts it would ignore.
+func TestDocumentFieldsNotSilent(t *testing.T) {
+	dir := t.TempDir()
+	p := func(n string) string { return filepath.Join(dir, n) }
+	var b strings.Builder
+	words := [][]string{{"engine", "wheel", "brake", "motor"}, {"planet", "orbit", "rocket", "moon"}}
+	labels := [][]string{{`1`, `1.0`, `1e0`, `" "`}, {`2`, `2.0`, `2`, `2`}}
+	for d := 0; d < 24; d++ {
+		g := d % 2
+		fmt.Fprintf(&b, `{"id":"d%d","body":"%s %s %s","topic":%s}`+"\n", d, words[g][d%4], words[g][(d+1)%4], words[g][(d+2)%4], labels[g][d/2%4])
+	}
+	require.NoError(t, os.WriteFile(p("docs.jsonl"), []byte(b.String()), 0o644))
+	code, _, errOut := cli(t, "fit", "-text", p("docs.jsonl"), "-field", "body", "-label-field", "topic", "-ranks", "3,2", "-o", p("m.nnmf"), "-quiet")
+	require.Equal(t, 0, code, errOut)
+	m, err := neuralnmf.Load(p("m.nnmf"))
+	require.NoError(t, err)
+	require.Equal(t, []string{"1", "2"}, m.ClassNames, "1, 1.0 and 1e0 are one class; a label of one space is unknown")
+
+	for _, args := range [][]string{
+		{"transform", "-model", p("m.nnmf"), "-text", p("docs.jsonl"), "-field", "body", "-id-field", "ID", "-o", p("s.csv")},
+		{"predict", "-model", p("m.nnmf"), "-text", p("docs.jsonl"), "-field", "body", "-id-field", "ID", "-o", p("s.csv")},
+		{"predict", "-model", p("m.nnmf"), "-text", p("docs.jsonl"), "-field", "body", "-label-field", "Topic", "-o", p("s.csv")},
+	} {
+		code, _, errOut = cli(t, args...)
+		require.Equal(t, exitData, code, "%v: %s", args, errOut)
+		require.Contains(t, errOut, "none of the 24 documents of "+p("docs.jsonl")+" has it", args)
+		_, err := os.Stat(p("s.csv"))
+		require.ErrorIs(t, err, os.ErrNotExist)
+	}
+	code, _, errOut = cli(t, "fit", "-text", p("docs.jsonl"), "-field", "body", "-ranks", "3,2", "-algorithm1", "-restarts", "3", "-o", p("a.nnmf"))
+	require.Equal(t, exitUsage, code, errOut)
+	require.Contains(t, errOut, "-algorithm1 trains one start")
+}

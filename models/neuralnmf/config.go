@@ -432,6 +432,9 @@ func (c *Config) validate(rows, cols int) error {
 	if c.Algorithm1 && c.Optimizer == Adam {
 		return fmt.Errorf("neuralnmf: %w: Algorithm1 is projected gradient descent; Optimizer is Adam", ErrConfig)
 	}
+	if c.Algorithm1 && c.Restarts > 1 {
+		return fmt.Errorf("neuralnmf: %w: Algorithm1 trains one start, as the paper's Algorithm 1 does; Restarts is %d", ErrConfig, c.Restarts)
+	}
 	if math.IsNaN(c.Tol) {
 		return fmt.Errorf("neuralnmf: %w: Tol is NaN", ErrConfig)
 	}
