@@ -44,3 +44,18 @@ func TestSourceExtraFields(t *testing.T) {
 	_, err = read(text.Source{Path: dir, Extra: []string{"cat"}})
 	require.ErrorContains(t, err, "has no fields")
 }
+
+// A folder's dangling .txt link is named as one, with what to do, not as a
+// bare stat error.
+func TestDirDanglingLink(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "a.txt"), []byte("alpha beta"), 0o644))
+	require.NoError(t, os.Symlink(filepath.Join(dir, "gone.txt"), filepath.Join(dir, "b.txt")))
+	var err error
+	for _, e := range (text.Source{Path: dir}).Texts() {
+		if e != nil {
+			err = e
+		}
+	}
+	require.ErrorContains(t, err, filepath.Join(dir, "b.txt")+" is a link to "+filepath.Join(dir, "gone.txt")+", which does not exist: remove the link or restore its file")
+}

@@ -338,7 +338,16 @@ func readDir(dir string, yield func(Document, error) bool) {
 	for _, p := range paths {
 		st, err := os.Stat(p)
 		if err != nil {
+			if target, lerr := os.Readlink(p); lerr == nil && errors.Is(err, fs.ErrNotExist) {
+				err = fmt.Errorf("%s is a link to %s, which does not exist: remove the link or restore its file (every .txt file of %s is a document)", p, target, dir)
+			} else {
+				err = fmt.Errorf("%s: cannot read this document: %w", p, err)
+			}
 			yield(Document{}, err)
+			return
+		}
+		if !st.Mode().IsRegular() {
+			yield(Document{}, fmt.Errorf("%s is not a regular file (every .txt file of %s is a document)", p, dir))
 			return
 		}
 		if st.Size() > MaxDocumentBytes {

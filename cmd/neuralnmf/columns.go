@@ -183,13 +183,10 @@ func (c columnFlags) check(fs *flag.FlagSet, out string, more ...input) error {
 	return checkOutput("-o", out, append([]input{{"-x", *c.x}, {"-text", *c.text}, {"-model", *c.model}}, more...)...)
 }
 
-// loadModel loads -model and refuses one that maps every column to 0.
+// loadModel loads -model (neuralnmf.Load refuses a model with an all-zero
+// A, which would map every column to 0).
 func (c columnFlags) loadModel() (*neuralnmf.Model, error) {
-	m, err := loadModel(*c.model)
-	if err != nil {
-		return nil, err
-	}
-	return m, checkUsable(*c.model, m)
+	return loadModel(*c.model)
 }
 
 // read reads the new columns for model m.
@@ -299,24 +296,6 @@ func (c *newColumns) warnEmpty(stderr io.Writer, what string) int {
 		fmt.Fprintf(stderr, "warning: %d of %d %s (%s%s): %s\n", n, len(c.empty), kind, strings.Join(first, ", "), more, what)
 	}
 	return n
-}
-
-// checkUsable refuses a model that maps every column to zero: one whose A
-// of some layer is all zero.
-func checkUsable(path string, m *neuralnmf.Model) error {
-	for l, a := range m.A {
-		zero := true
-		for _, v := range a.Data {
-			if v != 0 {
-				zero = false
-				break
-			}
-		}
-		if zero {
-			return fmt.Errorf("-model %s: A%d (layer %d) is all zero, so every column maps to S = 0: the model is unusable; train it again", path, l+1, l+1)
-		}
-	}
-	return nil
 }
 
 // readData reads the data matrix at path (named by flag) and checks that it

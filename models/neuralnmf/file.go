@@ -10,6 +10,9 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
+	"strings"
+	"unicode"
 
 	"github.com/neuralnmf/neuralnmf/matio"
 	"github.com/neuralnmf/neuralnmf/tensor"
@@ -100,6 +103,9 @@ func (m *Model) validate() error {
 		if err := tensor.CheckNonnegative(fmt.Sprintf("layer %d's A", l+1), a); err != nil {
 			return err
 		}
+		if !slices.ContainsFunc(a.Data, func(v float64) bool { return v != 0 }) {
+			return fmt.Errorf("layer %d: A is all zero, so every column maps to S = 0: the model is unusable", l+1)
+		}
 		if len(m.S) == 0 {
 			continue
 		}
@@ -110,7 +116,7 @@ func (m *Model) validate() error {
 		if s.Rows != a.Cols || s.Cols != m.S[0].Cols {
 			return fmt.Errorf("layer %d: shapes A %d×%d and S %d×%d do not chain", l+1, a.Rows, a.Cols, s.Rows, s.Cols)
 		}
-		if err := tensor.CheckFinite(fmt.Sprintf("layer %d's S", l+1), s); err != nil {
+		if err := tensor.CheckNonnegative(fmt.Sprintf("layer %d's S", l+1), s); err != nil {
 			return err
 		}
 	}
@@ -123,6 +129,16 @@ func (m *Model) validate() error {
 			p = m.B.Rows
 		}
 		return fmt.Errorf("%d class names for the %d classes of the classifier B", len(m.ClassNames), p)
+	}
+	seen := map[string]int{}
+	for c, n := range m.ClassNames {
+		if strings.TrimSpace(n) == "" || strings.ContainsFunc(n, unicode.IsControl) {
+			return fmt.Errorf("class %d's name %q is empty or holds a control character (a line break, a tab)", c, n)
+		}
+		if prev, ok := seen[n]; ok {
+			return fmt.Errorf("classes %d and %d are both named %q", prev, c, n)
+		}
+		seen[n] = c
 	}
 	return nil
 }
@@ -251,6 +267,18 @@ func Read(r io.Reader) (*Model, error) {
 	}
 	if L == 0 || len(h.Matrices) < L+nS || len(h.Matrices) > L+nS+1 {
 		return nil, bad("header lists %d ranks and %d matrices", L, len(h.Matrices))
+	}
+	for i, name := range h.Matrices {
+		want := "B"
+		switch {
+		case i < L:
+			want = fmt.Sprintf("A%d", i)
+		case i < L+nS:
+			want = fmt.Sprintf("S%d", i-L)
+		}
+		if name != want {
+			return nil, bad("header lists matrix %d as %q, want %q (matrices: A0…A%d, S0…S%d for a model that keeps S, then B for a classifier)", i+1, name, want, L-1, L-1)
+		}
 	}
 	mats := make([]*tensor.Dense, 0, len(h.Matrices))
 	for _, name := range h.Matrices {

@@ -3,9 +3,11 @@ package neuralnmf_test
 import (
 	"bytes"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"github.com/neuralnmf/neuralnmf/plot"
 	"hash/crc32"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -140,4 +142,67 @@ func FuzzReadModel(f *testing.F) {
 			}
 		}
 	})
+}
+
+// craft encodes a model file from a header and matrices by the format's
+// description, not by Write, so that files Write never makes can be read.
+func craft(h neuralnmf.FileHeader, mats ...*tensor.Dense) []byte {
+	hdr, err := json.Marshal(h)
+	if err != nil {
+		panic(err)
+	}
+	le := binary.LittleEndian
+	b := append([]byte("NNMFMODL"), le.AppendUint32(nil, neuralnmf.FileVersion)...)
+	b = le.AppendUint32(b, uint32(len(hdr)))
+	b = append(b, hdr...)
+	for _, m := range mats {
+		b = le.AppendUint32(b, uint32(m.Rows))
+		b = le.AppendUint32(b, uint32(m.Cols))
+		for _, v := range m.Data {
+			b = le.AppendUint64(b, math.Float64bits(v))
+		}
+	}
+	return le.AppendUint32(b, crc32.ChecksumIEEE(b))
+}
+
+// Crafted files that would mislead the commands that show a model are
+// refused: an all-zero A, a negative S, a matrix named other than its
+// place says, class names that are empty, repeated or span lines.
+func TestModelFileCrafted(t *testing.T) {
+	a := must(tensor.FromRows([][]float64{{1, 0}, {0, 2}, {1, 1}}))
+	s := must(tensor.FromRows([][]float64{{1, 0, 2}, {0, 1, 1}}))
+	b := must(tensor.FromRows([][]float64{{1, 0}, {0, 1}}))
+	zero := tensor.New(3, 2)
+	neg := s.Clone()
+	neg.Set(1, 2, -0.5)
+	head := func(names []string, classes []string) neuralnmf.FileHeader {
+		return neuralnmf.FileHeader{Ranks: []int{2}, Loss: "reconstruction", Matrices: names, ClassNames: classes}
+	}
+	m, err := neuralnmf.Read(bytes.NewReader(craft(head([]string{"A0", "S0", "B"}, []string{"x", "y"}), a, s, b)))
+	require.NoError(t, err, "the crafted encoding is the format")
+	require.Equal(t, []string{"x", "y"}, m.ClassNames)
+	for _, tc := range []struct {
+		name string
+		file []byte
+		want string
+	}{
+		{"zero A", craft(head([]string{"A0", "S0"}, nil), zero, s), "layer 1: A is all zero"},
+		{"negative S", craft(head([]string{"A0", "S0"}, nil), a, neg), "layer 1's S"},
+		{"not B", craft(head([]string{"A0", "S0", "C"}, nil), a, s, b), `header lists matrix 3 as "C", want "B"`},
+		{"S as B", craft(head([]string{"A0", "B"}, nil), a, s), "the classifier B is 2×3"},
+		{"repeated names", craft(head([]string{"A0", "S0", "B"}, []string{"x", "x"}), a, s, b), `classes 0 and 1 are both named "x"`},
+		{"line break", craft(head([]string{"A0", "S0", "B"}, []string{"x\ny", "z"}), a, s, b), "control character"},
+		{"empty name", craft(head([]string{"A0", "S0", "B"}, []string{" ", "z"}), a, s, b), "is empty"},
+	} {
+		_, err := neuralnmf.Read(bytes.NewReader(tc.file))
+		require.ErrorIs(t, err, neuralnmf.ErrModelFile, tc.name)
+		require.ErrorContains(t, err, tc.want, tc.name)
+	}
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
 }
