@@ -167,3 +167,16 @@ func TestNNDSVDInit(t *testing.T) {
 	require.True(t, errors.Is(err, neuralnmf.ErrConfig))
 	require.ErrorContains(t, err, "the nndsvd start factorises X by HNMF and needs k ≤ M = 30 columns")
 }
+
+// A run the stopping rule ends because the loss rose (Algorithm 1 keeps
+// every step) says so; it is not called converged.
+func TestStoppedOnRisingLoss(t *testing.T) {
+	x := tensor.Uniform(30, 400, 0, 1, tensor.NewRand(1))
+	m, err := neuralnmf.Train(x, neuralnmf.Config{Ranks: []int{5, 3}, Algorithm1: true, LR: 0.1, Seed: 1, Tol: 1e-4, Window: 1, Epochs: 200})
+	require.NoError(t, err)
+	h := m.History
+	n := len(h.Loss)
+	require.Greater(t, h.Loss[n-1], h.Loss[n-2], "the setting must make the loss rise")
+	require.True(t, strings.HasPrefix(h.Stopped, "loss rising: it rose by "), h.Stopped)
+	require.NotContains(t, h.Stopped, "converged")
+}
