@@ -12,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/neuralnmf/neuralnmf/internal/lookalike"
 	"github.com/neuralnmf/neuralnmf/matio"
 )
 
@@ -35,51 +36,24 @@ func TestWriteAtomicLeavesNothingOnFailure(t *testing.T) {
 	require.Equal(t, os.FileMode(0o644), st.Mode().Perm())
 }
 
-// lookAlikes plants, in dir, files named like temporary files of this or
-// an older version of the tool, or of a user (one of them two days old),
-// and returns a check that each is still there with its content.
-func lookAlikes(t *testing.T, dir string, outputs ...string) func() {
-	t.Helper()
-	names := []string{".x.tmp-1-a", ".m.nnmf.tmp-keep", ".c.tmp-old", ".notes.txt.tmp-20240501-draft",
-		".thesis.tex.tmp-99999-v2", ".config.tmp-old", ".neuralnmf-sort-123", ".neuralnmf-sort-abc.tmp"}
-	for _, o := range outputs {
-		b := filepath.Base(o)
-		names = append(names, "."+b+".tmp-1-123456", "."+b+".tmp-keep", "."+b+".neuralnmf-abc.tmp")
-	}
-	old := time.Now().Add(-48 * time.Hour)
-	for _, n := range names {
-		p := filepath.Join(dir, n)
-		require.NoError(t, os.WriteFile(p, []byte("user data "+n), 0o600))
-		require.NoError(t, os.Chtimes(p, old, old))
-	}
-	return func() {
-		t.Helper()
-		for _, n := range names {
-			got, err := os.ReadFile(filepath.Join(dir, n))
-			require.NoError(t, err, "%s must survive", n)
-			require.Equal(t, "user data "+n, string(got), "%s must be untouched", n)
-		}
-	}
-}
-
 // No write, successful or failed, removes or changes a file it did not
 // create, however much it looks like a temporary file.
 func TestWriteAtomicTouchesNothingElse(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "x.csv")
-	check := lookAlikes(t, dir, out)
+	check := lookalike.Plant(t, dir, out)
 	require.NoError(t, matio.WriteAtomic(out, func(f *os.File) error { _, err := f.WriteString("1\n"); return err }))
-	check()
+	check("a write")
 	require.Error(t, matio.WriteAtomic(out, func(f *os.File) error { return os.ErrInvalid }))
-	check()
+	check("a write")
 	src := filepath.Join(dir, "in.mtx")
 	require.NoError(t, os.WriteFile(src, []byte("%%MatrixMarket matrix coordinate real general\n3 3 4\n3 3 1\n1 1 2\n2 3 3\n1 2 4\n"), 0o644))
 	st, err := matio.SortByColumn(src, filepath.Join(dir, "s.mtx"), "", 2*24) // two entries a run
 	require.NoError(t, err)
 	require.Equal(t, 2, st.Runs)
-	check()
+	check("a write")
 	entries, _ := os.ReadDir(dir)
-	require.Len(t, entries, 8+3+3, "only the look-alikes, the two outputs and the input")
+	require.Len(t, entries, 7+4+3, "only the look-alikes, the two outputs and the input")
 }
 
 // Two processes writing the same output each keep their own temporary

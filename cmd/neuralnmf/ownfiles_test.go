@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/neuralnmf/neuralnmf/internal/lookalike"
 )
 
 // Every command, run to success or to a failure, leaves every file beside
@@ -23,8 +25,8 @@ func TestCommandsTouchOnlyTheirOutputs(t *testing.T) {
 	require.NoError(t, os.Mkdir(p("demo"), 0o755))
 	outputs := []string{"X.mtx", "v.txt", "vec.json", "m.nnmf", "ms.nnmf", "mt.nnmf", "sorted.mtx.gz",
 		"s.csv", "s.mtx", "s2.csv", "pred.csv", "pred2.csv", "a1.png", "a2.csv", "r.html", "bad.csv"}
-	check := plantLookAlikes(t, dir, outputs...)
-	checkDemo := plantLookAlikes(t, p("demo"), "fig2.png", "fig3.png", "results.csv")
+	check := lookalike.Plant(t, dir, outputs...)
+	checkDemo := lookalike.Plant(t, p("demo"), "fig2.png", "fig3.png", "results.csv")
 	before, _ := os.ReadDir(dir)
 	for _, tc := range []struct {
 		args string
