@@ -52,8 +52,8 @@ func newFitFlags(stderr io.Writer) *fitFlags {
 		decayEvery:   fs.Int("decay-every", 0, "multiply the learning rate by -decay every this many epochs (0: never)"),
 		decay:        fs.Float64("decay", 0.5, "learning-rate decay factor"),
 		initFlag:     fs.String("init", "", fmt.Sprintf("initialisation: hnmf (HNMF by multiplicative updates from -init-restarts random starts per layer), nndsvd (HNMF by HALS from NNDSVDa starts, deterministic), hnmf-best (HNMF by multiplicative updates and by HALS from the same starts, the lower error kept) or random (default: the library's, hnmf; with -batch-size, %s)", neuralnmf.DefaultBatchInit)),
-		initRestarts: fs.Int("init-restarts", 0, "random starts per layer for -init hnmf; the best is kept (0: the library default, 1)"),
-		restarts:     fs.Int("restarts", 0, "initialisations (seeds -seed+1000r) trained 50 epochs each; the lowest loss is trained on (0: the library default, 1)"),
+		initRestarts: fs.Int("init-restarts", 0, "random starts per layer for -init hnmf; the best is kept (0: sized to X, as the library does: up to 10 where a start is cheap, 1 on large data)"),
+		restarts:     fs.Int("restarts", 0, "initialisations (seeds -seed+1000r) trained 50 epochs each; the lowest loss is trained on (0: sized to X, as the library does: 2 where a start is cheapest, else 1)"),
 		tol:          fs.Float64("tol", 0, fmt.Sprintf("stop when the loss fell by less than this (relative) over -window epochs (0: the library default, %g; negative: never)", neuralnmf.DefaultTol)),
 		window:       fs.Int("window", 0, fmt.Sprintf("epochs over which -tol is measured (0: the library default, %d)", neuralnmf.DefaultWindow)),
 		algorithm1:   fs.Bool("algorithm1", false, "run the paper's Algorithm 1 as written: projected gradient descent with the fixed step -lr, no safeguard, no topic resets, one start, all -epochs unless -tol is given"),
@@ -129,7 +129,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	fmt.Fprint(stdout, presetNote)
-	fmt.Fprintln(stdout, describeConfig(cfg))
+	fmt.Fprintln(stdout, describeConfig(cfg.ResolvedFor(d.entries())))
 	if cfg.BatchSize > 0 {
 		writeFitSummary(stdout, model.History, "passes of mini-batches")
 	} else {
@@ -302,6 +302,18 @@ type fitData struct {
 	classNames []string
 }
 
+// entries returns the stored entries of X (its non-zeros if sparse, N·M if
+// dense; 0 when streamed), which the full-batch start is sized to.
+func (d *fitData) entries() int {
+	switch {
+	case d.stream != nil:
+		return 0
+	case d.x.Sparse != nil:
+		return len(d.x.Sparse.Val)
+	}
+	return d.x.Dense.Rows * d.x.Dense.Cols
+}
+
 // dims returns the rows and columns of X.
 func (d *fitData) dims() (int, int) {
 	if d.stream != nil {
@@ -432,7 +444,7 @@ func checkRanks(ranks []int, init neuralnmf.Init, rows, cols int) error {
 // train trains on d's X with progress on stderr (when prog is not nil).
 func train(d *fitData, cfg neuralnmf.Config, prog *fitProgress, stderr io.Writer) (*neuralnmf.Model, error) {
 	if prog != nil {
-		r := cfg.Resolved()
+		r := cfg.ResolvedFor(d.entries())
 		prog.configure(r)
 		starts := 0
 		cfg.Phase = func(name string) {
@@ -445,7 +457,7 @@ func train(d *fitData, cfg neuralnmf.Config, prog *fitProgress, stderr io.Writer
 			}
 		}
 		cfg.Progress = prog.epoch
-		fmt.Fprintln(stderr, describeConfig(cfg))
+		fmt.Fprintln(stderr, describeConfig(r))
 	}
 	var model *neuralnmf.Model
 	var err error

@@ -138,11 +138,11 @@ func roundDur(d time.Duration) time.Duration {
 	return d.Round(time.Second)
 }
 
-// describeConfig says in flag terms what a fit with c runs: start,
-// optimiser, loss, supervision, stopping rule. c is resolved here, so the
-// line names the defaults Train applies, not zeros.
-func describeConfig(c neuralnmf.Config) string {
-	r := c.Resolved()
+// describeConfig says in flag terms what a fit with the resolved
+// configuration r (Config.ResolvedFor) runs: start, optimiser, loss,
+// supervision, stopping rule; so the line names the defaults Train
+// applies, not zeros.
+func describeConfig(r neuralnmf.Config) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "configuration: -ranks %s, -init %s", joinInts(r.Ranks), r.Init)
 	if r.Init == neuralnmf.HNMFInit {

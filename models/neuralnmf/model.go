@@ -180,6 +180,7 @@ func train(x data, cfg Config) (*Model, error) {
 		return nil, err
 	}
 	c := cfg.withDefaults()
+	c.sizeStarts(x.entries())
 	phase := func(name string) {
 		if c.Phase != nil {
 			c.Phase(name)
@@ -233,12 +234,6 @@ func (t *trainer) lastLoss() float64 {
 	return t.hist.Loss[len(t.hist.Loss)-1]
 }
 
-// Default values of the configuration chosen in experiments/defaults.
-const (
-	defaultInitRestarts = 1
-	defaultRestarts     = 1
-)
-
 // DefaultTol and DefaultWindow are the stopping rule of the defaults
 // (Config.Tol, Config.Window), chosen in experiments/defaults on generated
 // data: training stops when the loss fell by less than DefaultTol
@@ -250,9 +245,11 @@ const (
 )
 
 // Resolved returns c with its zero fields replaced by the defaults Train
-// applies: Init, Optimizer, LR, InitRestarts, Restarts, BurnIn, Epochs,
-// Tol and Window. What depends on X (a balanced Supervision.Lambda) stays
-// as given; History.Lambda reports it after training. c is not changed.
+// applies: Init, Optimizer, LR, BurnIn, Epochs, Tol and Window, and, with
+// BatchSize, InitRestarts and Restarts (1). What depends on X stays as
+// given: a balanced Supervision.Lambda (History.Lambda reports it after
+// training) and, in full-batch training, InitRestarts and Restarts, which
+// Train sizes to X (ResolvedFor fills them). c is not changed.
 func (c Config) Resolved() Config { return c.withDefaults() }
 
 func (c Config) withDefaults() Config {
@@ -292,13 +289,13 @@ func (c Config) withDefaults() Config {
 			c.Optimizer = GD
 		}
 	}
-	if c.InitRestarts <= 0 {
-		c.InitRestarts = defaultInitRestarts
+	if c.BatchSize > 0 {
+		// The mini-batch start factorises a sample; its defaults were
+		// chosen with one start (experiments/minibatch).
+		c.InitRestarts = max(c.InitRestarts, 1)
+		c.Restarts = max(c.Restarts, 1)
 	}
-	if c.Restarts <= 0 {
-		c.Restarts = defaultRestarts
-	}
-	if c.Algorithm1 {
+	if c.Algorithm1 && c.Restarts > 1 {
 		c.Restarts = 1
 	}
 	if c.Epochs <= 0 {

@@ -1,0 +1,81 @@
+package neuralnmf
+
+// Starts sized to the data
+//
+// A start (HNMF from random starts, per layer) costs milliseconds on a
+// small dense X and most of the fit on a large corpus, and on small dense
+// hierarchies one start lands in a worse local minimum about half the time,
+// which training does not leave. So when Config.InitRestarts and
+// Config.Restarts are 0, Train sizes them to X (SizedStarts): many starts
+// where they are cheap, one where a start is most of the fit.
+
+// StartBudget and MaxSizedStarts are the rule of SizedStarts, chosen in
+// experiments/defaults on generated hierarchies: the starts per layer are
+// StartBudget / (entries · k⁽⁰⁾), the multiply-adds of one multiplicative
+// update of the first layer, between 1 and MaxSizedStarts; at
+// MaxSizedStarts, where a start is cheapest, two initialisations are
+// trained (Restarts 2) too.
+const (
+	StartBudget    = 2e6
+	MaxSizedStarts = 10
+)
+
+// SizedStarts returns the HNMF starts per layer (Config.InitRestarts) and
+// the initialisations (Config.Restarts) that full-batch Train uses when the
+// Config leaves them 0, for an X with the given stored entries (the
+// non-zeros of a sparse X, N·M of a dense one) and first-layer rank k.
+// Mini-batch training keeps one of each.
+func SizedStarts(entries, k int) (initRestarts, restarts int) {
+	return StartsForBudget(StartBudget, entries, k)
+}
+
+// StartsForBudget is SizedStarts with another budget in place of
+// StartBudget (experiments/defaults compares budgets with it).
+func StartsForBudget(budget float64, entries, k int) (initRestarts, restarts int) {
+	work := float64(max(entries, 1)) * float64(max(k, 1))
+	n := int(min(budget/work, MaxSizedStarts))
+	n = max(n, 1)
+	if n == MaxSizedStarts {
+		return n, 2
+	}
+	return n, 1
+}
+
+// entries is the number of stored entries of x: its non-zeros if sparse,
+// N·M if dense.
+func (d data) entries() int {
+	if d.sparse != nil {
+		return len(d.sparse.Val)
+	}
+	return d.dense.Rows * d.dense.Cols
+}
+
+// ResolvedFor is Resolved for an X with the given stored entries (the
+// non-zeros of a sparse X, N·M of a dense one): it also fills the starts
+// that Train sizes to X (SizedStarts).
+func (c Config) ResolvedFor(entries int) Config {
+	r := c.withDefaults()
+	r.sizeStarts(entries)
+	return r
+}
+
+// sizeStarts fills InitRestarts and Restarts where they are 0 (see
+// SizedStarts); c holds its defaults otherwise.
+func (c *Config) sizeStarts(entries int) {
+	if c.InitRestarts > 0 && c.Restarts > 0 {
+		return
+	}
+	n, r := SizedStarts(entries, c.Ranks[0])
+	if c.InitRestarts <= 0 {
+		c.InitRestarts = n
+	}
+	if c.Restarts <= 0 {
+		c.Restarts = r
+		if c.Algorithm1 {
+			c.Restarts = 1
+		}
+	}
+	if c.Restarts > 1 && c.BurnIn <= 0 {
+		c.BurnIn = 50
+	}
+}
