@@ -414,9 +414,9 @@ func labelSections(acc *[]accRow, conf *template.HTML, note *string, m *neuralnm
 	}
 	*note = "Per layer: a least-squares read-out B = Y·S† fitted on the labelled documents and scored on the same documents (training accuracy)."
 	if m.B != nil && m.B.Rows == classes {
-		pred = neuralnmf.Predict(m.B, S[len(S)-1])
+		pred = neuralnmf.Predict(m.B, m.ClassifierS(S))
 		*acc = append(*acc, accRow{0, fmt.Sprintf("%.3f", neuralnmf.Accuracy(pred, in.Labels))})
-		*note += " Model's classifier: the B trained with the model, argmax(B·SL), L the last layer."
+		*note += " Model's classifier: the B trained or chosen with the model, argmax(B·Sℓ), ℓ the layer it reads."
 	}
 	names := in.ClassNames
 	if names == nil && len(m.ClassNames) == classes {

@@ -38,7 +38,11 @@ func modelMatrix(m *neuralnmf.Model, flag, name string) (namedMatrix, error) {
 	}
 	up := strings.ToUpper(name)
 	if up == "B" && m.B != nil {
-		return namedMatrix{"B", m.B, "classes", fmt.Sprintf("layer-%d topics", L), "the classifier: class scores are B·S" + strconv.Itoa(L)}, nil
+		cl := L
+		if m.ClassifierLayer > 0 {
+			cl = m.ClassifierLayer
+		}
+		return namedMatrix{"B", m.B, "classes", fmt.Sprintf("layer-%d topics", cl), "the classifier: class scores are B·S" + strconv.Itoa(cl)}, nil
 	}
 	if len(up) >= 2 && (up[0] == 'A' || up[0] == 'S') {
 		if l, err := strconv.Atoi(up[1:]); err == nil && l >= 1 && l <= L {

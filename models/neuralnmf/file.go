@@ -73,6 +73,9 @@ type FileHeader struct {
 	Vectorizer json.RawMessage `json:"vectorizer,omitempty"`
 	// ClassNames is Model.ClassNames, when set.
 	ClassNames []string `json:"class_names,omitempty"`
+	// ClassifierLayer is Model.ClassifierLayer when B reads a layer other
+	// than the last (absent: the last).
+	ClassifierLayer int `json:"classifier_layer,omitempty"`
 }
 
 // Save writes the model to path atomically (temporary file, then rename).
@@ -120,8 +123,11 @@ func (m *Model) validate() error {
 			return err
 		}
 	}
-	if m.B != nil && m.B.Cols != m.A[L-1].Cols {
-		return fmt.Errorf("the classifier B is %d×%d, want P×%d", m.B.Rows, m.B.Cols, m.A[L-1].Cols)
+	if m.ClassifierLayer < 0 || m.ClassifierLayer > L || (m.ClassifierLayer > 0 && m.B == nil) {
+		return fmt.Errorf("the classifier's layer is %d, want 1..%d with a classifier B", m.ClassifierLayer, L)
+	}
+	if cl := m.classifierLayer(); m.B != nil && m.B.Cols != m.A[cl-1].Cols {
+		return fmt.Errorf("the classifier B is %d×%d, want P×%d (the rank of layer %d, which it reads)", m.B.Rows, m.B.Cols, m.A[cl-1].Cols, cl)
 	}
 	if m.ClassNames != nil && (m.B == nil || len(m.ClassNames) != m.B.Rows) {
 		p := 0
@@ -151,6 +157,9 @@ func (m *Model) Write(w io.Writer) error {
 		return fmt.Errorf("neuralnmf: Write: %w", err)
 	}
 	h := FileHeader{Loss: m.cfg.Loss.String(), Epochs: len(m.History.Loss), Vectorizer: m.Vectorizer, ClassNames: m.ClassNames}
+	if m.ClassifierLayer != len(m.A) {
+		h.ClassifierLayer = m.ClassifierLayer
+	}
 	if finiteAll(m.History.Loss) && finiteAll(m.History.RelError) && len(m.History.Loss) == len(m.History.RelError) {
 		h.LossHistory, h.RelErrorHistory = m.History.Loss, m.History.RelError
 		if len(m.History.Accuracy) == len(m.History.Loss) && finiteAll(m.History.Accuracy) {
@@ -304,7 +313,7 @@ func Read(r io.Reader) (*Model, error) {
 	if p != len(body) {
 		return nil, bad("%d unexpected bytes after the matrices", len(body)-p)
 	}
-	m := &Model{History: History{Stopped: "loaded"}, Vectorizer: h.Vectorizer, ClassNames: h.ClassNames}
+	m := &Model{History: History{Stopped: "loaded"}, Vectorizer: h.Vectorizer, ClassNames: h.ClassNames, ClassifierLayer: h.ClassifierLayer}
 	if n := len(h.LossHistory); n > 0 && n == len(h.RelErrorHistory) && finiteAll(h.LossHistory) && finiteAll(h.RelErrorHistory) {
 		m.History.Loss, m.History.RelError = h.LossHistory, h.RelErrorHistory
 		if len(h.TrainAccuracy) == n && finiteAll(h.TrainAccuracy) {

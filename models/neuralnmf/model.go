@@ -56,8 +56,13 @@ type Model struct {
 	// S[ℓ] = q(A[ℓ], S[ℓ−1]) for the training data, k⁽ˡ⁾×M; nil for a
 	// model trained by TrainColumns, whose S would grow with M.
 	S []*tensor.Dense
-	// B is the P×k⁽ᴸ⁾ classifier; nil without supervision.
+	// B is the P×k classifier of the S of layer ClassifierLayer (k its
+	// rank); nil without supervision.
 	B *tensor.Dense
+	// ClassifierLayer is the 1-based layer whose S the classifier B reads;
+	// 0 means the last layer, where Train's classifier reads. A model
+	// chosen by TrainChoosing may read an earlier layer.
+	ClassifierLayer int
 	// Supports are the NNLS supports of S, for warm starts.
 	Supports []*nnls.Support
 	History  History

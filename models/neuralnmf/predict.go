@@ -104,13 +104,32 @@ func SplitLabels(labels []int, known []bool) (seen, heldOut []int) {
 }
 
 // Predict returns the predicted class of each training column,
-// argmax_p (B·S⁽ᴸ⁾)_pm. It returns nil for a model trained without
-// supervision or without S (TrainColumns).
+// argmax_p (B·S)_pm with S the training S of the classifier's layer. It
+// returns nil for a model trained without supervision or without S
+// (TrainColumns).
 func (m *Model) Predict() []int {
 	if m.B == nil || len(m.S) == 0 {
 		return nil
 	}
-	return Predict(m.B, m.S[len(m.S)-1])
+	return Predict(m.B, m.ClassifierS(m.S))
+}
+
+// ClassifierS returns, of the S of every layer s (from Transform, or the
+// model's own), the one the classifier B reads: layer ClassifierLayer, or
+// the last.
+func (m *Model) ClassifierS(s []*tensor.Dense) *tensor.Dense {
+	if l := m.ClassifierLayer; l >= 1 && l <= len(s) {
+		return s[l-1]
+	}
+	return s[len(s)-1]
+}
+
+// classifierLayer is the 1-based layer the classifier reads.
+func (m *Model) classifierLayer() int {
+	if m.ClassifierLayer > 0 {
+		return m.ClassifierLayer
+	}
+	return len(m.A)
 }
 
 // Classify predicts the class of new columns x (N×M′, nonnegative, the
@@ -136,7 +155,7 @@ func (m *Model) classify(name string, transform func() ([]*tensor.Dense, error))
 	if err != nil {
 		return nil, nil, err
 	}
-	scores := tensor.MatMul(false, false, m.B, s[len(s)-1])
+	scores := tensor.MatMul(false, false, m.B, m.ClassifierS(s))
 	return argmaxColumns(scores), scores, nil
 }
 

@@ -1,0 +1,266 @@
+package neuralnmf
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/neuralnmf/neuralnmf/tensor"
+)
+
+// Labels that never hurt
+//
+// A semi-supervised fit with one fixed configuration can do worse than
+// ignoring the labels: on corpora nobody tuned on, the supervised model's
+// classifier on the last layer lost to a least-squares read-out of the
+// unsupervised model's first layer. TrainChoosing therefore decides for
+// the data in hand, from the known labels alone: it holds out part of
+// them, trains every candidate without them, scores each candidate on
+// them, and refits the best on all the known labels. The unsupervised
+// model with a read-out of each layer is always among the candidates, so
+// that labels cannot make the result worse than ignoring them beyond the
+// noise of the held-out labels, which the Choice states.
+
+// ChooseOptions configures TrainChoosing. The zero value is the default.
+type ChooseOptions struct {
+	// Balances are the supervised candidates' Supervision.Balance values;
+	// nil means the one of the Config's Supervision (DefaultBalance when
+	// it is 0). A Config with a positive Lambda has one supervised
+	// candidate, with that Lambda.
+	Balances []float64
+	// HoldOut is the share of each class's known labels held out for
+	// validation (rounded down, at least one for a class with two or more
+	// known labels); 0 means DefaultHoldOut.
+	HoldOut float64
+	// Seed draws the held-out labels; 0 means the Config's Seed.
+	Seed uint64
+}
+
+// DefaultHoldOut is the share of the known labels TrainChoosing holds out
+// by default.
+const DefaultHoldOut = 1.0 / 3
+
+// Candidate is one way to use the labels that TrainChoosing compared.
+type Candidate struct {
+	// Name says what the candidate is, in words a report can print.
+	Name string
+	// Supervised is true for a supervised fit (Balance, or Lambda when
+	// positive); false for the unsupervised model with a least-squares
+	// read-out B = Y·S† of layer Layer.
+	Supervised bool
+	Balance    float64
+	Lambda     float64
+	Layer      int
+	// Accuracy is the share of the held-out labels it predicted right.
+	Accuracy float64
+}
+
+// Choice says what TrainChoosing compared and chose.
+type Choice struct {
+	Candidates []Candidate
+	// Chosen indexes Candidates; -1 when no label could be held out and
+	// the Config's supervised fit was trained as given.
+	Chosen int
+	// HeldOut is the number of known labels held out; Known the number
+	// known in all.
+	HeldOut, Known int
+	// Margin is the held-out accuracy of the chosen candidate minus that
+	// of the best other, and StdErr the standard error of a held-out
+	// accuracy at the chosen one's level, √(p(1−p)/HeldOut): a margin
+	// within two standard errors is a choice the held-out labels cannot
+	// tell from chance.
+	Margin, StdErr float64
+}
+
+// Trusted reports whether the choice's margin exceeds two standard errors
+// of a held-out accuracy (see Choice.Margin).
+func (c *Choice) Trusted() bool { return c.Chosen >= 0 && c.Margin > 2*c.StdErr }
+
+// TrainChoosing trains a semi-supervised model as Train does, choosing
+// for X what to do with the labels (see "Labels that never hurt"):
+// cfg.Supervision must give the labels; opt may be nil. The candidates are
+// the supervised fit at each of opt.Balances and the unsupervised fit
+// with a least-squares read-out of each layer (Model.ClassifierLayer says
+// which layer the chosen model's B reads). Ties go to the earlier
+// candidate: the supervised fits first. Every fit uses cfg otherwise; the
+// refit of a chosen supervised candidate starts from the A's of its
+// validation fit. Not for mini-batch training (BatchSize) or Algorithm1.
+func TrainChoosing(x *tensor.Dense, cfg Config, opt *ChooseOptions) (*Model, *Choice, error) {
+	return trainChoosing(cfg, opt, func(c Config) (*Model, error) { return Train(x, c) })
+}
+
+// TrainSparseChoosing is TrainChoosing for a sparse X.
+func TrainSparseChoosing(x *tensor.Sparse, cfg Config, opt *ChooseOptions) (*Model, *Choice, error) {
+	return trainChoosing(cfg, opt, func(c Config) (*Model, error) { return TrainSparse(x, c) })
+}
+
+func trainChoosing(cfg Config, opt *ChooseOptions, fit func(Config) (*Model, error)) (*Model, *Choice, error) {
+	sup := cfg.Supervision
+	switch {
+	case sup == nil:
+		return nil, nil, fmt.Errorf("neuralnmf: TrainChoosing: %w: Supervision is nil: there are no labels to choose with", ErrConfig)
+	case cfg.BatchSize > 0 || cfg.Algorithm1:
+		return nil, nil, fmt.Errorf("neuralnmf: TrainChoosing: %w: not for mini-batch training or Algorithm1; use Train", ErrConfig)
+	}
+	var o ChooseOptions
+	if opt != nil {
+		o = *opt
+	}
+	if o.HoldOut == 0 {
+		o.HoldOut = DefaultHoldOut
+	}
+	if !(o.HoldOut > 0 && o.HoldOut < 1) {
+		return nil, nil, fmt.Errorf("neuralnmf: TrainChoosing: %w: HoldOut is %v, want a share in (0, 1)", ErrConfig, o.HoldOut)
+	}
+	if o.Seed == 0 {
+		o.Seed = cfg.Seed
+	}
+	balances := o.Balances
+	if balances == nil {
+		balances = []float64{cmp.Or(sup.Balance, DefaultBalance)}
+	}
+	for _, b := range balances {
+		if !(b > 0) || math.IsInf(b, 0) {
+			return nil, nil, fmt.Errorf("neuralnmf: TrainChoosing: %w: a balance of %v, want a positive number", ErrConfig, b)
+		}
+	}
+	if sup.Lambda > 0 {
+		balances = balances[:1]
+	}
+	if len(sup.Labels) == 0 || sup.Classes < 1 {
+		return nil, nil, fmt.Errorf("neuralnmf: TrainChoosing: %w: Supervision has no labels", ErrConfig)
+	}
+	train, held, nHeld, nKnown := holdOut(sup, o.HoldOut, o.Seed)
+	ch := &Choice{Chosen: -1, HeldOut: nHeld, Known: nKnown}
+	if nHeld == 0 {
+		m, err := fit(cfg)
+		return m, ch, err
+	}
+	withKnown := func(known []bool, balance float64) Config {
+		c, s := cfg, *sup
+		s.Known, s.Balance = known, balance
+		c.Supervision = &s
+		return c
+	}
+	heldLabels := make([]int, len(sup.Labels))
+	for j := range heldLabels {
+		heldLabels[j] = -1
+		if held[j] {
+			heldLabels[j] = sup.Labels[j]
+		}
+	}
+	var supModels []*Model
+	for _, b := range balances {
+		m, err := fit(withKnown(train, b))
+		if err != nil {
+			return nil, nil, err
+		}
+		supModels = append(supModels, m)
+		c := Candidate{Name: fmt.Sprintf("supervised (%s, balance %g)", sup.Classifier.Resolved(), b), Supervised: true, Balance: b,
+			Accuracy: Accuracy(m.Predict(), heldLabels)}
+		if sup.Lambda > 0 {
+			c.Name, c.Balance, c.Lambda = fmt.Sprintf("supervised (%s, λ %g)", sup.Classifier.Resolved(), sup.Lambda), 0, sup.Lambda
+		}
+		ch.Candidates = append(ch.Candidates, c)
+	}
+	unsupCfg := cfg
+	unsupCfg.Supervision = nil
+	um, err := fit(unsupCfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	trainLabels := make([]int, len(sup.Labels))
+	for j := range trainLabels {
+		trainLabels[j] = -1
+		if train[j] {
+			trainLabels[j] = sup.Labels[j]
+		}
+	}
+	for l := len(um.S); l >= 1; l-- {
+		b, err := FitReadout(um.S[l-1], trainLabels, sup.Classes)
+		if err != nil {
+			return nil, nil, err
+		}
+		ch.Candidates = append(ch.Candidates, Candidate{Name: fmt.Sprintf("unsupervised + read-out of layer %d", l), Layer: l,
+			Accuracy: Accuracy(Predict(b, um.S[l-1]), heldLabels)})
+	}
+	ch.Chosen = 0
+	for i, c := range ch.Candidates {
+		if c.Accuracy > ch.Candidates[ch.Chosen].Accuracy {
+			ch.Chosen = i
+		}
+	}
+	best := ch.Candidates[ch.Chosen]
+	ch.Margin = math.Inf(1)
+	for i, c := range ch.Candidates {
+		if i != ch.Chosen {
+			ch.Margin = min(ch.Margin, best.Accuracy-c.Accuracy)
+		}
+	}
+	ch.StdErr = math.Sqrt(best.Accuracy * (1 - best.Accuracy) / float64(nHeld))
+
+	// Refit on all the known labels.
+	allKnown := make([]bool, len(sup.Labels))
+	for j := range allKnown {
+		allKnown[j] = train[j] || held[j]
+	}
+	if !best.Supervised {
+		known := make([]int, len(sup.Labels))
+		for j := range known {
+			known[j] = -1
+			if allKnown[j] {
+				known[j] = sup.Labels[j]
+			}
+		}
+		b, err := FitReadout(um.S[best.Layer-1], known, sup.Classes)
+		if err != nil {
+			return nil, nil, err
+		}
+		um.B, um.ClassifierLayer = b, best.Layer
+		return um, ch, nil
+	}
+	c := withKnown(allKnown, best.Balance)
+	c.Init, c.InitA, c.InitRestarts, c.Restarts = GivenInit, supModels[ch.Chosen].A, 1, 1
+	m, err := fit(c)
+	if err != nil {
+		return nil, nil, err
+	}
+	return m, ch, nil
+}
+
+// holdOut splits the known labels of sup: per class, a share of them
+// (rounded down, at least one of two or more) drawn with seed is held out,
+// the rest trained on. It returns the two marks and their counts (held
+// out, known in all).
+func holdOut(sup *Supervision, share float64, seed uint64) (train, held []bool, nHeld, nKnown int) {
+	n := len(sup.Labels)
+	train, held = make([]bool, n), make([]bool, n)
+	byClass := map[int][]int{}
+	for j, l := range sup.Labels {
+		if l >= 0 && (sup.Known == nil || sup.Known[j]) {
+			byClass[l] = append(byClass[l], j)
+			train[j] = true
+			nKnown++
+		}
+	}
+	classes := make([]int, 0, len(byClass))
+	for c := range byClass {
+		classes = append(classes, c)
+	}
+	slices.Sort(classes)
+	rng := tensor.NewRand(seed ^ 0x686f6c64)
+	for _, c := range classes {
+		idx := byClass[c]
+		if len(idx) < 2 {
+			continue
+		}
+		rng.Shuffle(len(idx), func(a, b int) { idx[a], idx[b] = idx[b], idx[a] })
+		k := max(1, int(share*float64(len(idx))))
+		for _, j := range idx[:k] {
+			train[j], held[j] = false, true
+			nHeld++
+		}
+	}
+	return train, held, nHeld, nKnown
+}

@@ -1,0 +1,113 @@
+package neuralnmf_test
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
+	"github.com/neuralnmf/neuralnmf/tensor"
+)
+
+// sixGroups is X (36×120) of six groups of columns, each on its own block
+// of six features, with labels the groups: ranks 6,2 can read the classes
+// from layer 1 but not from the 2 topics of layer 2.
+func sixGroups() (*tensor.Dense, []int) {
+	rng := tensor.NewRand(5)
+	x := tensor.New(36, 120)
+	y := make([]int, 120)
+	for j := range y {
+		y[j] = j % 6
+		for i := 0; i < 36; i++ {
+			v := 0.05 * rng.Float64()
+			if i/6 == y[j] {
+				v += 0.5 + rng.Float64()
+			}
+			x.Set(i, j, v)
+		}
+	}
+	return x, y
+}
+
+// With six classes and two topics in the last layer, the read-out of the
+// unsupervised first layer wins on the held-out labels, and the model
+// returned classifies through layer 1, saved and loaded as such.
+func TestTrainChoosingPicksTheLayerThatReadsTheClasses(t *testing.T) {
+	x, y := sixGroups()
+	known := make([]bool, len(y))
+	labels := make([]int, len(y))
+	for j := range y {
+		known[j] = j < 30 // 30 known labels, 5 per class
+		labels[j] = -1
+		if known[j] {
+			labels[j] = y[j]
+		}
+	}
+	cfg := neuralnmf.Config{Ranks: []int{6, 2}, Seed: 1, Supervision: &neuralnmf.Supervision{Labels: labels, Classes: 6, Known: known}}
+	m, ch, err := neuralnmf.TrainChoosing(x, cfg, nil)
+	require.NoError(t, err)
+	require.Equal(t, 30, ch.Known)
+	require.Equal(t, 6, ch.HeldOut, "one of the five known labels of each class")
+	require.Len(t, ch.Candidates, 3, "supervised, read-out of layer 2, read-out of layer 1")
+	best := ch.Candidates[ch.Chosen]
+	for _, c := range ch.Candidates {
+		require.LessOrEqual(t, c.Accuracy, best.Accuracy, "the chosen candidate has the best held-out accuracy")
+	}
+	require.False(t, best.Supervised, "%+v", ch.Candidates)
+	require.Equal(t, 1, best.Layer, "%+v", ch.Candidates)
+	require.Equal(t, 1, m.ClassifierLayer)
+	require.Equal(t, 6, m.B.Cols)
+	acc := neuralnmf.Accuracy(m.Predict(), y)
+	require.Greater(t, acc, 0.95, "every column, known or not")
+
+	var buf bytes.Buffer
+	require.NoError(t, m.Write(&buf))
+	back, err := neuralnmf.Read(&buf)
+	require.NoError(t, err)
+	require.Equal(t, 1, back.ClassifierLayer)
+	pred, _, err := back.Classify(x)
+	require.NoError(t, err)
+	require.Equal(t, m.Predict(), pred)
+}
+
+// The held-out labels are a stratified, seeded share of the known ones;
+// with a single known label per class nothing is held out and the
+// supervised fit is trained as given.
+func TestTrainChoosingHoldOut(t *testing.T) {
+	x, y := sixGroups()
+	cfg := neuralnmf.Config{Ranks: []int{6, 2}, Seed: 1, Epochs: 30, Supervision: &neuralnmf.Supervision{Labels: y, Classes: 6}}
+	_, ch, err := neuralnmf.TrainChoosing(x, cfg, &neuralnmf.ChooseOptions{HoldOut: 0.25, Balances: []float64{0.3, 1}})
+	require.NoError(t, err)
+	require.Equal(t, 120, ch.Known)
+	require.Equal(t, 30, ch.HeldOut, "a quarter of each class's 20 labels")
+	require.Len(t, ch.Candidates, 4)
+	require.True(t, ch.Candidates[0].Supervised && ch.Candidates[1].Supervised)
+
+	one := make([]int, len(y))
+	for j := range one {
+		one[j] = -1
+		if j < 6 {
+			one[j] = y[j]
+		}
+	}
+	oneKnown := make([]bool, len(y))
+	for j := range oneKnown {
+		oneKnown[j] = j < 6
+	}
+	cfg.Supervision = &neuralnmf.Supervision{Labels: one, Classes: 6, Known: oneKnown}
+	m, ch, err := neuralnmf.TrainChoosing(x, cfg, nil)
+	require.NoError(t, err)
+	require.Equal(t, -1, ch.Chosen)
+	require.Zero(t, ch.HeldOut)
+	require.NotNil(t, m.B)
+	require.Zero(t, m.ClassifierLayer)
+
+	for _, bad := range []neuralnmf.ChooseOptions{{HoldOut: 1}, {HoldOut: -0.1}, {Balances: []float64{0}}} {
+		_, _, err := neuralnmf.TrainChoosing(x, cfg, &bad)
+		require.ErrorIs(t, err, neuralnmf.ErrConfig)
+	}
+	cfg.Supervision = nil
+	_, _, err = neuralnmf.TrainChoosing(x, cfg, nil)
+	require.ErrorIs(t, err, neuralnmf.ErrConfig)
+}
