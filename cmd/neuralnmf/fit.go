@@ -21,9 +21,9 @@ type fitFlags struct {
 	fs                                                                *flag.FlagSet
 	xPath, textPath, ranks, out, loss, labelsPath, maskPath, dataMask *string
 	classifier, optimizer, initFlag, preset, batchUpdate              *string
-	lambda, balance, lr, decay, tol, forget                           *float64
+	lambda, balance, lr, decay, tol, forget, holdOut                  *float64
 	epochs, decayEvery, initRestarts, restarts, window, batchSize     *int
-	algorithm1, normalize, quiet                                      *bool
+	algorithm1, normalize, quiet, choose                              *bool
 	seed                                                              *uint64
 	text                                                              textFlags
 	docs                                                              docFlags
@@ -61,6 +61,8 @@ func newFitFlags(stderr io.Writer) *fitFlags {
 		normalize:    fs.Bool("normalize", false, "divide every squared term of the loss by its number of entries (the authors' code's scaling)"),
 		preset:       fs.String("preset", "", "a named configuration of the 20 Newsgroups experiment: paper, authors-unsup or authors-semi (flags given explicitly override it)"),
 		quiet:        fs.Bool("quiet", false, "no progress output"),
+		choose:       fs.Bool("choose", true, "with labels, choose for this data on held-out known labels between the supervised fit and the unsupervised model with a read-out of each layer, and refit the best on all known labels, so that labels do not make the model worse than ignoring them (-choose=false: the supervised fit as configured, the paper's way; off with -batch-size, -algorithm1 and -preset)"),
+		holdOut:      fs.Float64("hold-out", 0, fmt.Sprintf("with -choose, the share of each class's known labels held out to choose on (0: the library default, %.3g)", neuralnmf.DefaultHoldOut)),
 	}
 	f.text = addTextFlags(fs)
 	f.docs = addDocFlags(fs, true, false)
@@ -120,7 +122,12 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 		}
 		cfg.DataMask = w.ToDense()
 	}
-	model, err := train(d, cfg, prog, stderr)
+	choosing := cfg.Supervision != nil && *f.choose && cfg.BatchSize == 0 && !cfg.Algorithm1 && *f.preset == ""
+	var chooseOpt *neuralnmf.ChooseOptions
+	if choosing {
+		chooseOpt = &neuralnmf.ChooseOptions{HoldOut: *f.holdOut}
+	}
+	model, choice, err := train(d, cfg, chooseOpt, prog, stderr)
 	if err != nil {
 		return err
 	}
@@ -134,6 +141,9 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 		writeFitSummary(stdout, model.History, "passes of mini-batches")
 	} else {
 		writeFitSummary(stdout, model.History, "epochs")
+	}
+	if choice != nil {
+		writeChoice(stdout, choice)
 	}
 	fmt.Fprintf(stdout, "wrote %s\n", *f.out)
 	return nil
@@ -176,6 +186,12 @@ func (f *fitFlags) check() error {
 		return usageError{fmt.Errorf("-window is %d: want 0 (the default) or a number of epochs", *f.window)}
 	case math.IsNaN(*f.tol) || math.IsInf(*f.tol, 0):
 		return usageError{fmt.Errorf("-tol is %v: want a finite number", *f.tol)}
+	case *f.holdOut != 0 && !(*f.holdOut > 0 && *f.holdOut < 1):
+		return usageError{fmt.Errorf("-hold-out is %v: want a share in (0, 1) (0: the default)", *f.holdOut)}
+	case flagSet(fs, "choose") && *f.choose && (*f.batchSize > 0 || *f.algorithm1 || *f.preset != ""):
+		return usageError{errors.New("-choose trains several full-batch fits: it does not combine with -batch-size, -algorithm1 or -preset")}
+	case flagSet(fs, "hold-out") && (!*f.choose || (*f.labelsPath == "" && *f.docs.labelField == "")):
+		return usageError{errors.New("-hold-out applies to -choose with labels (-labels or -label-field)")}
 	case *f.algorithm1 && *f.restarts > 1:
 		return usageError{fmt.Errorf("-algorithm1 trains one start, as the paper's Algorithm 1 does: drop -restarts %d, or drop -algorithm1 for the default training, which takes restarts", *f.restarts)}
 	case *f.algorithm1 && flagSet(fs, "optimizer") && *f.optimizer != "gd":
@@ -441,8 +457,10 @@ func checkRanks(ranks []int, init neuralnmf.Init, rows, cols int) error {
 	return nil
 }
 
-// train trains on d's X with progress on stderr (when prog is not nil).
-func train(d *fitData, cfg neuralnmf.Config, prog *fitProgress, stderr io.Writer) (*neuralnmf.Model, error) {
+// train trains on d's X with progress on stderr (when prog is not nil),
+// choosing what to do with the labels (neuralnmf.TrainChoosing) when
+// choose is not nil; the Choice is nil otherwise.
+func train(d *fitData, cfg neuralnmf.Config, choose *neuralnmf.ChooseOptions, prog *fitProgress, stderr io.Writer) (*neuralnmf.Model, *neuralnmf.Choice, error) {
 	if prog != nil {
 		r := cfg.ResolvedFor(d.entries())
 		prog.configure(r)
@@ -460,8 +478,13 @@ func train(d *fitData, cfg neuralnmf.Config, prog *fitProgress, stderr io.Writer
 		fmt.Fprintln(stderr, describeConfig(r))
 	}
 	var model *neuralnmf.Model
+	var choice *neuralnmf.Choice
 	var err error
 	switch x := d.x; {
+	case choose != nil && x.Sparse != nil:
+		model, choice, err = neuralnmf.TrainSparseChoosing(x.Sparse, cfg, choose)
+	case choose != nil:
+		model, choice, err = neuralnmf.TrainChoosing(x.Dense, cfg, choose)
 	case d.stream != nil:
 		model, err = neuralnmf.TrainColumns(d.stream, cfg)
 		d.stream.Close()
@@ -476,7 +499,28 @@ func train(d *fitData, cfg neuralnmf.Config, prog *fitProgress, stderr io.Writer
 		model, err = neuralnmf.Train(x.Dense, cfg)
 	}
 	prog.finish()
-	return model, err
+	return model, choice, err
+}
+
+// writeChoice says what fit -choose compared on the held-out known labels,
+// what it chose, and how far the choice can be trusted.
+func writeChoice(w io.Writer, c *neuralnmf.Choice) {
+	if c.Chosen < 0 {
+		fmt.Fprintf(w, "labels: too few known labels to hold any out (%d, fewer than two in every class): trained the supervised fit as configured, unchecked\n", c.Known)
+		return
+	}
+	best := c.Candidates[c.Chosen]
+	fmt.Fprintf(w, "labels: chose %s by its accuracy on %d held-out known labels of %d:\n", best.Name, c.HeldOut, c.Known)
+	for i, cand := range c.Candidates {
+		mark := ""
+		if i == c.Chosen {
+			mark = "  <- chosen, refitted on all known labels"
+		}
+		fmt.Fprintf(w, "  %-44s %.3f%s\n", cand.Name, cand.Accuracy, mark)
+	}
+	if !c.Trusted() {
+		fmt.Fprintf(w, "  the margin over the next best (%.3f) is within two standard errors (2 × %.3f) of %d held-out labels: they cannot tell these candidates apart; more known labels would\n", c.Margin, c.StdErr, c.HeldOut)
+	}
 }
 
 // writeFitSummary says how training ended.

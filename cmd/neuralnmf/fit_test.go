@@ -259,12 +259,20 @@ func TestFitProgressAndConfiguration(t *testing.T) {
 	p := func(n string) string { return filepath.Join(dir, n) }
 	code, out, errOut := cli(t, "fit", "-x", p("x.mtx"), "-ranks", "2", "-o", p("m.nnmf"))
 	require.Equal(t, 0, code, errOut)
-	for _, want := range []string{"reading " + p("x.mtx"), "start: HNMF of X by multiplicative updates, 1 random start(s) per layer", "training: epoch 1 (cap 1000)", "done in"} {
+	x, err := matio.ReadMatrix(p("x.mtx"))
+	require.NoError(t, err)
+	starts, restarts := neuralnmf.SizedStarts(len(x.Sparse.Val), 2) // the starts are sized to X
+	startLine, capEpochs, restartsFlag := fmt.Sprintf("start: HNMF of X by multiplicative updates, %d random start(s) per layer", starts), 1000, ""
+	if restarts > 1 {
+		startLine = fmt.Sprintf("start 1 of %d: HNMF of X by multiplicative updates, %d random start(s) per layer", restarts, starts)
+		capEpochs, restartsFlag = 1000+50*(restarts-1), fmt.Sprintf(", -restarts %d (50 epochs each)", restarts)
+	}
+	for _, want := range []string{"reading " + p("x.mtx"), startLine, fmt.Sprintf("training: epoch 1 (cap %d)", capEpochs), "done in"} {
 		require.Contains(t, errOut, want)
 	}
-	require.Less(t, strings.Index(errOut, "reading"), strings.Index(errOut, "start:"), "phases in order")
-	require.Less(t, strings.Index(errOut, "start:"), strings.Index(errOut, "training:"), "phases in order")
-	require.Contains(t, out, fmt.Sprintf("configuration: -ranks 2, -init hnmf (1 random start(s) per layer), -optimizer adam -lr 0.01, -loss reconstruction; stops when the loss falls by less than -tol %g (relative) over -window %d epochs, or at -epochs 1000, -seed 1", neuralnmf.DefaultTol, neuralnmf.DefaultWindow))
+	require.Less(t, strings.Index(errOut, "reading"), strings.Index(errOut, "start"), "phases in order")
+	require.Less(t, strings.Index(errOut, "start"), strings.Index(errOut, "training:"), "phases in order")
+	require.Contains(t, out, fmt.Sprintf("configuration: -ranks 2, -init hnmf (%d random start(s) per layer), -optimizer adam -lr 0.01, -loss reconstruction%s; stops when the loss falls by less than -tol %g (relative) over -window %d epochs, or at -epochs 1000, -seed 1", starts, restartsFlag, neuralnmf.DefaultTol, neuralnmf.DefaultWindow))
 	require.Regexp(t, `trained \d+ epochs \((converged|no progress): `, out)
 
 	// Algorithm 1 runs its epochs with the fixed step; restarts are

@@ -436,3 +436,36 @@ func TestDocumentFieldsNotSilent(t *testing.T) {
 	require.Equal(t, exitUsage, code, errOut)
 	require.Contains(t, errOut, "-algorithm1 trains one start")
 }
+
+// fit -labels chooses on held-out known labels and says what and how far
+// to trust it; -choose=false is the supervised fit as configured; the
+// flags that cannot combine are refused.
+func TestFitChoosesWithLabels(t *testing.T) {
+	dir := t.TempDir()
+	writeData(t, dir)
+	p := func(n string) string { return filepath.Join(dir, n) }
+	code, out, errOut := cli(t, "fit", "-x", p("x.mtx"), "-ranks", "4,2", "-labels", p("y.txt"), "-o", p("m.nnmf"), "-quiet")
+	require.Equal(t, 0, code, errOut)
+	require.Regexp(t, `labels: chose (supervised \(ce, balance 0\.3\)|unsupervised \+ read-out of layer [12]) by its accuracy on 6 held-out known labels of 20:`, out)
+	require.Regexp(t, `\n  supervised \(ce, balance 0\.3\)\s+[01]\.\d{3}`, out)
+	require.Regexp(t, `\n  unsupervised \+ read-out of layer 1\s+[01]\.\d{3}`, out)
+	require.Contains(t, out, "<- chosen, refitted on all known labels")
+	m, err := neuralnmf.Load(p("m.nnmf"))
+	require.NoError(t, err)
+	require.NotNil(t, m.B)
+
+	code, out, errOut = cli(t, "fit", "-x", p("x.mtx"), "-ranks", "4,2", "-labels", p("y.txt"), "-choose=false", "-o", p("m.nnmf"), "-quiet")
+	require.Equal(t, 0, code, errOut)
+	require.NotContains(t, out, "labels: chose")
+	require.Contains(t, out, "train accuracy")
+	for _, tc := range []struct{ args, want string }{
+		{"-batch-size 10 -choose", "-choose trains several full-batch fits"},
+		{"-hold-out 1.5", "-hold-out is 1.5"},
+		{"-choose=false -hold-out 0.2", "-hold-out applies to -choose with labels"},
+	} {
+		args := append([]string{"fit", "-x", p("x.mtx"), "-ranks", "4,2", "-labels", p("y.txt"), "-o", p("n.nnmf")}, strings.Fields(tc.args)...)
+		code, _, errOut := cli(t, args...)
+		require.Equal(t, exitUsage, code, tc.args)
+		require.Contains(t, errOut, tc.want)
+	}
+}

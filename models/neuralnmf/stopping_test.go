@@ -108,7 +108,7 @@ func TestStoppingRule(t *testing.T) {
 	}{{1e-2, 3}, {1e-3, 10}, {3e-3, 5}} {
 		t.Run(fmt.Sprintf("tol %g window %d", tc.tol, tc.window), func(t *testing.T) {
 			var reported []float64
-			m, err := neuralnmf.Train(x, neuralnmf.Config{Ranks: []int{5, 3}, Init: neuralnmf.RandomInit, Optimizer: neuralnmf.GD, LR: 1e-3, Tol: tc.tol, Window: tc.window, Epochs: 2000, Seed: 2,
+			m, err := neuralnmf.Train(x, neuralnmf.Config{Ranks: []int{5, 3}, Init: neuralnmf.RandomInit, Restarts: 1, Optimizer: neuralnmf.GD, LR: 1e-3, Tol: tc.tol, Window: tc.window, Epochs: 2000, Seed: 2,
 				Progress: func(e neuralnmf.Epoch) { reported = append(reported, e.Decrease) }})
 			require.NoError(t, err)
 			h := m.History
@@ -126,7 +126,7 @@ func TestStoppingRule(t *testing.T) {
 			require.Equal(t, dec(n-1), reported[n-1], "Epoch.Decrease is the rule's own number")
 		})
 	}
-	m, err := neuralnmf.Train(x, neuralnmf.Config{Ranks: []int{5, 3}, Init: neuralnmf.RandomInit, Optimizer: neuralnmf.GD, LR: 1e-3, Tol: 1e-9, Window: 3, Epochs: 20, Seed: 2})
+	m, err := neuralnmf.Train(x, neuralnmf.Config{Ranks: []int{5, 3}, Init: neuralnmf.RandomInit, Restarts: 1, Optimizer: neuralnmf.GD, LR: 1e-3, Tol: 1e-9, Window: 3, Epochs: 20, Seed: 2})
 	require.NoError(t, err)
 	require.Len(t, m.History.Loss, 20)
 	require.True(t, strings.HasPrefix(m.History.Stopped, "max epochs: stopped at the cap of 20 epochs while the loss still fell "), m.History.Stopped)
@@ -139,8 +139,8 @@ func TestResolved(t *testing.T) {
 	require.Equal(t, neuralnmf.HNMFInit, r.Init)
 	require.Equal(t, neuralnmf.Adam, r.Optimizer)
 	require.Equal(t, 0.01, r.LR)
-	require.Equal(t, 1, r.InitRestarts)
-	require.Equal(t, 1, r.Restarts)
+	require.Zero(t, r.InitRestarts, "sized to X by Train")
+	require.Zero(t, r.Restarts, "sized to X by Train")
 	require.Equal(t, 1000, r.Epochs)
 	require.Equal(t, neuralnmf.DefaultTol, r.Tol)
 	require.Equal(t, neuralnmf.DefaultWindow, r.Window)
@@ -149,6 +149,28 @@ func TestResolved(t *testing.T) {
 	require.Equal(t, 1e-3, a.LR)
 	require.Negative(t, a.Tol, "Algorithm 1 runs its epochs unless Tol is set")
 	require.Equal(t, 50, neuralnmf.Config{Restarts: 3}.Resolved().BurnIn)
+	b := neuralnmf.Config{Ranks: []int{3}, BatchSize: 100}.Resolved()
+	require.Equal(t, []int{1, 1}, []int{b.InitRestarts, b.Restarts}, "mini-batch training keeps one start")
+}
+
+// The starts are sized to X: the most where a start is cheapest (with two
+// restarts), fewer as it grows, one where it is most of the fit; given
+// values are kept.
+func TestSizedStarts(t *testing.T) {
+	for _, tc := range []struct{ entries, k, starts, restarts int }{
+		{87 * 90, 9, neuralnmf.MaxSizedStarts, 2},
+		{1, 1, neuralnmf.MaxSizedStarts, 2},
+		{int(neuralnmf.StartBudget/10) / 3, 10, 3, 1},
+		{int(neuralnmf.StartBudget / 10), 10, 1, 1},
+		{1_400_000, 10, 1, 1}, // 20 Newsgroups
+	} {
+		n, r := neuralnmf.SizedStarts(tc.entries, tc.k)
+		require.Equal(t, []int{tc.starts, tc.restarts}, []int{n, r}, "%d entries, rank %d", tc.entries, tc.k)
+		c := neuralnmf.Config{Ranks: []int{tc.k}}.ResolvedFor(tc.entries)
+		require.Equal(t, []int{tc.starts, tc.restarts}, []int{c.InitRestarts, c.Restarts})
+	}
+	c := neuralnmf.Config{Ranks: []int{9}, InitRestarts: 3, Restarts: 1}.ResolvedFor(100)
+	require.Equal(t, []int{3, 1}, []int{c.InitRestarts, c.Restarts})
 }
 
 // The NNDSVD start is deterministic and gives a model no worse than its
