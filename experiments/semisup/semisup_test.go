@@ -69,10 +69,12 @@ func neural(t *testing.T, sp *semisup.Split, seeds []uint32, cands []semisup.Can
 		require.NoError(t, err)
 		for _, frac := range semisup.Fractions {
 			known := corpora.Known(sp.YTrain, frac, seed)
-			r, err := semisup.Unsupervised(sp, known, seed, start)
+			rs, err := semisup.Unsupervised(sp, known, seed, start)
 			require.NoError(t, err)
-			r.Fraction = frac
-			emit(r)
+			for _, r := range rs {
+				r.Fraction = frac
+				emit(r)
+			}
 			for _, c := range cands {
 				r, err := c.Semi(sp, known, seed, start)
 				require.NoError(t, err)
@@ -93,7 +95,7 @@ func suite(t *testing.T, names []string, report bool, seeds []uint32, cands []se
 }
 
 func methods(cands []semisup.Candidate) []string {
-	m := []string{semisup.UnsupervisedName, semisup.SklearnNMFName, semisup.LogRegName}
+	m := []string{semisup.UnsupervisedLayerName(2), semisup.UnsupervisedLayerName(1), semisup.UnsupervisedName, semisup.SklearnNMFName, semisup.LogRegName}
 	for _, c := range cands {
 		m = append(m, c.Name)
 	}
