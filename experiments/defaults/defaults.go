@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -182,6 +183,11 @@ type Candidate struct {
 	Budget float64
 }
 
+// References are the candidates kept for comparison that Choose may not
+// take: the starts must be sized to X (issue: one constant for all data
+// did not carry to data never seen).
+var References = []string{"1 start, 1 restart", "10 starts, 2 restarts"}
+
 // Candidates are the configurations compared, all HNMF by multiplicative
 // updates from random starts, Adam, stopping at 1e-4 over 10 epochs (the
 // start, optimiser and rule chosen by the first run of this protocol, which
@@ -305,15 +311,28 @@ func Summarise(runs []Run, names []string) []Summary {
 	return out
 }
 
-// Choose returns the candidate to make the default. Eligible are those that
-// beat HNMF in every validation run (Max < 1) and end at the epoch cap in
-// fewer than 1 run in 10. Among them, those whose mean ratio is within
-// QualitySlack (relative) of the best eligible mean are about as good;
-// of these the one with the least mean time is chosen, since a default
-// that is as good and faster serves every user. If none is eligible, the
-// candidate with the lowest worst ratio is returned.
-func Choose(sums []Summary) Summary {
-	eligible := func(s Summary) bool { return s.Max < 1 && 10*s.AtCap < s.Runs }
+// Choose returns the candidate to make the default, of those not named in
+// references (kept in the table for comparison only). Eligible are those
+// that beat HNMF in every validation run (Max < 1) and end at the epoch
+// cap in at most 1 run in 10 more than the candidate that does so least
+// (runs at depth 1, where the loss still falls slowly after 1000 epochs,
+// reach the cap whatever the start). Among them, those whose mean ratio is
+// within QualitySlack (relative) of the best eligible mean are about as
+// good; of these the one with the least mean time is chosen, since a
+// default that is as good and faster serves every user. If none is
+// eligible, the candidate with the lowest worst ratio is returned.
+func Choose(all []Summary, references ...string) Summary {
+	var sums []Summary
+	for _, s := range all {
+		if !slices.Contains(references, s.Candidate) {
+			sums = append(sums, s)
+		}
+	}
+	fewest := math.MaxInt
+	for _, s := range sums {
+		fewest = min(fewest, s.AtCap)
+	}
+	eligible := func(s Summary) bool { return s.Max < 1 && 10*(s.AtCap-fewest) <= s.Runs }
 	best := -1
 	for i, s := range sums {
 		if eligible(s) && (best < 0 || s.Mean < sums[best].Mean) {

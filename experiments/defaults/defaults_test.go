@@ -72,7 +72,7 @@ func TestSelect(t *testing.T) {
 	for _, s := range sums {
 		t.Logf("%-24s %.4f ± %.4f [%.4f–%.4f]  %d/%d  cap %d/%d  %6.1f epochs  %.3f s", s.Candidate, s.Mean, s.SD, s.Min, s.Max, s.Wins, s.Runs, s.AtCap, s.Runs, s.Epochs, s.Seconds)
 	}
-	ch := defaults.Choose(sums)
+	ch := defaults.Choose(sums, defaults.References...)
 	t.Logf("chosen: %s", ch.Candidate)
 }
 
@@ -152,4 +152,21 @@ func TestDefaultsBeatHNMF(t *testing.T) {
 		t.Logf("%-28s Neural NMF %.4f, HNMF %.4f (ratio %.3f)", p.name, r.RelErr, h, r.Ratio)
 		require.Less(t, r.RelErr, h, "%s: the defaults do not beat HNMF", p.name)
 	}
+}
+
+// Choose skips references, bounds the runs at the cap relative to the
+// candidate with the fewest, drops any that lost to HNMF once, and takes
+// the fastest of those within QualitySlack of the best mean.
+func TestChooseRule(t *testing.T) {
+	sums := []defaults.Summary{
+		{Candidate: "ref", Mean: 0.60, Max: 0.9, Runs: 62, AtCap: 0, Seconds: 0.1},
+		{Candidate: "a", Mean: 0.7284, Max: 0.9998, Runs: 62, AtCap: 19, Seconds: 0.805},
+		{Candidate: "b", Mean: 0.7432, Max: 1.2801, Runs: 62, AtCap: 16, Seconds: 0.5},
+		{Candidate: "c", Mean: 0.7347, Max: 0.9998, Runs: 62, AtCap: 13, Seconds: 1.112},
+		{Candidate: "d", Mean: 0.7200, Max: 0.9000, Runs: 62, AtCap: 20, Seconds: 0.2},
+	}
+	require.Equal(t, "a", defaults.Choose(sums, "ref").Candidate, "b lost to HNMF once, d is at the cap 7 runs more than c")
+	require.Equal(t, "ref", defaults.Choose(sums).Candidate)
+	sums[1].Max = 1.1
+	require.Equal(t, "c", defaults.Choose(sums, "ref").Candidate)
 }

@@ -16,7 +16,7 @@ package neuralnmf
 // MaxSizedStarts, where a start is cheapest, two initialisations are
 // trained (Restarts 2) too.
 const (
-	StartBudget    = 2e6
+	StartBudget    = 5e5
 	MaxSizedStarts = 10
 )
 
