@@ -129,8 +129,8 @@ func TestUnseenPosts(t *testing.T) {
 }
 
 // TestDefaultSemiSupervised scores what `fit -labels` does with no preset
-// on the paper's matrix: the library's default Supervision (classifier,
-// balance) with the 750 known labels, ranks 10,6, three seeds; its
+// on the paper's matrix: TrainSparseChoosing with the library's default
+// Supervision (classifier, balance) and the 750 known labels, ranks 10,6, three seeds; its
 // classifier on the 250 evaluation documents and on 100 unseen test posts
 // per group (LoadTestSet's sample, seed 0, as `neuralnmf experiment
 // 20news` draws it). It prints the accuracies and checks only that they
@@ -143,9 +143,12 @@ func TestDefaultSemiSupervised(t *testing.T) {
 	ts, err := news20.LoadTestSet(dataDir, d, 100, 0)
 	require.NoError(t, err)
 	for _, seed := range []uint64{1, 2, 3} {
-		m, err := neuralnmf.TrainSparse(d.X, neuralnmf.Config{Ranks: news20.Ranks, Seed: seed,
-			Supervision: &neuralnmf.Supervision{Labels: d.Super, Classes: news20.Classes, Known: d.KnownNNMF}})
+		m, ch, err := neuralnmf.TrainSparseChoosing(d.X, neuralnmf.Config{Ranks: news20.Ranks, Seed: seed,
+			Supervision: &neuralnmf.Supervision{Labels: d.Super, Classes: news20.Classes, Known: d.KnownNNMF}}, nil)
 		require.NoError(t, err)
+		for i, c := range ch.Candidates {
+			t.Logf("seed %d: %-40s held-out %.3f%s", seed, c.Name, c.Accuracy, map[bool]string{true: " (chosen)"}[i == ch.Chosen])
+		}
 		pred := m.Predict()
 		_, held := neuralnmf.SplitLabels(d.Super, d.KnownNNMF)
 		eval := neuralnmf.Accuracy(pred, held)
