@@ -60,13 +60,13 @@
 //     through the hierarchy; multiplicative updates can stop early far from
 //     HALS's minimum on large sparse corpora, HALS lands worse on some
 //     dense hierarchies). HNMFInit with InitRestarts > 1 picks, per layer, the
-//     best of several HNMF starts by the error through the hierarchy. The
-//     default is one start, chosen in experiments/defaults because more
-//     starts did not pay on the generated hierarchies, but on the paper's
-//     synthetic data a single start lands in a worse local minimum (two
-//     classes merged, 2-layer error 0.324 instead of 0.282) about half the
-//     time, and backpropagation does not leave it: on small dense data,
-//     where starts are cheap, InitRestarts 10 and Restarts 2 are worth it.
+//     best of several HNMF starts by the error through the hierarchy. By
+//     default the number of starts is sized to X (SizedStarts): up to ten
+//     where a start is cheap, one where it is most of the fit. On the
+//     paper's synthetic data a single start lands in a worse local minimum
+//     (two classes merged, 2-layer error 0.324 instead of 0.282) about half
+//     the time, and backpropagation does not leave it; the paper's code
+//     took ten starts everywhere, which on a corpus is most of the time.
 //   - Safeguarded steps. Algorithm 1 takes a fixed (decaying) step. Here
 //     every step, GD or Adam, is tried: if the next forward pass fails or
 //     its loss is not finite or is above the largest of the last 10 accepted
