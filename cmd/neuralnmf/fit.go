@@ -516,7 +516,7 @@ func writeChoice(w io.Writer, c *neuralnmf.Choice) {
 		if i == c.Chosen {
 			mark = "  <- chosen, refitted on all known labels"
 		}
-		fmt.Fprintf(w, "  %-44s %.3f%s\n", cand.Name, cand.Accuracy, mark)
+		fmt.Fprintf(w, "  %-52s %.3f%s\n", cand.Name, cand.Accuracy, mark)
 	}
 	if !c.Trusted() {
 		fmt.Fprintf(w, "  the margin over the next best (%.3f) is within two standard errors (2 × %.3f) of %d held-out labels: they cannot tell these candidates apart; more known labels would\n", c.Margin, c.StdErr, c.HeldOut)

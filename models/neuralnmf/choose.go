@@ -35,6 +35,10 @@ type ChooseOptions struct {
 	HoldOut float64
 	// Seed draws the held-out labels; 0 means the Config's Seed.
 	Seed uint64
+	// SkipSupervisedReadouts leaves out the candidates that read the
+	// supervised fits' own S by least squares at each layer (they cost no
+	// fit: the supervised model's topics with another classifier).
+	SkipSupervisedReadouts bool
 }
 
 // DefaultHoldOut is the share of the known labels TrainChoosing holds out
@@ -46,8 +50,9 @@ type Candidate struct {
 	// Name says what the candidate is, in words a report can print.
 	Name string
 	// Supervised is true for a supervised fit (Balance, or Lambda when
-	// positive); false for the unsupervised model with a least-squares
-	// read-out B = Y·S† of layer Layer.
+	// positive), with its own classifier when Layer is 0 and else with a
+	// least-squares read-out B = Y·S† of layer Layer; false for the
+	// unsupervised model with such a read-out.
 	Supervised bool
 	Balance    float64
 	Lambda     float64
@@ -150,7 +155,14 @@ func trainChoosing(cfg Config, opt *ChooseOptions, fit func(Config) (*Model, err
 			heldLabels[j] = sup.Labels[j]
 		}
 	}
-	var supModels []*Model
+	trainLabels := make([]int, len(sup.Labels))
+	for j := range trainLabels {
+		trainLabels[j] = -1
+		if train[j] {
+			trainLabels[j] = sup.Labels[j]
+		}
+	}
+	var supModels []*Model // by balance
 	for _, b := range balances {
 		m, err := fit(withKnown(train, b))
 		if err != nil {
@@ -163,19 +175,23 @@ func trainChoosing(cfg Config, opt *ChooseOptions, fit func(Config) (*Model, err
 			c.Name, c.Balance, c.Lambda = fmt.Sprintf("supervised (%s, λ %g)", sup.Classifier.Resolved(), sup.Lambda), 0, sup.Lambda
 		}
 		ch.Candidates = append(ch.Candidates, c)
+		if !o.SkipSupervisedReadouts {
+			for l := len(m.S); l >= 1; l-- {
+				b, err := FitReadout(m.S[l-1], trainLabels, sup.Classes)
+				if err != nil {
+					return nil, nil, err
+				}
+				r := c
+				r.Name, r.Layer, r.Accuracy = fmt.Sprintf("%s + read-out of layer %d", c.Name, l), l, Accuracy(Predict(b, m.S[l-1]), heldLabels)
+				ch.Candidates = append(ch.Candidates, r)
+			}
+		}
 	}
 	unsupCfg := cfg
 	unsupCfg.Supervision = nil
 	um, err := fit(unsupCfg)
 	if err != nil {
 		return nil, nil, err
-	}
-	trainLabels := make([]int, len(sup.Labels))
-	for j := range trainLabels {
-		trainLabels[j] = -1
-		if train[j] {
-			trainLabels[j] = sup.Labels[j]
-		}
 	}
 	for l := len(um.S); l >= 1; l-- {
 		b, err := FitReadout(um.S[l-1], trainLabels, sup.Classes)
@@ -205,26 +221,35 @@ func trainChoosing(cfg Config, opt *ChooseOptions, fit func(Config) (*Model, err
 	for j := range allKnown {
 		allKnown[j] = train[j] || held[j]
 	}
-	if !best.Supervised {
-		known := make([]int, len(sup.Labels))
-		for j := range known {
-			known[j] = -1
-			if allKnown[j] {
-				known[j] = sup.Labels[j]
-			}
+	known := make([]int, len(sup.Labels))
+	for j := range known {
+		known[j] = -1
+		if allKnown[j] {
+			known[j] = sup.Labels[j]
 		}
-		b, err := FitReadout(um.S[best.Layer-1], known, sup.Classes)
+	}
+	readout := func(m *Model, layer int) (*Model, *Choice, error) {
+		b, err := FitReadout(m.S[layer-1], known, sup.Classes)
 		if err != nil {
 			return nil, nil, err
 		}
-		um.B, um.ClassifierLayer = b, best.Layer
-		return um, ch, nil
+		m.B, m.ClassifierLayer = b, layer
+		return m, ch, nil
+	}
+	if !best.Supervised {
+		return readout(um, best.Layer)
 	}
 	c := withKnown(allKnown, best.Balance)
-	c.Init, c.InitA, c.InitRestarts, c.Restarts = GivenInit, supModels[ch.Chosen].A, 1, 1
+	c.Init, c.InitA, c.InitRestarts, c.Restarts = GivenInit, supModels[slices.Index(balances, best.Balance)].A, 1, 1
+	if best.Lambda > 0 {
+		c.Init, c.InitA = GivenInit, supModels[0].A
+	}
 	m, err := fit(c)
 	if err != nil {
 		return nil, nil, err
+	}
+	if best.Layer > 0 {
+		return readout(m, best.Layer)
 	}
 	return m, ch, nil
 }

@@ -45,7 +45,7 @@ func TestTrainChoosingPicksTheLayerThatReadsTheClasses(t *testing.T) {
 		}
 	}
 	cfg := neuralnmf.Config{Ranks: []int{6, 2}, Seed: 1, Supervision: &neuralnmf.Supervision{Labels: labels, Classes: 6, Known: known}}
-	m, ch, err := neuralnmf.TrainChoosing(x, cfg, nil)
+	m, ch, err := neuralnmf.TrainChoosing(x, cfg, &neuralnmf.ChooseOptions{SkipSupervisedReadouts: true})
 	require.NoError(t, err)
 	require.Equal(t, 30, ch.Known)
 	require.Equal(t, 6, ch.HeldOut, "one of the five known labels of each class")
@@ -69,6 +69,15 @@ func TestTrainChoosingPicksTheLayerThatReadsTheClasses(t *testing.T) {
 	pred, _, err := back.Classify(x)
 	require.NoError(t, err)
 	require.Equal(t, m.Predict(), pred)
+
+	// With the supervised fit's own read-outs among the candidates, the
+	// chosen model still reads layer 1, whichever fit it comes from.
+	m, ch, err = neuralnmf.TrainChoosing(x, cfg, nil)
+	require.NoError(t, err)
+	require.Len(t, ch.Candidates, 5)
+	require.Equal(t, 1, ch.Candidates[ch.Chosen].Layer, "%+v", ch.Candidates)
+	require.Equal(t, 1, m.ClassifierLayer)
+	require.Greater(t, neuralnmf.Accuracy(m.Predict(), y), 0.95)
 }
 
 // The held-out labels are a stratified, seeded share of the known ones;
@@ -81,6 +90,9 @@ func TestTrainChoosingHoldOut(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 120, ch.Known)
 	require.Equal(t, 30, ch.HeldOut, "a quarter of each class's 20 labels")
+	require.Len(t, ch.Candidates, 8, "per balance its classifier and two read-outs, then two unsupervised read-outs")
+	_, ch, err = neuralnmf.TrainChoosing(x, cfg, &neuralnmf.ChooseOptions{HoldOut: 0.25, Balances: []float64{0.3, 1}, SkipSupervisedReadouts: true})
+	require.NoError(t, err)
 	require.Len(t, ch.Candidates, 4)
 	require.True(t, ch.Candidates[0].Supervised && ch.Candidates[1].Supervised)
 
