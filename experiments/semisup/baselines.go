@@ -18,6 +18,8 @@ import (
 const (
 	SklearnNMFName = "sklearn NMF + read-out"
 	LogRegName     = "LogisticRegression on TF-IDF"
+	LogRegCVName   = "LogisticRegression, C by CV"
+	SpreadingName  = "LabelSpreading (kNN)"
 )
 
 // BaselineScript is the Python script that scores scikit-learn's baselines

@@ -7,7 +7,15 @@ For every fraction and seed it prints one JSON line per method:
       transformed, and the paper's least-squares read-out B = Y S^+ fitted
       on the known labels' columns;
   LogisticRegression: on the TF-IDF of the known training documents
-      (scikit-learn's defaults, max_iter=1000).
+      (scikit-learn's defaults, max_iter=1000);
+  LogisticRegression, C by CV: LogisticRegressionCV, C from 10 values by
+      stratified 3-fold cross-validation on the known labels (fewer folds
+      where a class has fewer than 3 known labels; the defaults' C where
+      one has a single one);
+  LabelSpreading: scikit-learn's LabelSpreading with the kNN kernel (7
+      neighbours) on the TF-IDF of all training documents (made dense: it
+      takes no sparse input), the unknown ones marked -1, predicting the
+      test documents.
 Needs python3-sklearn (Debian) and python3-scipy.
 """
 import glob
@@ -19,7 +27,9 @@ import time
 import numpy as np
 import scipy.io
 from sklearn.decomposition import NMF
-from sklearn.linear_model import LogisticRegression
+from sklearn.linear_model import LogisticRegression, LogisticRegressionCV
+from sklearn.model_selection import StratifiedKFold
+from sklearn.semi_supervised import LabelSpreading
 
 
 def main():
@@ -49,6 +59,21 @@ def main():
             lr.fit(xtr[known], ytr[known])
             acc = float(np.mean(lr.predict(xev) == yev))
             emit("LogisticRegression on TF-IDF", f, seed, acc, 0, time.time() - t0)
+            t0 = time.time()
+            counts = np.bincount(ytr[known])
+            folds = min(3, int(counts[counts > 0].min()))
+            if folds >= 2:
+                lr = LogisticRegressionCV(Cs=10, cv=StratifiedKFold(folds, shuffle=True, random_state=seed), max_iter=1000)
+            else:
+                lr = LogisticRegression(max_iter=1000)
+            lr.fit(xtr[known], ytr[known])
+            acc = float(np.mean(lr.predict(xev) == yev))
+            emit("LogisticRegression, C by CV", f, seed, acc, 0, time.time() - t0)
+            t0 = time.time()
+            ls = LabelSpreading(kernel="knn", n_neighbors=7, max_iter=1000)
+            ls.fit(xtr.toarray(), np.where(known, ytr, -1))  # it takes dense data only
+            acc = float(np.mean(ls.predict(xev.toarray()) == yev))
+            emit("LabelSpreading (kNN)", f, seed, acc, 0, time.time() - t0)
 
 
 def emit(method, frac, seed, acc, epochs, secs):

@@ -95,7 +95,7 @@ func suite(t *testing.T, names []string, report bool, seeds []uint32, cands []se
 }
 
 func methods(cands []semisup.Candidate) []string {
-	m := []string{semisup.UnsupervisedLayerName(2), semisup.UnsupervisedLayerName(1), semisup.UnsupervisedName, semisup.SklearnNMFName, semisup.LogRegName}
+	m := []string{semisup.UnsupervisedLayerName(2), semisup.UnsupervisedLayerName(1), semisup.UnsupervisedName, semisup.SklearnNMFName, semisup.LogRegName, semisup.LogRegCVName, semisup.SpreadingName}
 	for _, c := range cands {
 		m = append(m, c.Name)
 	}
@@ -145,6 +145,6 @@ func TestBaselines(t *testing.T) {
 		sklearn(t, sp, semisup.TestSeeds, emit)
 	})
 	var b strings.Builder
-	semisup.WriteTable(&b, semisup.Summarise(runs), []string{semisup.SklearnNMFName, semisup.LogRegName})
+	semisup.WriteTable(&b, semisup.Summarise(runs), []string{semisup.SklearnNMFName, semisup.LogRegName, semisup.LogRegCVName, semisup.SpreadingName})
 	t.Log(b.String())
 }
