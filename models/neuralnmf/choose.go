@@ -148,20 +148,7 @@ func trainChoosing(cfg Config, opt *ChooseOptions, fit func(Config) (*Model, err
 		c.Supervision = &s
 		return c
 	}
-	heldLabels := make([]int, len(sup.Labels))
-	for j := range heldLabels {
-		heldLabels[j] = -1
-		if held[j] {
-			heldLabels[j] = sup.Labels[j]
-		}
-	}
-	trainLabels := make([]int, len(sup.Labels))
-	for j := range trainLabels {
-		trainLabels[j] = -1
-		if train[j] {
-			trainLabels[j] = sup.Labels[j]
-		}
-	}
+	heldLabels, trainLabels := maskLabels(sup.Labels, held), maskLabels(sup.Labels, train)
 	var supModels []*Model // by balance
 	for _, b := range balances {
 		m, err := fit(withKnown(train, b))
@@ -221,13 +208,7 @@ func trainChoosing(cfg Config, opt *ChooseOptions, fit func(Config) (*Model, err
 	for j := range allKnown {
 		allKnown[j] = train[j] || held[j]
 	}
-	known := make([]int, len(sup.Labels))
-	for j := range known {
-		known[j] = -1
-		if allKnown[j] {
-			known[j] = sup.Labels[j]
-		}
-	}
+	known := maskLabels(sup.Labels, allKnown)
 	readout := func(m *Model, layer int) (*Model, *Choice, error) {
 		b, err := FitReadout(m.S[layer-1], known, sup.Classes)
 		if err != nil {
@@ -252,6 +233,18 @@ func trainChoosing(cfg Config, opt *ChooseOptions, fit func(Config) (*Model, err
 		return readout(m, best.Layer)
 	}
 	return m, ch, nil
+}
+
+// maskLabels returns labels with −1 (unknown) wherever keep is false.
+func maskLabels(labels []int, keep []bool) []int {
+	out := make([]int, len(labels))
+	for j, l := range labels {
+		out[j] = -1
+		if keep[j] {
+			out[j] = l
+		}
+	}
+	return out
 }
 
 // holdOut splits the known labels of sup: per class, a share of them
