@@ -88,9 +88,8 @@ func (c *Choice) Trusted() bool { return c.Chosen >= 0 && c.Margin > 2*c.StdErr 
 // the supervised fit at each of opt.Balances and the unsupervised fit
 // with a least-squares read-out of each layer (Model.ClassifierLayer says
 // which layer the chosen model's B reads). Ties go to the earlier
-// candidate: the supervised fits first. Every fit uses cfg otherwise; the
-// refit of a chosen supervised candidate starts from the A's of its
-// validation fit. Not for mini-batch training (BatchSize) or Algorithm1.
+// candidate: the supervised fits first. Every fit uses cfg otherwise,
+// from cfg's start. Not for mini-batch training (BatchSize) or Algorithm1.
 func TrainChoosing(x *tensor.Dense, cfg Config, opt *ChooseOptions) (*Model, *Choice, error) {
 	return trainChoosing(cfg, opt, func(c Config) (*Model, error) { return Train(x, c) })
 }
@@ -149,13 +148,11 @@ func trainChoosing(cfg Config, opt *ChooseOptions, fit func(Config) (*Model, err
 		return c
 	}
 	heldLabels, trainLabels := maskLabels(sup.Labels, held), maskLabels(sup.Labels, train)
-	var supModels []*Model // by balance
 	for _, b := range balances {
 		m, err := fit(withKnown(train, b))
 		if err != nil {
 			return nil, nil, err
 		}
-		supModels = append(supModels, m)
 		c := Candidate{Name: fmt.Sprintf("supervised (%s, balance %g)", sup.Classifier.Resolved(), b), Supervised: true, Balance: b,
 			Accuracy: Accuracy(m.Predict(), heldLabels)}
 		if sup.Lambda > 0 {
@@ -220,12 +217,10 @@ func trainChoosing(cfg Config, opt *ChooseOptions, fit func(Config) (*Model, err
 	if !best.Supervised {
 		return readout(um, best.Layer)
 	}
-	c := withKnown(allKnown, best.Balance)
-	c.Init, c.InitA, c.InitRestarts, c.Restarts = GivenInit, supModels[slices.Index(balances, best.Balance)].A, 1, 1
-	if best.Lambda > 0 {
-		c.Init, c.InitA = GivenInit, supModels[0].A
-	}
-	m, err := fit(c)
+	// The refit starts where the validation fit did (cfg's start): from
+	// the validation fit's A's it stopped early, 0.01 lower on 20
+	// Newsgroups.
+	m, err := fit(withKnown(allKnown, best.Balance))
 	if err != nil {
 		return nil, nil, err
 	}
