@@ -143,7 +143,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 		writeFitSummary(stdout, model.History, "epochs")
 	}
 	if choice != nil {
-		writeChoice(stdout, choice)
+		writeChoice(stdout, choice, model, cfg.Supervision)
 	}
 	fmt.Fprintf(stdout, "wrote %s\n", *f.out)
 	return nil
@@ -503,8 +503,9 @@ func train(d *fitData, cfg neuralnmf.Config, choose *neuralnmf.ChooseOptions, pr
 }
 
 // writeChoice says what fit -choose compared on the held-out known labels,
-// what it chose, and how far the choice can be trusted.
-func writeChoice(w io.Writer, c *neuralnmf.Choice) {
+// what it chose, how far the choice can be trusted, and the training
+// accuracy of the classifier of m, the model chosen, on sup's known labels.
+func writeChoice(w io.Writer, c *neuralnmf.Choice, m *neuralnmf.Model, sup *neuralnmf.Supervision) {
 	if c.Chosen < 0 {
 		fmt.Fprintf(w, "labels: too few known labels to hold any out (%d, fewer than two in every class): trained the supervised fit as configured, unchecked\n", c.Known)
 		return
@@ -520,6 +521,16 @@ func writeChoice(w io.Writer, c *neuralnmf.Choice) {
 	}
 	if !c.Trusted() {
 		fmt.Fprintf(w, "  the margin over the next best (%.3f) is within two standard errors (2 × %.3f) of %d held-out labels: they cannot tell these candidates apart; more known labels would\n", c.Margin, c.StdErr, c.HeldOut)
+	}
+	if best.Layer > 0 {
+		known := make([]int, len(sup.Labels))
+		for j, l := range sup.Labels {
+			known[j] = -1
+			if sup.Known == nil || sup.Known[j] {
+				known[j] = l
+			}
+		}
+		fmt.Fprintf(w, "  the model's classifier reads layer %d (B = Y·S%d† on the known labels): train accuracy %.3f\n", best.Layer, best.Layer, neuralnmf.Accuracy(m.Predict(), known))
 	}
 }
 
