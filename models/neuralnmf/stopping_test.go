@@ -158,7 +158,7 @@ func TestResolved(t *testing.T) {
 // values are kept.
 func TestSizedStarts(t *testing.T) {
 	for _, tc := range []struct{ entries, k, starts, restarts int }{
-		{87 * 90, 9, neuralnmf.MaxSizedStarts, 2},
+		{int(neuralnmf.StartBudget) / 90, 9, neuralnmf.MaxSizedStarts, 2},
 		{1, 1, neuralnmf.MaxSizedStarts, 2},
 		{int(neuralnmf.StartBudget/10) / 3, 10, 3, 1},
 		{int(neuralnmf.StartBudget / 10), 10, 1, 1},
