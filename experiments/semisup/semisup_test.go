@@ -105,7 +105,7 @@ func methods(cands []semisup.Candidate) []string {
 // TestSelect chooses the semi-supervised defaults on the validation splits
 // of semisup.ChoiceCorpora (seeds semisup.ValidationSeeds) and prints the
 // table and the choice. Opt-in: NEURALNMF_CORPORA=DIR, with -timeout 60m
-// (12 minutes on 2 cores).
+// (21 minutes on 2 cores; logs select.log and select-choose1.log).
 func TestSelect(t *testing.T) {
 	corpusDir(t)
 	cands := semisup.Candidates()
