@@ -107,24 +107,32 @@ func RemoveTemporaries() int {
 	return n
 }
 
-// createNamed creates a new hidden file .PREFIX-RANDOM.tmp in dir,
-// recorded as this process's temporary file.
-func createNamed(dir, prefix string) (*os.File, error) {
+// claimName calls make with new hidden names .PREFIX-RANDOM.tmp in dir
+// until one is free (make fails with an error wrapping os.ErrExist for a
+// taken one), and records the name it made as this process's temporary
+// file.
+func claimName(dir, prefix string, make func(name string) error) (string, error) {
 	for range 100 {
 		name := filepath.Join(dir, "."+prefix+"-"+strconv.FormatUint(rand.Uint64(), 36)+tempSuffix)
-		var f *os.File
-		err := temporaries.create(name, func() (err error) {
-			f, err = os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
-			return err
-		})
+		err := temporaries.create(name, func() error { return make(name) })
 		if err == nil {
-			return f, nil
+			return name, nil
 		}
 		if !errors.Is(err, os.ErrExist) {
-			return nil, err
+			return "", err
 		}
 	}
-	return nil, fmt.Errorf("no free temporary file name in %s", dir)
+	return "", fmt.Errorf("no free temporary file name in %s", dir)
+}
+
+// createNamed creates a new hidden file .PREFIX-RANDOM.tmp in dir,
+// recorded as this process's temporary file.
+func createNamed(dir, prefix string) (f *os.File, err error) {
+	_, err = claimName(dir, prefix, func(name string) (err error) {
+		f, err = os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+		return err
+	})
+	return f, err
 }
 
 // WriteAtomic calls write on a new temporary file in path's directory, syncs
@@ -146,13 +154,11 @@ func writeAtomic(path string, write func(*os.File) error, allowAnon bool) (err e
 	if allowAnon {
 		f, anon = openAnonymous(dir)
 	}
+	tmp := "" // the temporary file's name, once it has one
 	if !anon {
 		if f, err = createNamed(dir, prefix); err != nil {
 			return fmt.Errorf("writing %s: %w", path, err)
 		}
-	}
-	tmp := "" // the temporary file's name, once it has one
-	if !anon {
 		tmp = f.Name()
 	}
 	defer func() {
@@ -187,20 +193,15 @@ func writeAtomic(path string, write func(*os.File) error, allowAnon bool) (err e
 // createScratch creates a temporary file in dir for this process to write
 // and read back (a sort run). Where possible it has no name (Linux
 // O_TMPFILE, or unlinked at once on Unix), so that nothing is left however
-// the process ends; release removes it if it still has a name. The caller
-// closes f.
-func createScratch(dir string) (f *os.File, release func(), err error) {
+// the process ends. The caller closes f and then calls
+// temporaries.remove(f.Name()), which removes it if it still has a name.
+func createScratch(dir string) (*os.File, error) {
 	if f, ok := openAnonymous(dir); ok {
-		return f, func() {}, nil
+		return f, nil
 	}
-	f, err = createNamed(dir, "neuralnmf-sort")
-	if err != nil {
-		return nil, nil, err
+	f, err := createNamed(dir, "neuralnmf-sort")
+	if err == nil && unlinkOpen {
+		temporaries.remove(f.Name())
 	}
-	name := f.Name()
-	if unlinkOpen {
-		temporaries.remove(name)
-		return f, func() {}, nil
-	}
-	return f, func() { temporaries.remove(name) }, nil
+	return f, err
 }

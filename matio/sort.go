@@ -32,9 +32,9 @@ const entryBytes = 24
 // streams it, holding at most memBytes of entries at a time: an external
 // merge sort whose runs go to temporary files in tmpDir (dst's directory
 // if empty), gone when it returns and, where the system allows, however
-// the process ends (see "Temporary files" in WriteAtomic's file). Symmetric files are expanded; an
-// array file keeps its nonzero entries; entries that repeat a position are
-// kept (readers sum them). dst is written atomically, gzipped if it ends
+// the process ends (see "Temporary files" in WriteAtomic's file).
+// Symmetric files are expanded; an array file keeps its nonzero entries;
+// entries that repeat a position are kept (readers sum them). dst is written atomically, gzipped if it ends
 // in .gz. Errors name the file and line.
 func SortByColumn(src, dst, tmpDir string, memBytes int) (SortStats, error) {
 	if memBytes < entryBytes {
@@ -57,20 +57,19 @@ func SortByColumn(src, dst, tmpDir string, memBytes int) (SortStats, error) {
 	chunk := make([]tensor.Entry, 0, min(memBytes/entryBytes, 1<<20))
 	limit := memBytes / entryBytes
 	var runs []*os.File
-	var releases []func()
 	defer func() {
-		for i, r := range runs {
+		for _, r := range runs {
 			r.Close()
-			releases[i]()
+			temporaries.remove(r.Name()) // a run that still has a name
 		}
 	}()
 	flush := func() error {
 		sortEntries(chunk)
-		f, release, err := createScratch(tmpDir)
+		f, err := createScratch(tmpDir)
 		if err != nil {
 			return fmt.Errorf("a sort run in %s: %w", tmpDir, err)
 		}
-		runs, releases = append(runs, f), append(releases, release)
+		runs = append(runs, f)
 		w := bufio.NewWriterSize(f, 1<<20)
 		var buf [16]byte
 		for _, e := range chunk {

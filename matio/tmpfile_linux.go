@@ -3,8 +3,6 @@
 package matio
 
 import (
-	"errors"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -34,19 +32,12 @@ func procPath(f *os.File) string { return "/proc/self/fd/" + strconv.Itoa(int(f.
 // .PREFIX-RANDOM.tmp in dir, recorded as this process's temporary file,
 // and returns the name. The caller renames it over the output at once.
 func linkAnonymous(f *os.File, dir, prefix string) (string, error) {
-	for range 100 {
-		name := filepath.Join(dir, "."+prefix+"-"+strconv.FormatUint(rand.Uint64(), 36)+tempSuffix)
-		err := temporaries.create(name, func() error {
-			return unix.Linkat(unix.AT_FDCWD, procPath(f), unix.AT_FDCWD, name, unix.AT_SYMLINK_FOLLOW)
-		})
-		if err == nil {
-			return name, nil
+	return claimName(dir, prefix, func(name string) error {
+		if err := unix.Linkat(unix.AT_FDCWD, procPath(f), unix.AT_FDCWD, name, unix.AT_SYMLINK_FOLLOW); err != nil {
+			return &os.LinkError{Op: "link", Old: f.Name(), New: name, Err: err} // unix.EEXIST is os.ErrExist
 		}
-		if !errors.Is(err, unix.EEXIST) {
-			return "", &os.LinkError{Op: "link", Old: f.Name(), New: name, Err: err}
-		}
-	}
-	return "", errors.New("no free temporary file name in " + dir)
+		return nil
+	})
 }
 
 // unlinkOpen: an open file stays readable after its name is removed.

@@ -523,13 +523,7 @@ func writeChoice(w io.Writer, c *neuralnmf.Choice, m *neuralnmf.Model, sup *neur
 		fmt.Fprintf(w, "  the margin over the next best (%.3f) is within two standard errors (2 × %.3f) of %d held-out labels: they cannot tell these candidates apart; more known labels would\n", c.Margin, c.StdErr, c.HeldOut)
 	}
 	if best.Layer > 0 {
-		known := make([]int, len(sup.Labels))
-		for j, l := range sup.Labels {
-			known[j] = -1
-			if sup.Known == nil || sup.Known[j] {
-				known[j] = l
-			}
-		}
+		known, _ := neuralnmf.SplitLabels(sup.Labels, sup.Known)
 		fmt.Fprintf(w, "  the model's classifier reads layer %d (B = Y·S%d† on the known labels): train accuracy %.3f\n", best.Layer, best.Layer, neuralnmf.Accuracy(m.Predict(), known))
 	}
 }

@@ -38,10 +38,7 @@ func modelMatrix(m *neuralnmf.Model, flag, name string) (namedMatrix, error) {
 	}
 	up := strings.ToUpper(name)
 	if up == "B" && m.B != nil {
-		cl := L
-		if m.ClassifierLayer > 0 {
-			cl = m.ClassifierLayer
-		}
+		cl := m.ReadoutLayer()
 		return namedMatrix{"B", m.B, "classes", fmt.Sprintf("layer-%d topics", cl), "the classifier: class scores are B·S" + strconv.Itoa(cl)}, nil
 	}
 	if len(up) >= 2 && (up[0] == 'A' || up[0] == 'S') {

@@ -111,8 +111,7 @@ func predictStream(m *neuralnmf.Model, xPath, labelsPath, out string, batch int,
 	head := predictionHead("column", m.ClassNames, m.B.Rows)
 	var pred []int
 	st, err := streamRows(xPath, out, batch, m, head, func(first int, s []*tensor.Dense, empty []bool) [][]string {
-		scores := tensor.MatMul(false, false, m.B, m.ClassifierS(s))
-		p := neuralnmf.Predict(m.B, m.ClassifierS(s))
+		p, scores := m.Scores(s)
 		recs := make([][]string, len(p))
 		for j, c := range p {
 			if empty[j] {

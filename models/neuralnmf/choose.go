@@ -147,7 +147,8 @@ func trainChoosing(cfg Config, opt *ChooseOptions, fit func(Config) (*Model, err
 		c.Supervision = &s
 		return c
 	}
-	heldLabels, trainLabels := maskLabels(sup.Labels, held), maskLabels(sup.Labels, train)
+	heldLabels, _ := SplitLabels(sup.Labels, held)
+	trainLabels, _ := SplitLabels(sup.Labels, train)
 	for _, b := range balances {
 		m, err := fit(withKnown(train, b))
 		if err != nil {
@@ -200,12 +201,8 @@ func trainChoosing(cfg Config, opt *ChooseOptions, fit func(Config) (*Model, err
 	}
 	ch.StdErr = math.Sqrt(best.Accuracy * (1 - best.Accuracy) / float64(nHeld))
 
-	// Refit on all the known labels.
-	allKnown := make([]bool, len(sup.Labels))
-	for j := range allKnown {
-		allKnown[j] = train[j] || held[j]
-	}
-	known := maskLabels(sup.Labels, allKnown)
+	// Refit on all the known labels: those of sup.
+	known, _ := SplitLabels(sup.Labels, sup.Known)
 	readout := func(m *Model, layer int) (*Model, *Choice, error) {
 		b, err := FitReadout(m.S[layer-1], known, sup.Classes)
 		if err != nil {
@@ -220,7 +217,7 @@ func trainChoosing(cfg Config, opt *ChooseOptions, fit func(Config) (*Model, err
 	// The refit starts where the validation fit did (cfg's start): from
 	// the validation fit's A's it stopped early, 0.01 lower on 20
 	// Newsgroups.
-	m, err := fit(withKnown(allKnown, best.Balance))
+	m, err := fit(withKnown(sup.Known, best.Balance))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -228,18 +225,6 @@ func trainChoosing(cfg Config, opt *ChooseOptions, fit func(Config) (*Model, err
 		return readout(m, best.Layer)
 	}
 	return m, ch, nil
-}
-
-// maskLabels returns labels with −1 (unknown) wherever keep is false.
-func maskLabels(labels []int, keep []bool) []int {
-	out := make([]int, len(labels))
-	for j, l := range labels {
-		out[j] = -1
-		if keep[j] {
-			out[j] = l
-		}
-	}
-	return out
 }
 
 // holdOut splits the known labels of sup: per class, a share of them

@@ -126,7 +126,7 @@ func (m *Model) validate() error {
 	if m.ClassifierLayer < 0 || m.ClassifierLayer > L || (m.ClassifierLayer > 0 && m.B == nil) {
 		return fmt.Errorf("the classifier's layer is %d, want 1..%d with a classifier B", m.ClassifierLayer, L)
 	}
-	if cl := m.classifierLayer(); m.B != nil && m.B.Cols != m.A[cl-1].Cols {
+	if cl := m.ReadoutLayer(); m.B != nil && m.B.Cols != m.A[cl-1].Cols {
 		return fmt.Errorf("the classifier B is %d×%d, want P×%d (the rank of layer %d, which it reads)", m.B.Rows, m.B.Cols, m.A[cl-1].Cols, cl)
 	}
 	if m.ClassNames != nil && (m.B == nil || len(m.ClassNames) != m.B.Rows) {

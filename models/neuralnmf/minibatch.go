@@ -256,17 +256,14 @@ func trainBatches(src batchSource, cfg Config, keepS bool) (*Model, error) {
 	if len(pending) == 0 {
 		return nil, fmt.Errorf("neuralnmf: X has no columns")
 	}
-	first := joinBatches(pending).withEntries()
-	read := 0
-	for _, b := range pending {
-		read += len(b.cols)
-	}
+	all := joinBatches(pending)
+	first := all.withEntries()
 	if len(first.cols) == 0 {
 		return nil, fmt.Errorf("neuralnmf: X is all zero: none of its %d columns has an entry; there is nothing to factorise", cols)
 	}
 	if mx := maxEntry(first.x); mx > MaxScale {
 		return nil, fmt.Errorf("%w (column %d)", checkScale(mx), first.cols[first.x.columnOf(mx)]+1)
-	} else if err := checkScale(mx); err != nil && cols == read {
+	} else if err := checkScale(mx); err != nil && cols == len(all.cols) {
 		return nil, err // the start holds all of X: it is out of range
 	}
 	if c.Init.factorises() && c.Ranks[0] > len(first.cols) {
@@ -303,12 +300,14 @@ func trainBatches(src batchSource, cfg Config, keepS bool) (*Model, error) {
 			} else if err != nil {
 				return nil, fmt.Errorf("neuralnmf: pass %d: %w", epoch, err)
 			}
-			if epoch == 1 {
+			if p.measureX {
 				// A huge entry would overflow the loss before the pass's
 				// scale check: refuse it where it is.
-				if mx := maxEntry(b.x); mx > MaxScale {
+				mx := maxEntry(b.x)
+				if mx > MaxScale {
 					return nil, fmt.Errorf("%w (column %d)", checkScale(mx), b.cols[b.x.columnOf(mx)]+1)
 				}
+				p.xmax = math.Max(p.xmax, mx)
 			}
 			if err := t.setBatch(b); err != nil {
 				return nil, err
@@ -556,7 +555,6 @@ func (t *trainer) batchStep(p *passSums) error {
 		if p.measureX {
 			xn := t.x.norm()
 			p.xsq += xn * xn
-			p.xmax = math.Max(p.xmax, maxEntry(t.x))
 		}
 		if f.B != nil {
 			pred := Predict(f.B.Value(), f.S[len(f.S)-1].Value())

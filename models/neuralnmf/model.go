@@ -184,8 +184,7 @@ func train(x data, cfg Config) (*Model, error) {
 	if err := cfg.validate(x.dims()); err != nil {
 		return nil, err
 	}
-	c := cfg.withDefaults()
-	c.sizeStarts(x.entries())
+	c := cfg.ResolvedFor(x.entries())
 	phase := func(name string) {
 		if c.Phase != nil {
 			c.Phase(name)
@@ -299,9 +298,6 @@ func (c Config) withDefaults() Config {
 		// chosen with one start (experiments/minibatch).
 		c.InitRestarts = max(c.InitRestarts, 1)
 		c.Restarts = max(c.Restarts, 1)
-	}
-	if c.Algorithm1 && c.Restarts > 1 {
-		c.Restarts = 1
 	}
 	if c.Epochs <= 0 {
 		c.Epochs = 1000

@@ -114,18 +114,16 @@ func (m *Model) Predict() []int {
 	return Predict(m.B, m.ClassifierS(m.S))
 }
 
-// ClassifierS returns, of the S of every layer s (from Transform, or the
-// model's own), the one the classifier B reads: layer ClassifierLayer, or
-// the last.
+// ClassifierS returns, of the S of every layer s (one per layer of the
+// model: from Transform, or the model's own), the one the classifier B
+// reads (ReadoutLayer).
 func (m *Model) ClassifierS(s []*tensor.Dense) *tensor.Dense {
-	if l := m.ClassifierLayer; l >= 1 && l <= len(s) {
-		return s[l-1]
-	}
-	return s[len(s)-1]
+	return s[m.ReadoutLayer()-1]
 }
 
-// classifierLayer is the 1-based layer the classifier reads.
-func (m *Model) classifierLayer() int {
+// ReadoutLayer returns the 1-based layer whose S the classifier B reads:
+// ClassifierLayer, or the last layer when that is 0.
+func (m *Model) ReadoutLayer() int {
 	if m.ClassifierLayer > 0 {
 		return m.ClassifierLayer
 	}
@@ -155,8 +153,17 @@ func (m *Model) classify(name string, transform func() ([]*tensor.Dense, error))
 	if err != nil {
 		return nil, nil, err
 	}
-	scores := tensor.MatMul(false, false, m.B, m.ClassifierS(s))
-	return argmaxColumns(scores), scores, nil
+	pred, scores := m.Scores(s)
+	return pred, scores, nil
+}
+
+// Scores returns, for the S of every layer s of some columns (from
+// Transform), the classifier's scores B·S of the layer it reads (P×M′,
+// owned by the caller) and each column's predicted class, their argmax.
+// The model must have a classifier B.
+func (m *Model) Scores(s []*tensor.Dense) (pred []int, scores *tensor.Dense) {
+	scores = tensor.MatMul(false, false, m.B, m.ClassifierS(s))
+	return argmaxColumns(scores), scores
 }
 
 // TransformSparse is Transform for a sparse x.

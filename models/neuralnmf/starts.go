@@ -54,15 +54,14 @@ func (d data) entries() int {
 // non-zeros of a sparse X, N·M of a dense one): it also fills the starts
 // that Train sizes to X (SizedStarts).
 func (c Config) ResolvedFor(entries int) Config {
-	r := c.withDefaults()
-	r.sizeStarts(entries)
-	return r
+	c.sizeStarts(entries)
+	return c.withDefaults()
 }
 
-// sizeStarts fills InitRestarts and Restarts where they are 0 (see
-// SizedStarts); c holds its defaults otherwise.
+// sizeStarts fills InitRestarts and Restarts where they are 0 in
+// full-batch training (see SizedStarts); withDefaults does the rest.
 func (c *Config) sizeStarts(entries int) {
-	if c.InitRestarts > 0 && c.Restarts > 0 {
+	if c.BatchSize > 0 || (c.InitRestarts > 0 && c.Restarts > 0) {
 		return
 	}
 	n, r := SizedStarts(entries, c.Ranks[0])
@@ -74,8 +73,5 @@ func (c *Config) sizeStarts(entries int) {
 		if c.Algorithm1 {
 			c.Restarts = 1
 		}
-	}
-	if c.Restarts > 1 && c.BurnIn <= 0 {
-		c.BurnIn = 50
 	}
 }
