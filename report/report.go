@@ -413,8 +413,10 @@ func labelSections(acc *[]accRow, conf *template.HTML, note *string, m *neuralnm
 		pred = p
 	}
 	*note = "Per layer: a least-squares read-out B = Y·S† fitted on the labelled documents and scored on the same documents (training accuracy)."
-	if m.B != nil && m.B.Rows == classes {
-		pred = neuralnmf.Predict(m.B, m.ClassifierS(S))
+	if m.B != nil && m.B.Rows == classes && m.BX != nil {
+		*note += " The model's classifier also reads the documents' words (BX), which the report is not given: predict scores it."
+	} else if m.B != nil && m.B.Rows == classes {
+		pred, _, _ = m.Scores(nil, S)
 		*acc = append(*acc, accRow{0, fmt.Sprintf("%.3f", neuralnmf.Accuracy(pred, in.Labels))})
 		*note += " Model's classifier: the B trained or chosen with the model, argmax(B·Sℓ), ℓ the layer it reads."
 	}

@@ -23,7 +23,7 @@ type fitFlags struct {
 	classifier, optimizer, initFlag, preset, batchUpdate              *string
 	lambda, balance, lr, decay, tol, forget, holdOut                  *float64
 	epochs, decayEvery, initRestarts, restarts, window, batchSize     *int
-	algorithm1, normalize, quiet, choose                              *bool
+	algorithm1, normalize, quiet, choose, words                       *bool
 	seed                                                              *uint64
 	text                                                              textFlags
 	docs                                                              docFlags
@@ -62,6 +62,7 @@ func newFitFlags(stderr io.Writer) *fitFlags {
 		preset:       fs.String("preset", "", "a named configuration of the 20 Newsgroups experiment: paper, authors-unsup or authors-semi (flags given explicitly override it)"),
 		quiet:        fs.Bool("quiet", false, "no progress output"),
 		choose:       fs.Bool("choose", true, "with labels, choose for this data on held-out known labels between the supervised fit and the unsupervised model with a read-out of each layer, and refit the best on all known labels, so that labels do not make the model worse than ignoring them (-choose=false: the supervised fit as configured, the paper's way; off with -batch-size, -algorithm1 and -preset)"),
+		words:        fs.Bool("words", true, "with -choose, also compare logistic regressions that read the documents' words (the rows of X, each column at unit length), alone and beside the unsupervised first layer's topics, C by 3-fold cross-validation on the known labels (-words=false: classifiers of topics only)"),
 		holdOut:      fs.Float64("hold-out", 0, fmt.Sprintf("with -choose, the share of each class's known labels held out to choose on (0: the library default, %.3g)", neuralnmf.DefaultHoldOut)),
 	}
 	f.text = addTextFlags(fs)
@@ -125,7 +126,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	choosing := cfg.Supervision != nil && *f.choose && cfg.BatchSize == 0 && !cfg.Algorithm1 && *f.preset == ""
 	var chooseOpt *neuralnmf.ChooseOptions
 	if choosing {
-		chooseOpt = &neuralnmf.ChooseOptions{HoldOut: *f.holdOut}
+		chooseOpt = &neuralnmf.ChooseOptions{HoldOut: *f.holdOut, NoWords: !*f.words}
 	}
 	model, choice, err := train(d, cfg, chooseOpt, prog, stderr)
 	if err != nil {
@@ -143,7 +144,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 		writeFitSummary(stdout, model.History, "epochs")
 	}
 	if choice != nil {
-		writeChoice(stdout, choice, model, cfg.Supervision)
+		writeChoice(stdout, choice, model, d.x, cfg.Supervision)
 	}
 	fmt.Fprintf(stdout, "wrote %s\n", *f.out)
 	return nil
@@ -192,6 +193,8 @@ func (f *fitFlags) check() error {
 		return usageError{errors.New("-choose trains several full-batch fits: it does not combine with -batch-size, -algorithm1 or -preset")}
 	case flagSet(fs, "hold-out") && (!*f.choose || (*f.labelsPath == "" && *f.docs.labelField == "")):
 		return usageError{errors.New("-hold-out applies to -choose with labels (-labels or -label-field)")}
+	case flagSet(fs, "words") && (!*f.choose || (*f.labelsPath == "" && *f.docs.labelField == "")):
+		return usageError{errors.New("-words applies to -choose with labels (-labels or -label-field)")}
 	case *f.algorithm1 && *f.restarts > 1:
 		return usageError{fmt.Errorf("-algorithm1 trains one start, as the paper's Algorithm 1 does: drop -restarts %d, or drop -algorithm1 for the default training, which takes restarts", *f.restarts)}
 	case *f.algorithm1 && flagSet(fs, "optimizer") && *f.optimizer != "gd":
@@ -504,8 +507,9 @@ func train(d *fitData, cfg neuralnmf.Config, choose *neuralnmf.ChooseOptions, pr
 
 // writeChoice says what fit -choose compared on the held-out known labels,
 // what it chose, how far the choice can be trusted, and the training
-// accuracy of the classifier of m, the model chosen, on sup's known labels.
-func writeChoice(w io.Writer, c *neuralnmf.Choice, m *neuralnmf.Model, sup *neuralnmf.Supervision) {
+// accuracy of the classifier of m, the model chosen, on sup's known labels
+// of the training columns x.
+func writeChoice(w io.Writer, c *neuralnmf.Choice, m *neuralnmf.Model, x *matio.Matrix, sup *neuralnmf.Supervision) {
 	if c.Chosen < 0 {
 		fmt.Fprintf(w, "labels: too few known labels to hold any out (%d, fewer than two in every class): trained the supervised fit as configured, unchecked\n", c.Known)
 		return
@@ -517,14 +521,32 @@ func writeChoice(w io.Writer, c *neuralnmf.Choice, m *neuralnmf.Model, sup *neur
 		if i == c.Chosen {
 			mark = "  <- chosen, refitted on all known labels"
 		}
-		fmt.Fprintf(w, "  %-52s %.3f%s\n", cand.Name, cand.Accuracy, mark)
+		fmt.Fprintf(w, "  %-60s %.3f%s\n", cand.Name, cand.Accuracy, mark)
 	}
 	if !c.Trusted() {
 		fmt.Fprintf(w, "  the margin over the next best (%.3f) is within two standard errors (2 × %.3f) of %d held-out labels: they cannot tell these candidates apart; more known labels would\n", c.Margin, c.StdErr, c.HeldOut)
 	}
-	if best.Layer > 0 {
-		known, _ := neuralnmf.SplitLabels(sup.Labels, sup.Known)
-		fmt.Fprintf(w, "  the model's classifier reads layer %d (B = Y·S%d† on the known labels): train accuracy %.3f\n", best.Layer, best.Layer, neuralnmf.Accuracy(m.Predict(), known))
+	if best.Layer == 0 && !best.Words {
+		return
+	}
+	var pred []int
+	var err error
+	if x.Sparse != nil {
+		pred, _, err = m.ScoresSparse(x.Sparse, m.S)
+	} else {
+		pred, _, err = m.Scores(x.Dense, m.S)
+	}
+	if err != nil {
+		return
+	}
+	known, _ := neuralnmf.SplitLabels(sup.Labels, sup.Known)
+	switch {
+	case best.Words && best.Layer > 0:
+		fmt.Fprintf(w, "  the model's classifier reads the words and layer %d's topics (logistic regression, its C chosen again on all known labels): train accuracy %.3f\n", best.Layer, neuralnmf.Accuracy(pred, known))
+	case best.Words:
+		fmt.Fprintf(w, "  the model's classifier reads the words (logistic regression, its C chosen again on all known labels): train accuracy %.3f\n", neuralnmf.Accuracy(pred, known))
+	default:
+		fmt.Fprintf(w, "  the model's classifier reads layer %d (B = Y·S%d† on the known labels): train accuracy %.3f\n", best.Layer, best.Layer, neuralnmf.Accuracy(pred, known))
 	}
 }
 

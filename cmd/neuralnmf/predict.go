@@ -110,8 +110,11 @@ func predictStream(m *neuralnmf.Model, xPath, labelsPath, out string, batch int,
 	}
 	head := predictionHead("column", m.ClassNames, m.B.Rows)
 	var pred []int
-	st, err := streamRows(xPath, out, batch, m, head, func(first int, s []*tensor.Dense, empty []bool) [][]string {
-		p, scores := m.Scores(s)
+	st, err := streamRows(xPath, out, batch, m, head, func(first int, x *tensor.Sparse, s []*tensor.Dense, empty []bool) ([][]string, error) {
+		p, scores, err := m.ScoresSparse(x, s)
+		if err != nil {
+			return nil, err
+		}
 		recs := make([][]string, len(p))
 		for j, c := range p {
 			if empty[j] {
@@ -120,7 +123,7 @@ func predictStream(m *neuralnmf.Model, xPath, labelsPath, out string, batch int,
 			pred = append(pred, c)
 			recs[j] = predictionRecord(strconv.Itoa(first+j+1), c, m.ClassNames, scores, j)
 		}
-		return recs
+		return recs, nil
 	})
 	if err != nil {
 		return err

@@ -27,10 +27,10 @@ type streamed struct {
 // streamRows runs the column-sorted Matrix Market file xPath through m
 // block by block (batch columns at a time) and writes the CSV out
 // atomically: head, then for each block the records rows returns, given
-// the block's first column (0-based), the forward pass S of every layer
-// and which of its columns have no entry.
+// the block's first column (0-based), its columns x, the forward pass S
+// of every layer and which of its columns have no entry.
 func streamRows(xPath, out string, batch int, m *neuralnmf.Model, head []string,
-	rows func(first int, s []*tensor.Dense, empty []bool) [][]string) (streamed, error) {
+	rows func(first int, x *tensor.Sparse, s []*tensor.Dense, empty []bool) ([][]string, error)) (streamed, error) {
 	var st streamed
 	r, err := matio.OpenColumns(xPath)
 	if err != nil {
@@ -67,7 +67,11 @@ func streamRows(xPath, out string, batch int, m *neuralnmf.Model, head []string,
 					}
 				}
 			}
-			if err := w.WriteAll(rows(st.cols, s, empty)); err != nil {
+			recs, err := rows(st.cols, x, s, empty)
+			if err != nil {
+				return err
+			}
+			if err := w.WriteAll(recs); err != nil {
 				return err
 			}
 			st.cols += x.Cols

@@ -60,13 +60,13 @@ Flags:
 		return usageError{fmt.Errorf("-layer %d: the model has layers 1..%d", *layer, L)}
 	}
 	if *batch > 0 {
-		st, err := streamRows(*in.x, *out, *batch, m, topicHead("column", m.A[*layer-1].Cols), func(first int, s []*tensor.Dense, _ []bool) [][]string {
+		st, err := streamRows(*in.x, *out, *batch, m, topicHead("column", m.A[*layer-1].Cols), func(first int, _ *tensor.Sparse, s []*tensor.Dense, _ []bool) ([][]string, error) {
 			sl := s[*layer-1]
 			recs := make([][]string, sl.Cols)
 			for j := range recs {
 				recs[j] = formatColumn([]string{strconv.Itoa(first + j + 1)}, sl, j)
 			}
-			return recs
+			return recs, nil
 		})
 		if err != nil {
 			return err

@@ -469,3 +469,63 @@ func TestFitChoosesWithLabels(t *testing.T) {
 		require.Contains(t, errOut, tc.want)
 	}
 }
+
+// writeMarked writes, as NAME.mtx and NAME-y.txt, columns whose class is
+// marked only by a weak entry in one of four marker rows beside three
+// strong topics that every column mixes (see the model package's
+// TestTrainChoosingReadsTheWords); every other label unknown when half.
+func writeMarked(t *testing.T, dir, name string, seed uint64, half bool) {
+	rng := tensor.NewRand(seed)
+	x := tensor.New(40, 160)
+	var labels strings.Builder
+	for j := 0; j < 160; j++ {
+		y := rng.IntN(4)
+		for k := 0; k < 3; k++ {
+			w := rng.Float64()
+			for i := 12 * k; i < 12*k+12; i++ {
+				x.Set(i, j, w*(1+0.2*rng.Float64()))
+			}
+		}
+		x.Set(36+y, j, 0.3)
+		if half && j%2 == 1 {
+			y = -1
+		}
+		fmt.Fprintln(&labels, y)
+	}
+	f, err := os.Create(filepath.Join(dir, name+".mtx"))
+	require.NoError(t, err)
+	require.NoError(t, matio.WriteMatrixMarket(f, &matio.Matrix{Sparse: tensor.SparseFromDense(x)}))
+	require.NoError(t, f.Close())
+	require.NoError(t, os.WriteFile(filepath.Join(dir, name+"-y.txt"), []byte(labels.String()), 0o644))
+}
+
+// Where only the words tell the classes, fit -labels chooses a logistic
+// regression on them and says so; predict, in memory and streamed, scores
+// unseen columns through it alike; -words=false keeps to topics.
+func TestFitChoosesTheWords(t *testing.T) {
+	dir := t.TempDir()
+	p := func(n string) string { return filepath.Join(dir, n) }
+	writeMarked(t, dir, "train", 3, true)
+	writeMarked(t, dir, "test", 4, false)
+	code, out, errOut := cli(t, "fit", "-x", p("train.mtx"), "-ranks", "3", "-labels", p("train-y.txt"), "-o", p("m.nnmf"), "-quiet")
+	require.Equal(t, 0, code, errOut)
+	require.Regexp(t, `labels: chose (logistic regression on the words|unsupervised layer-1 topics \+ words)`, out)
+	require.Regexp(t, `the model's classifier reads the words.*: train accuracy (0\.9\d\d|1\.000)`, out)
+	code, out, errOut = cli(t, "predict", "-model", p("m.nnmf"), "-x", p("test.mtx"), "-labels", p("test-y.txt"), "-o", p("pred.csv"))
+	require.Equal(t, 0, code, errOut)
+	require.Regexp(t, `accuracy (0\.9\d{3}|1\.0000)`, out)
+	inMemory, err := os.ReadFile(p("pred.csv"))
+	require.NoError(t, err)
+	code, _, errOut = cli(t, "predict", "-model", p("m.nnmf"), "-x", p("test.mtx"), "-batch-size", "7", "-o", p("pred2.csv"))
+	require.Equal(t, 0, code, errOut)
+	streamed, err := os.ReadFile(p("pred2.csv"))
+	require.NoError(t, err)
+	require.Equal(t, string(inMemory), string(streamed))
+
+	code, out, errOut = cli(t, "fit", "-x", p("train.mtx"), "-ranks", "3", "-labels", p("train-y.txt"), "-words=false", "-o", p("m.nnmf"), "-quiet")
+	require.Equal(t, 0, code, errOut)
+	require.NotContains(t, out, "logistic")
+	code, _, errOut = cli(t, "fit", "-x", p("train.mtx"), "-ranks", "3", "-labels", p("train-y.txt"), "-choose=false", "-words", "-o", p("n.nnmf"))
+	require.Equal(t, exitUsage, code)
+	require.Contains(t, errOut, "-words applies to -choose with labels")
+}

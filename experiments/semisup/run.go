@@ -42,14 +42,16 @@ type Candidate struct {
 // read-outs, holding out 1/3 or 1/5 of the known labels: 1/3 (mean 0.694,
 // worst −0.020 against the best unsupervised read-out) over 1/5 (0.693,
 // −0.028) and the fixed fit (0.680, −0.116); log select-choose1.log. The
-// third adds the supervised fit's own read-outs of each layer to the
-// choice. (Several supervised balances inside the choice cost a fit each;
-// not compared yet.)
+// third added the supervised fit's own read-outs of each layer to the
+// choice (log select-choose2.log). The fourth adds the logistic
+// regressions on the words, alone and beside the unsupervised first
+// layer's topics (log select.log). (Several supervised balances inside
+// the choice cost a fit each; not compared yet.)
 func Candidates() []Candidate {
 	return []Candidate{
 		{Name: "ce, balance 0.3", Classifier: neuralnmf.CrossEntropy, Scale: 0.3},
-		{Name: "choose, hold 1/3", Choose: &neuralnmf.ChooseOptions{Balances: []float64{0.3}, HoldOut: 1.0 / 3, SkipSupervisedReadouts: true}},
-		{Name: "choose + sup. read-outs, hold 1/3", Choose: &neuralnmf.ChooseOptions{Balances: []float64{0.3}, HoldOut: 1.0 / 3}},
+		{Name: "choose + sup. read-outs, hold 1/3", Choose: &neuralnmf.ChooseOptions{Balances: []float64{0.3}, HoldOut: 1.0 / 3, NoWords: true}},
+		{Name: "choose + words, hold 1/3", Choose: &neuralnmf.ChooseOptions{Balances: []float64{0.3}, HoldOut: 1.0 / 3}},
 	}
 }
 

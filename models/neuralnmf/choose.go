@@ -39,6 +39,10 @@ type ChooseOptions struct {
 	// supervised fits' own S by least squares at each layer (they cost no
 	// fit: the supervised model's topics with another classifier).
 	SkipSupervisedReadouts bool
+	// NoWords leaves out the logistic regressions that read the columns
+	// of X themselves (see "A classifier that can read the words"), so
+	// that the chosen classifier reads topics only.
+	NoWords bool
 }
 
 // DefaultHoldOut is the share of the known labels TrainChoosing holds out
@@ -57,6 +61,12 @@ type Candidate struct {
 	Balance    float64
 	Lambda     float64
 	Layer      int
+	// Words is true for a logistic regression on the unsupervised
+	// model's columns of X (each at unit length) and, when Layer > 0,
+	// the topics of that layer; C is its inverse L2 penalty, chosen by
+	// cross-validation on the labels it was fitted on.
+	Words bool
+	C     float64
 	// Accuracy is the share of the held-out labels it predicted right.
 	Accuracy float64
 }
@@ -91,15 +101,15 @@ func (c *Choice) Trusted() bool { return c.Chosen >= 0 && c.Margin > 2*c.StdErr 
 // candidate: the supervised fits first. Every fit uses cfg otherwise,
 // from cfg's start. Not for mini-batch training (BatchSize) or Algorithm1.
 func TrainChoosing(x *tensor.Dense, cfg Config, opt *ChooseOptions) (*Model, *Choice, error) {
-	return trainChoosing(cfg, opt, func(c Config) (*Model, error) { return Train(x, c) })
+	return trainChoosing(cfg, opt, dataColumns{dense: x}, func(c Config) (*Model, error) { return Train(x, c) })
 }
 
 // TrainSparseChoosing is TrainChoosing for a sparse X.
 func TrainSparseChoosing(x *tensor.Sparse, cfg Config, opt *ChooseOptions) (*Model, *Choice, error) {
-	return trainChoosing(cfg, opt, func(c Config) (*Model, error) { return TrainSparse(x, c) })
+	return trainChoosing(cfg, opt, dataColumns{sparse: x}, func(c Config) (*Model, error) { return TrainSparse(x, c) })
 }
 
-func trainChoosing(cfg Config, opt *ChooseOptions, fit func(Config) (*Model, error)) (*Model, *Choice, error) {
+func trainChoosing(cfg Config, opt *ChooseOptions, x dataColumns, fit func(Config) (*Model, error)) (*Model, *Choice, error) {
 	sup := cfg.Supervision
 	switch {
 	case sup == nil:
@@ -186,6 +196,37 @@ func trainChoosing(cfg Config, opt *ChooseOptions, fit func(Config) (*Model, err
 		ch.Candidates = append(ch.Candidates, Candidate{Name: fmt.Sprintf("unsupervised + read-out of layer %d", l), Layer: l,
 			Accuracy: Accuracy(Predict(b, um.S[l-1]), heldLabels)})
 	}
+	// The logistic regressions on the words, alone and beside the first
+	// layer's topics (the widest).
+	var words []logisticCandidate
+	if !o.NoWords {
+		words = []logisticCandidate{{words: true}, {topics: um.S[0], scale: topicScale(um.S[0]), words: true}}
+		var trCols, heldCols, trY []int
+		for j := range trainLabels {
+			if trainLabels[j] >= 0 {
+				trCols, trY = append(trCols, j), append(trY, trainLabels[j])
+			}
+			if heldLabels[j] >= 0 {
+				heldCols = append(heldCols, j)
+			}
+		}
+		for _, w := range words {
+			l, c := chooseLogistic(buildFeatures(w.topics, w.scale, x, true, trCols), trY, sup.Classes, o.Seed)
+			pred := l.predict(buildFeatures(w.topics, w.scale, x, true, heldCols))
+			right := 0
+			for i, j := range heldCols {
+				if pred[i] == heldLabels[j] {
+					right++
+				}
+			}
+			c0 := Candidate{Name: fmt.Sprintf("logistic regression on the words (C %.3g)", c), Words: true, C: c,
+				Accuracy: float64(right) / float64(len(heldCols))}
+			if w.topics != nil {
+				c0.Name, c0.Layer = fmt.Sprintf("unsupervised layer-1 topics + words, logistic (C %.3g)", c), 1
+			}
+			ch.Candidates = append(ch.Candidates, c0)
+		}
+	}
 	ch.Chosen = 0
 	for i, c := range ch.Candidates {
 		if c.Accuracy > ch.Candidates[ch.Chosen].Accuracy {
@@ -210,6 +251,20 @@ func trainChoosing(cfg Config, opt *ChooseOptions, fit func(Config) (*Model, err
 		}
 		m.B, m.ClassifierLayer = b, layer
 		return m, ch, nil
+	}
+	if best.Words {
+		w := words[0]
+		if best.Layer > 0 {
+			w = words[1]
+		}
+		L := len(um.A)
+		layer := L
+		if w.topics != nil {
+			layer = 1
+		}
+		um.B, um.BX, um.Intercept, _ = fitClassifier(w, x, known, sup.Classes, um.A[layer-1].Cols, o.Seed)
+		um.ClassifierLayer = layer
+		return um, ch, nil
 	}
 	if !best.Supervised {
 		return readout(um, best.Layer)

@@ -45,7 +45,7 @@ func TestTrainChoosingPicksTheLayerThatReadsTheClasses(t *testing.T) {
 		}
 	}
 	cfg := neuralnmf.Config{Ranks: []int{6, 2}, Seed: 1, Supervision: &neuralnmf.Supervision{Labels: labels, Classes: 6, Known: known}}
-	m, ch, err := neuralnmf.TrainChoosing(x, cfg, &neuralnmf.ChooseOptions{SkipSupervisedReadouts: true})
+	m, ch, err := neuralnmf.TrainChoosing(x, cfg, &neuralnmf.ChooseOptions{SkipSupervisedReadouts: true, NoWords: true})
 	require.NoError(t, err)
 	require.Equal(t, 30, ch.Known)
 	require.Equal(t, 6, ch.HeldOut, "one of the five known labels of each class")
@@ -70,11 +70,13 @@ func TestTrainChoosingPicksTheLayerThatReadsTheClasses(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, m.Predict(), pred)
 
-	// With the supervised fit's own read-outs among the candidates, the
-	// chosen model still reads layer 1, whichever fit it comes from.
+	// With the supervised fit's own read-outs and the regressions on the
+	// words among the candidates, the chosen model still reads layer 1
+	// (the words do no better here, and ties go to the earlier
+	// candidate), whichever fit it comes from.
 	m, ch, err = neuralnmf.TrainChoosing(x, cfg, nil)
 	require.NoError(t, err)
-	require.Len(t, ch.Candidates, 5)
+	require.Len(t, ch.Candidates, 7)
 	require.Equal(t, 1, ch.Candidates[ch.Chosen].Layer, "%+v", ch.Candidates)
 	require.Equal(t, 1, m.ClassifierLayer)
 	require.Greater(t, neuralnmf.Accuracy(m.Predict(), y), 0.95)
@@ -90,8 +92,10 @@ func TestTrainChoosingHoldOut(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 120, ch.Known)
 	require.Equal(t, 30, ch.HeldOut, "a quarter of each class's 20 labels")
-	require.Len(t, ch.Candidates, 8, "per balance its classifier and two read-outs, then two unsupervised read-outs")
-	_, ch, err = neuralnmf.TrainChoosing(x, cfg, &neuralnmf.ChooseOptions{HoldOut: 0.25, Balances: []float64{0.3, 1}, SkipSupervisedReadouts: true})
+	require.Len(t, ch.Candidates, 10, "per balance its classifier and two read-outs, then two unsupervised read-outs and two regressions on the words")
+	require.True(t, ch.Candidates[8].Words && ch.Candidates[9].Words)
+	require.Equal(t, []int{0, 1}, []int{ch.Candidates[8].Layer, ch.Candidates[9].Layer})
+	_, ch, err = neuralnmf.TrainChoosing(x, cfg, &neuralnmf.ChooseOptions{HoldOut: 0.25, Balances: []float64{0.3, 1}, SkipSupervisedReadouts: true, NoWords: true})
 	require.NoError(t, err)
 	require.Len(t, ch.Candidates, 4)
 	require.True(t, ch.Candidates[0].Supervised && ch.Candidates[1].Supervised)
@@ -122,4 +126,84 @@ func TestTrainChoosingHoldOut(t *testing.T) {
 	cfg.Supervision = nil
 	_, _, err = neuralnmf.TrainChoosing(x, cfg, nil)
 	require.ErrorIs(t, err, neuralnmf.ErrConfig)
+}
+
+// markedGroups is X (40×160): three strong topics that every column mixes
+// at random, and the class of each column (one of four) marked only by a
+// weak entry in one of four marker rows, which a rank-3 factorisation
+// leaves out. It returns X and the classes.
+func markedGroups(seed uint64) (*tensor.Dense, []int) {
+	rng := tensor.NewRand(seed)
+	x := tensor.New(40, 160)
+	y := make([]int, 160)
+	for j := range y {
+		y[j] = rng.IntN(4)
+		for t := 0; t < 3; t++ {
+			w := rng.Float64()
+			for i := 12 * t; i < 12*t+12; i++ {
+				x.Set(i, j, w*(1+0.2*rng.Float64()))
+			}
+		}
+		x.Set(36+y[j], j, 0.3)
+	}
+	return x, y
+}
+
+// Where the classes live in words that the topics leave out, a logistic
+// regression on the words wins the choice; the model's classifier then
+// reads X (BX, Intercept), classifies new columns through Classify with
+// the same scores as Scores, and survives a save and load.
+func TestTrainChoosingReadsTheWords(t *testing.T) {
+	x, y := markedGroups(3)
+	known := make([]bool, len(y))
+	for j := range known {
+		known[j] = j%2 == 0
+	}
+	cfg := neuralnmf.Config{Ranks: []int{3}, Seed: 1, Supervision: &neuralnmf.Supervision{Labels: y, Classes: 4, Known: known}}
+	m, ch, err := neuralnmf.TrainChoosing(x, cfg, nil)
+	require.NoError(t, err)
+	best := ch.Candidates[ch.Chosen]
+	require.True(t, best.Words, "%+v", ch.Candidates)
+	require.Greater(t, best.Accuracy, 0.9)
+	for _, c := range ch.Candidates {
+		if !c.Words {
+			require.Less(t, c.Accuracy, 0.7, "topics cannot read the marker rows: %+v", c)
+		}
+	}
+	require.NotNil(t, m.BX)
+	require.NotNil(t, m.Intercept)
+	require.Nil(t, m.Predict(), "Predict cannot score a classifier that reads X")
+
+	xNew, yNew := markedGroups(4)
+	pred, scores, err := m.Classify(xNew)
+	require.NoError(t, err)
+	require.Greater(t, neuralnmf.Accuracy(pred, yNew), 0.9, "unseen columns")
+	s, err := m.Transform(xNew)
+	require.NoError(t, err)
+	pred2, scores2, err := m.ScoresSparse(tensor.SparseFromDense(xNew), s)
+	require.NoError(t, err)
+	require.Equal(t, pred, pred2)
+	require.InDeltaSlice(t, scores.Data, scores2.Data, 1e-12)
+	_, _, err = m.Scores(nil, s)
+	require.ErrorContains(t, err, "no x was given")
+	_, _, err = m.Scores(tensor.New(39, xNew.Cols), s)
+	require.ErrorIs(t, err, tensor.ErrShape)
+
+	var buf bytes.Buffer
+	require.NoError(t, m.Write(&buf))
+	back, err := neuralnmf.Read(&buf)
+	require.NoError(t, err)
+	require.Equal(t, m.BX.Data, back.BX.Data)
+	require.Equal(t, m.Intercept.Data, back.Intercept.Data)
+	pred3, _, err := back.Classify(xNew)
+	require.NoError(t, err)
+	require.Equal(t, pred, pred3)
+
+	// Pinned to topics, the choice leaves the words out.
+	m, ch, err = neuralnmf.TrainChoosing(x, cfg, &neuralnmf.ChooseOptions{NoWords: true})
+	require.NoError(t, err)
+	require.Nil(t, m.BX)
+	for _, c := range ch.Candidates {
+		require.False(t, c.Words)
+	}
 }

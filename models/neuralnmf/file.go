@@ -53,7 +53,8 @@ type FileHeader struct {
 	Classes int    `json:"classes,omitempty"`
 	// Matrices names the stored matrices in order: "A0", "A1", …, "S0", …
 	// (absent for a model trained by TrainColumns, which has no S), and
-	// "B" when the model has a classifier.
+	// "B" when the model has a classifier, then "BX" and "Intercept" when
+	// it has them.
 	Matrices []string `json:"matrices"`
 	Epochs   int      `json:"epochs"`
 	// FinalLoss is the last epoch's loss; FinalRelError is
@@ -129,6 +130,15 @@ func (m *Model) validate() error {
 	if cl := m.ReadoutLayer(); m.B != nil && m.B.Cols != m.A[cl-1].Cols {
 		return fmt.Errorf("the classifier B is %d×%d, want P×%d (the rank of layer %d, which it reads)", m.B.Rows, m.B.Cols, m.A[cl-1].Cols, cl)
 	}
+	if (m.BX != nil || m.Intercept != nil) && m.B == nil {
+		return fmt.Errorf("the classifier has a BX or an Intercept and no B")
+	}
+	if m.BX != nil && (m.BX.Rows != m.B.Rows || m.BX.Cols != m.A[0].Rows) {
+		return fmt.Errorf("the classifier's BX is %d×%d, want %d×%d (classes × rows of X)", m.BX.Rows, m.BX.Cols, m.B.Rows, m.A[0].Rows)
+	}
+	if m.Intercept != nil && (m.Intercept.Rows != m.B.Rows || m.Intercept.Cols != 1) {
+		return fmt.Errorf("the classifier's Intercept is %d×%d, want %d×1", m.Intercept.Rows, m.Intercept.Cols, m.B.Rows)
+	}
 	if m.ClassNames != nil && (m.B == nil || len(m.ClassNames) != m.B.Rows) {
 		p := 0
 		if m.B != nil {
@@ -191,6 +201,14 @@ func (m *Model) Write(w io.Writer) error {
 		h.Matrices = append(h.Matrices, "B")
 		h.Classes = m.B.Rows
 		mats = append(mats, m.B)
+		if m.BX != nil {
+			h.Matrices = append(h.Matrices, "BX")
+			mats = append(mats, m.BX)
+		}
+		if m.Intercept != nil {
+			h.Matrices = append(h.Matrices, "Intercept")
+			mats = append(mats, m.Intercept)
+		}
 	}
 	hdr, err := json.Marshal(h)
 	if err != nil {
@@ -274,19 +292,29 @@ func Read(r io.Reader) (*Model, error) {
 	if withS {
 		nS = L
 	}
-	if L == 0 || len(h.Matrices) < L+nS || len(h.Matrices) > L+nS+1 {
+	if L == 0 || len(h.Matrices) < L+nS || len(h.Matrices) > L+nS+3 {
 		return nil, bad("header lists %d ranks and %d matrices", L, len(h.Matrices))
 	}
+	classifier := []string{"B", "BX", "Intercept"}
 	for i, name := range h.Matrices {
-		want := "B"
+		var want string
 		switch {
 		case i < L:
 			want = fmt.Sprintf("A%d", i)
 		case i < L+nS:
 			want = fmt.Sprintf("S%d", i-L)
+		case i == L+nS:
+			want = "B"
+		default:
+			// After B, BX and Intercept in that order, each optional.
+			if k := slices.Index(classifier, name); k > 0 && k > slices.Index(classifier, h.Matrices[i-1]) {
+				want = name
+			} else {
+				want = "BX or Intercept"
+			}
 		}
 		if name != want {
-			return nil, bad("header lists matrix %d as %q, want %q (matrices: A0…A%d, S0…S%d for a model that keeps S, then B for a classifier)", i+1, name, want, L-1, L-1)
+			return nil, bad("header lists matrix %d as %q, want %q (matrices: A0…A%d, S0…S%d for a model that keeps S, then B, BX and Intercept for a classifier)", i+1, name, want, L-1, L-1)
 		}
 	}
 	mats := make([]*tensor.Dense, 0, len(h.Matrices))
@@ -328,8 +356,15 @@ func Read(r io.Reader) (*Model, error) {
 	if withS {
 		m.S, mats = mats[:L], mats[L:]
 	}
-	if len(mats) > 0 {
-		m.B = mats[0]
+	for i, mat := range mats {
+		switch h.Matrices[len(h.Matrices)-len(mats)+i] {
+		case "B":
+			m.B = mat
+		case "BX":
+			m.BX = mat
+		case "Intercept":
+			m.Intercept = mat
+		}
 	}
 	for l := 0; l < L; l++ {
 		if m.A[l].Cols != h.Ranks[l] {

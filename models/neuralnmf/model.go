@@ -63,6 +63,13 @@ type Model struct {
 	// 0 means the last layer, where Train's classifier reads. A model
 	// chosen by TrainChoosing may read an earlier layer.
 	ClassifierLayer int
+	// BX (P×N) and Intercept (P×1), when not nil, are the parts of the
+	// classifier that read the columns x of X themselves, each scaled to
+	// unit Euclidean length, and a constant: the scores of a column are
+	// B·s + BX·x/‖x‖₂ + Intercept, s its S of layer ClassifierLayer (see
+	// "A classifier that can read the words"). TrainChoosing sets them
+	// when it chooses a logistic regression; Train leaves them nil.
+	BX, Intercept *tensor.Dense
 	// Supports are the NNLS supports of S, for warm starts.
 	Supports []*nnls.Support
 	History  History

@@ -104,14 +104,19 @@ func SplitLabels(labels []int, known []bool) (seen, heldOut []int) {
 }
 
 // Predict returns the predicted class of each training column,
-// argmax_p (B·S)_pm with S the training S of the classifier's layer. It
-// returns nil for a model trained without supervision or without S
-// (TrainColumns).
+// argmax_p (B·S)_pm with S the training S of the classifier's layer (plus
+// the Intercept). It returns nil for a model trained without supervision
+// or without S (TrainColumns), and for one whose classifier reads the
+// columns of X (BX): use Scores with the training X.
 func (m *Model) Predict() []int {
-	if m.B == nil || len(m.S) == 0 {
+	if m.B == nil || len(m.S) == 0 || m.BX != nil {
 		return nil
 	}
-	return Predict(m.B, m.ClassifierS(m.S))
+	pred, _, err := m.Scores(nil, m.S)
+	if err != nil {
+		return nil
+	}
+	return pred
 }
 
 // ClassifierS returns, of the S of every layer s (one per layer of the
@@ -131,39 +136,67 @@ func (m *Model) ReadoutLayer() int {
 }
 
 // Classify predicts the class of new columns x (N×M′, nonnegative, the
-// training data's rows): it runs the forward pass and returns
-// argmax_p (B·S⁽ᴸ⁾)_pm for each column, with the scores B·S⁽ᴸ⁾ (P×M′,
-// owned by the caller). It returns an error for a model trained without
-// supervision (it has no B), and as Transform for bad x.
+// training data's rows): it runs the forward pass and returns each
+// column's class with the scores (P×M′, owned by the caller) of Scores.
+// It returns an error for a model trained without supervision (it has no
+// B), and as Transform for bad x.
 func (m *Model) Classify(x *tensor.Dense) ([]int, *tensor.Dense, error) {
-	return m.classify("Classify", func() ([]*tensor.Dense, error) { return m.Transform(x) })
+	if m.B == nil {
+		return nil, nil, errNoClassifier("Classify")
+	}
+	s, err := m.Transform(x)
+	if err != nil {
+		return nil, nil, err
+	}
+	return m.Scores(x, s)
 }
 
 // ClassifySparse is Classify for a sparse x.
 func (m *Model) ClassifySparse(x *tensor.Sparse) ([]int, *tensor.Dense, error) {
-	return m.classify("ClassifySparse", func() ([]*tensor.Dense, error) { return m.TransformSparse(x) })
-}
-
-// classify runs transform and scores its last layer with B.
-func (m *Model) classify(name string, transform func() ([]*tensor.Dense, error)) ([]int, *tensor.Dense, error) {
 	if m.B == nil {
-		return nil, nil, fmt.Errorf("neuralnmf: %s: the model was trained without labels, so it has no classifier B", name)
+		return nil, nil, errNoClassifier("ClassifySparse")
 	}
-	s, err := transform()
+	s, err := m.TransformSparse(x)
 	if err != nil {
 		return nil, nil, err
 	}
-	pred, scores := m.Scores(s)
-	return pred, scores, nil
+	return m.ScoresSparse(x, s)
 }
 
-// Scores returns, for the S of every layer s of some columns (from
-// Transform), the classifier's scores B·S of the layer it reads (P×M′,
-// owned by the caller) and each column's predicted class, their argmax.
-// The model must have a classifier B.
-func (m *Model) Scores(s []*tensor.Dense) (pred []int, scores *tensor.Dense) {
-	scores = tensor.MatMul(false, false, m.B, m.ClassifierS(s))
-	return argmaxColumns(scores), scores
+func errNoClassifier(name string) error {
+	return fmt.Errorf("neuralnmf: %s: the model was trained without labels, so it has no classifier B", name)
+}
+
+// Scores returns the classifier's scores of some columns x (N×M′) whose S
+// at every layer are s (from Transform): B·S⁽ˡ⁾ of the layer it reads,
+// plus BX·x/‖x‖₂ (each column at unit length) and the Intercept when the
+// model has them (P×M′, owned by the caller), and each column's predicted
+// class, their argmax. x may be nil when the classifier does not read X
+// (BX nil). The model must have a classifier B. It returns an error when
+// x is needed and missing or has the wrong shape.
+func (m *Model) Scores(x *tensor.Dense, s []*tensor.Dense) (pred []int, scores *tensor.Dense, err error) {
+	var xc dataColumns
+	if x != nil {
+		xc.dense = x
+	}
+	return m.scores(xc, s)
+}
+
+// ScoresSparse is Scores for a sparse x.
+func (m *Model) ScoresSparse(x *tensor.Sparse, s []*tensor.Dense) (pred []int, scores *tensor.Dense, err error) {
+	var xc dataColumns
+	if x != nil {
+		xc.sparse = x
+	}
+	return m.scores(xc, s)
+}
+
+func (m *Model) scores(x dataColumns, s []*tensor.Dense) ([]int, *tensor.Dense, error) {
+	scores := tensor.MatMul(false, false, m.B, m.ClassifierS(s))
+	if err := addDataScores(scores, m.BX, m.Intercept, x); err != nil {
+		return nil, nil, fmt.Errorf("neuralnmf: Scores: %w", err)
+	}
+	return argmaxColumns(scores), scores, nil
 }
 
 // TransformSparse is Transform for a sparse x.

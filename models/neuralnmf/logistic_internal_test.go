@@ -1,0 +1,103 @@
+package neuralnmf
+
+import (
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/neuralnmf/neuralnmf/tensor"
+)
+
+// logisticObjective recomputes the regression's mean penalised loss
+// directly from its definition, for the checks below.
+func logisticObjective(f *features, y []int, P int, c float64, w []float64) float64 {
+	l := &logistic{rows: f.rows, classes: P, w: w}
+	z := make([]float64, P)
+	var loss float64
+	for j := 0; j < f.cols(); j++ {
+		l.scores(f, j, z)
+		var sum float64
+		for _, v := range z {
+			sum += math.Exp(v)
+		}
+		loss += math.Log(sum) - z[y[j]]
+	}
+	var reg float64
+	for _, v := range w[:f.rows*P] {
+		reg += v * v
+	}
+	return (loss + reg/(2*c)) / float64(f.cols())
+}
+
+// The fitted regression is a minimum of the objective: its gradient, by
+// central differences of the objective written out above, is at most a
+// few times the L-BFGS tolerance, and moving any weight by ±10⁻³ lowers
+// the objective by at most what a gradient within that tolerance allows
+// (tolerance × 10⁻³). A fit that stopped early or got the gradient wrong
+// fails both.
+func TestFitLogisticIsAMinimum(t *testing.T) {
+	x, y := func() (*tensor.Dense, []int) {
+		rng := tensor.NewRand(9)
+		x := tensor.New(8, 60)
+		y := make([]int, 60)
+		for j := range y {
+			y[j] = j % 3
+			for i := 0; i < 8; i++ {
+				x.Set(i, j, rng.Float64()+float64(boolInt(i%3 == y[j])))
+			}
+		}
+		return x, y
+	}()
+	s := tensor.New(2, 60)
+	for j := 0; j < 60; j++ {
+		s.Set(0, j, float64(j%5))
+		s.Set(1, j, float64(j%7))
+	}
+	cols := make([]int, 60)
+	for j := range cols {
+		cols[j] = j
+	}
+	for _, c := range []float64{0.01, 1, 100} {
+		f := buildFeatures(s, topicScale(s), dataColumns{sparse: tensor.SparseFromDense(x)}, true, cols)
+		require.Equal(t, 10, f.rows)
+		l := fitLogistic(f, y, 3, c, nil)
+		const h = 1e-6
+		w := append([]float64(nil), l.w...)
+		for i := range w {
+			w[i] = l.w[i] + h
+			up := logisticObjective(f, y, 3, c, w)
+			w[i] = l.w[i] - h
+			down := logisticObjective(f, y, 3, c, w)
+			w[i] = l.w[i]
+			require.Less(t, math.Abs(up-down)/(2*h), 5*logisticGradTol, "C %g: gradient entry %d", c, i)
+		}
+		at := logisticObjective(f, y, 3, c, l.w)
+		for i := range w {
+			for _, d := range []float64{-1e-3, 1e-3} {
+				w[i] = l.w[i] + d
+				require.GreaterOrEqual(t, logisticObjective(f, y, 3, c, w), at-logisticGradTol*1e-3, "C %g: weight %d moved by %g", c, i, d)
+				w[i] = l.w[i]
+			}
+		}
+	}
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// Dense and sparse X give the same features, each column at unit length.
+func TestBuildFeaturesUnitColumns(t *testing.T) {
+	x := tensor.New(3, 2)
+	x.Set(0, 0, 3)
+	x.Set(2, 0, 4)
+	d := buildFeatures(nil, 1, dataColumns{dense: x}, true, []int{0, 1})
+	sp := buildFeatures(nil, 1, dataColumns{sparse: tensor.SparseFromDense(x)}, true, []int{0, 1})
+	require.InDeltaSlice(t, []float64{0.6, 0.8}, d.val, 1e-15)
+	require.Equal(t, d, sp)
+	require.Equal(t, []int{0, 2, 2}, d.colPtr, "the zero column has no entry")
+}
