@@ -10,6 +10,7 @@
 //	man       manual pages                                  section             /usr/share/man (Debian's man pages)
 //	info      nodes of the GNU Info manuals                 manual              /usr/share/info
 //	javadoc   Javadoc comments of the Java class library    package area        the JDK's lib/src.zip (openjdk-17-source)
+//	pydoc     docstrings of Python's standard library       library area        /usr/lib/python3.11 (libpython3.11-stdlib)
 //
 // None is source code: the builders keep only the comments' and pages'
 // text. Debian's AppStream (DEP-11) metadata is not used: it is reserved

@@ -9,6 +9,7 @@
 //	man      /usr/share/man (manpages, manpages-dev and the man pages of whatever is installed)
 //	info     /usr/share/info (coreutils, findutils, gettext, gnupg, sed, wget, diffutils, nettle-dev, bzip2)
 //	javadoc  /usr/lib/jvm/openjdk-17/src.zip (openjdk-17-source)
+//	pydoc    /usr/lib/python3.11 (libpython3.11-minimal, libpython3.11-stdlib: installed with python3)
 //
 // The man and info corpora depend on what is installed, so they differ
 // between machines; the report of experiments/semisup prints each
@@ -33,6 +34,7 @@ func main() {
 	man := flag.String("man", "/usr/share/man", "manual pages for man")
 	info := flag.String("info", "/usr/share/info", "Info manuals for info")
 	jdk := flag.String("jdk-src", "/usr/lib/jvm/openjdk-17/src.zip", "JDK sources for javadoc (Debian: openjdk-17-source)")
+	python := flag.String("python", "/usr/lib/python3.11", "Python standard library for pydoc (Debian: libpython3.11-stdlib)")
 	flag.Parse()
 	if *out == "" {
 		fmt.Fprintln(os.Stderr, "build: -out DIR is required")
@@ -46,6 +48,7 @@ func main() {
 		{"man", func() (*corpora.Corpus, error) { return corpora.Man(*man) }},
 		{"info", func() (*corpora.Corpus, error) { return corpora.Info(*info) }},
 		{"javadoc", func() (*corpora.Corpus, error) { return corpora.Javadoc(*jdk) }},
+		{"pydoc", func() (*corpora.Corpus, error) { return corpora.PyDoc(*python) }},
 	}
 	want := map[string]bool{}
 	for _, n := range strings.Split(*only, ",") {
