@@ -23,6 +23,7 @@ type fitFlags struct {
 	classifier, optimizer, initFlag, preset, batchUpdate              *string
 	lambda, balance, lr, decay, tol, forget, holdOut                  *float64
 	epochs, decayEvery, initRestarts, restarts, window, batchSize     *int
+	patience                                                          *int
 	algorithm1, normalize, quiet, choose, words                       *bool
 	seed                                                              *uint64
 	text                                                              textFlags
@@ -63,6 +64,7 @@ func newFitFlags(stderr io.Writer) *fitFlags {
 		quiet:        fs.Bool("quiet", false, "no progress output"),
 		choose:       fs.Bool("choose", true, "with labels, choose for this data on held-out known labels between the supervised fit and the unsupervised model with a read-out of each layer, and refit the best on all known labels, so that labels do not make the model worse than ignoring them (-choose=false: the supervised fit as configured, the paper's way; off with -batch-size, -algorithm1 and -preset)"),
 		words:        fs.Bool("words", true, "with -choose, also compare logistic regressions that read the documents' words (the rows of X, each column at unit length), alone and beside the unsupervised first layer's topics, C by 3-fold cross-validation on the known labels (-words=false: classifiers of topics only)"),
+		patience:     fs.Int("patience", 0, fmt.Sprintf("with -choose, stop a supervised validation fit when its held-out accuracy has not risen for this many epochs, and refit the chosen one for as many epochs (0: the library default, %d; -1: no early stop)", neuralnmf.DefaultPatience)),
 		holdOut:      fs.Float64("hold-out", 0, fmt.Sprintf("with -choose, the share of each class's known labels held out to choose on (0: the library default, %.3g)", neuralnmf.DefaultHoldOut)),
 	}
 	f.text = addTextFlags(fs)
@@ -126,7 +128,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	choosing := cfg.Supervision != nil && *f.choose && cfg.BatchSize == 0 && !cfg.Algorithm1 && *f.preset == ""
 	var chooseOpt *neuralnmf.ChooseOptions
 	if choosing {
-		chooseOpt = &neuralnmf.ChooseOptions{HoldOut: *f.holdOut, NoWords: !*f.words}
+		chooseOpt = &neuralnmf.ChooseOptions{HoldOut: *f.holdOut, NoWords: !*f.words, Patience: *f.patience}
 	}
 	model, choice, err := train(d, cfg, chooseOpt, prog, stderr)
 	if err != nil {
@@ -193,6 +195,10 @@ func (f *fitFlags) check() error {
 		return usageError{errors.New("-choose trains several full-batch fits: it does not combine with -batch-size, -algorithm1 or -preset")}
 	case flagSet(fs, "hold-out") && (!*f.choose || (*f.labelsPath == "" && *f.docs.labelField == "")):
 		return usageError{errors.New("-hold-out applies to -choose with labels (-labels or -label-field)")}
+	case *f.patience < -1:
+		return usageError{fmt.Errorf("-patience is %d: want a number of epochs, 0 (the default) or -1 (none)", *f.patience)}
+	case flagSet(fs, "patience") && (!*f.choose || (*f.labelsPath == "" && *f.docs.labelField == "")):
+		return usageError{errors.New("-patience applies to -choose with labels (-labels or -label-field)")}
 	case flagSet(fs, "words") && (!*f.choose || (*f.labelsPath == "" && *f.docs.labelField == "")):
 		return usageError{errors.New("-words applies to -choose with labels (-labels or -label-field)")}
 	case *f.algorithm1 && *f.restarts > 1:
@@ -521,7 +527,14 @@ func writeChoice(w io.Writer, c *neuralnmf.Choice, m *neuralnmf.Model, x *matio.
 		if i == c.Chosen {
 			mark = "  <- chosen, refitted on all known labels"
 		}
-		fmt.Fprintf(w, "  %-60s %.3f%s\n", cand.Name, cand.Accuracy, mark)
+		name := cand.Name
+		if cand.Supervised && cand.Layer == 0 {
+			name += fmt.Sprintf(", %d epochs", cand.Epochs)
+			if cand.EarlyStop {
+				name += ", early stop"
+			}
+		}
+		fmt.Fprintf(w, "  %-64s %.3f%s\n", name, cand.Accuracy, mark)
 	}
 	if !c.Trusted() {
 		fmt.Fprintf(w, "  the margin over the next best (%.3f) is within two standard errors (2 × %.3f) of %d held-out labels: they cannot tell these candidates apart; more known labels would\n", c.Margin, c.StdErr, c.HeldOut)

@@ -447,7 +447,7 @@ func TestFitChoosesWithLabels(t *testing.T) {
 	code, out, errOut := cli(t, "fit", "-x", p("x.mtx"), "-ranks", "4,2", "-labels", p("y.txt"), "-o", p("m.nnmf"), "-quiet")
 	require.Equal(t, 0, code, errOut)
 	require.Regexp(t, `labels: chose (supervised \(ce, balance 0\.3\)|unsupervised \+ read-out of layer [12]) by its accuracy on 6 held-out known labels of 20:`, out)
-	require.Regexp(t, `\n  supervised \(ce, balance 0\.3\)\s+[01]\.\d{3}`, out)
+	require.Regexp(t, `\n  supervised \(ce, balance 0\.3\), \d+ epochs(, early stop)?\s+[01]\.\d{3}`, out)
 	require.Regexp(t, `\n  unsupervised \+ read-out of layer 1\s+[01]\.\d{3}`, out)
 	require.Contains(t, out, "<- chosen, refitted on all known labels")
 	m, err := neuralnmf.Load(p("m.nnmf"))
@@ -462,6 +462,8 @@ func TestFitChoosesWithLabels(t *testing.T) {
 		{"-batch-size 10 -choose", "-choose trains several full-batch fits"},
 		{"-hold-out 1.5", "-hold-out is 1.5"},
 		{"-choose=false -hold-out 0.2", "-hold-out applies to -choose with labels"},
+		{"-choose=false -patience 5", "-patience applies to -choose with labels"},
+		{"-patience -2", "-patience is -2"},
 	} {
 		args := append([]string{"fit", "-x", p("x.mtx"), "-ranks", "4,2", "-labels", p("y.txt"), "-o", p("n.nnmf")}, strings.Fields(tc.args)...)
 		code, _, errOut := cli(t, args...)

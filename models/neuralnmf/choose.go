@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/neuralnmf/neuralnmf/tensor"
 )
@@ -43,7 +44,16 @@ type ChooseOptions struct {
 	// of X themselves (see "A classifier that can read the words"), so
 	// that the chosen classifier reads topics only.
 	NoWords bool
+	// Patience is the Supervision.Patience of the supervised validation
+	// fits: they stop when the held-out accuracy has not risen above its
+	// best for Patience epochs, and the chosen one is refitted for as many
+	// epochs as its validation fit took. 0 means DefaultPatience; a
+	// negative value, no early stop (the refit then runs as cfg says).
+	Patience int
 }
+
+// DefaultPatience is ChooseOptions.Patience by default.
+const DefaultPatience = 50
 
 // DefaultHoldOut is the share of the known labels TrainChoosing holds out
 // by default.
@@ -69,6 +79,10 @@ type Candidate struct {
 	C     float64
 	// Accuracy is the share of the held-out labels it predicted right.
 	Accuracy float64
+	// Epochs is the number of epochs of a supervised candidate's
+	// validation fit, and EarlyStop whether its Patience ended it.
+	Epochs    int
+	EarlyStop bool
 }
 
 // Choice says what TrainChoosing compared and chose.
@@ -130,6 +144,12 @@ func trainChoosing(cfg Config, opt *ChooseOptions, x dataColumns, fit func(Confi
 	if o.Seed == 0 {
 		o.Seed = cfg.Seed
 	}
+	switch {
+	case o.Patience == 0:
+		o.Patience = DefaultPatience
+	case o.Patience < 0:
+		o.Patience = 0
+	}
 	balances := o.Balances
 	if balances == nil {
 		balances = []float64{cmp.Or(sup.Balance, DefaultBalance)}
@@ -151,21 +171,21 @@ func trainChoosing(cfg Config, opt *ChooseOptions, x dataColumns, fit func(Confi
 		m, err := fit(cfg)
 		return m, ch, err
 	}
-	withKnown := func(known []bool, balance float64) Config {
+	withKnown := func(known []bool, balance float64, patience int) Config {
 		c, s := cfg, *sup
-		s.Known, s.Balance = known, balance
+		s.Known, s.Balance, s.Patience = known, balance, patience
 		c.Supervision = &s
 		return c
 	}
 	heldLabels, _ := SplitLabels(sup.Labels, held)
 	trainLabels, _ := SplitLabels(sup.Labels, train)
 	for _, b := range balances {
-		m, err := fit(withKnown(train, b))
+		m, err := fit(withKnown(train, b, o.Patience))
 		if err != nil {
 			return nil, nil, err
 		}
 		c := Candidate{Name: fmt.Sprintf("supervised (%s, balance %g)", sup.Classifier.Resolved(), b), Supervised: true, Balance: b,
-			Accuracy: Accuracy(m.Predict(), heldLabels)}
+			Accuracy: Accuracy(m.Predict(), heldLabels), Epochs: len(m.History.Loss), EarlyStop: strings.HasPrefix(m.History.Stopped, "early stop")}
 		if sup.Lambda > 0 {
 			c.Name, c.Balance, c.Lambda = fmt.Sprintf("supervised (%s, λ %g)", sup.Classifier.Resolved(), sup.Lambda), 0, sup.Lambda
 		}
@@ -272,7 +292,12 @@ func trainChoosing(cfg Config, opt *ChooseOptions, x dataColumns, fit func(Confi
 	// The refit starts where the validation fit did (cfg's start): from
 	// the validation fit's A's it stopped early, 0.01 lower on 20
 	// Newsgroups.
-	m, err := fit(withKnown(sup.Known, best.Balance))
+	refit := withKnown(sup.Known, best.Balance, 0)
+	if best.EarlyStop {
+		// As many epochs as the validation fit took to its early stop.
+		refit.Epochs = best.Epochs
+	}
+	m, err := fit(refit)
 	if err != nil {
 		return nil, nil, err
 	}

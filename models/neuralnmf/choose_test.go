@@ -207,3 +207,33 @@ func TestTrainChoosingReadsTheWords(t *testing.T) {
 		require.False(t, c.Words)
 	}
 }
+
+// Supervision.Patience stops a fit whose held-out accuracy has not risen
+// above its best for that many epochs, and says so; the best came exactly
+// Patience epochs before the end. A negative Patience is refused.
+func TestPatienceStopsEarly(t *testing.T) {
+	x, y := sixGroups()
+	known := make([]bool, len(y))
+	for j := range known {
+		known[j] = j%4 < 2
+	}
+	cfg := neuralnmf.Config{Ranks: []int{6, 2}, Seed: 1, Tol: -1, Epochs: 2000,
+		Supervision: &neuralnmf.Supervision{Labels: y, Classes: 6, Known: known, Patience: 7}}
+	m, err := neuralnmf.Train(x, cfg)
+	require.NoError(t, err)
+	h := m.History
+	n := len(h.Loss)
+	require.Less(t, n, 2000)
+	require.Contains(t, h.Stopped, "early stop")
+	best := 0
+	for e := range h.HeldOutAccuracy {
+		if h.HeldOutAccuracy[e] > h.HeldOutAccuracy[best] {
+			best = e
+		}
+	}
+	require.Equal(t, n-1-7, best, "the first best held-out accuracy is 7 epochs before the last")
+
+	cfg.Supervision.Patience = -1
+	_, err = neuralnmf.Train(x, cfg)
+	require.ErrorIs(t, err, neuralnmf.ErrConfig)
+}

@@ -102,6 +102,12 @@ type Supervision struct {
 	// DefaultBalance.
 	Balance    float64
 	Classifier Classifier
+	// Patience, if positive, stops training (early stopping) when the
+	// classifier's accuracy on the held-out labels (the labelled columns
+	// not Known) has not risen above its best for Patience epochs;
+	// History.Stopped says so. It has no effect without held-out labels.
+	// TrainChoosing sets it for its validation fits (ChooseOptions).
+	Patience int
 }
 
 // Optimizer selects the update rule.
@@ -455,6 +461,9 @@ func (c *Config) validate(rows, cols int) error {
 		}
 		if len(s.Labels) != x.Cols {
 			return fmt.Errorf("neuralnmf: %w: %d labels for %d columns of X", ErrConfig, len(s.Labels), x.Cols)
+		}
+		if s.Patience < 0 {
+			return fmt.Errorf("neuralnmf: %w: Supervision.Patience is %d, want 0 (no early stop) or a number of epochs", ErrConfig, s.Patience)
 		}
 		if s.Known != nil && len(s.Known) != x.Cols {
 			return fmt.Errorf("neuralnmf: %w: Known has %d entries for %d columns of X", ErrConfig, len(s.Known), x.Cols)

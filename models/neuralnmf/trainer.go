@@ -28,6 +28,10 @@ type trainer struct {
 	labels []int // the training labels (−1 where not Known)
 	known  int   // the number of Known columns
 	held   []int // the held-out labels (−1 where Known or unlabelled)
+	// bestHeld and bestEpoch are the best held-out accuracy so far and
+	// its epoch, for Supervision.Patience.
+	bestHeld  float64
+	bestEpoch int
 	xNorm  float64
 	warm   []*nnls.Support
 	// steps[i] steps parameter i from gradient g, saving p and g into
@@ -164,6 +168,15 @@ func (t *trainer) train(upTo int) error {
 			}
 			t.done = true
 			break
+		}
+		if p := t.patience(); p > 0 && !math.IsNaN(held) {
+			if held > t.bestHeld || t.bestEpoch == 0 {
+				t.bestHeld, t.bestEpoch = held, epoch
+			} else if epoch-t.bestEpoch >= p {
+				h.Stopped = fmt.Sprintf("early stop: the held-out accuracy %.3f has not risen above its best %.3f (epoch %d) in %d epochs", held, t.bestHeld, t.bestEpoch, p)
+				t.done = true
+				break
+			}
 		}
 		if epoch == c.Epochs {
 			h.Stopped = fmt.Sprintf("max epochs: stopped at the cap of %d epochs", c.Epochs)
@@ -321,4 +334,12 @@ func (t *trainer) gradients(g autograd.Grads, f *Forward) []*tensor.Dense {
 		grads = append(grads, g.Of(f.B))
 	}
 	return grads
+}
+
+// patience returns Supervision.Patience, or 0 without supervision.
+func (t *trainer) patience() int {
+	if t.cfg.Supervision == nil {
+		return 0
+	}
+	return t.cfg.Supervision.Patience
 }
