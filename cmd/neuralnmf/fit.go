@@ -23,8 +23,9 @@ type fitFlags struct {
 	classifier, optimizer, initFlag, preset, batchUpdate              *string
 	lambda, balance, lr, decay, tol, forget, holdOut                  *float64
 	epochs, decayEvery, initRestarts, restarts, window, batchSize     *int
-	patience                                                          *int
-	algorithm1, normalize, quiet, choose, words                       *bool
+	patience, readoutLayer                                            *int
+	candidates                                                        *string
+	algorithm1, normalize, quiet, choose                              *bool
 	seed                                                              *uint64
 	text                                                              textFlags
 	docs                                                              docFlags
@@ -63,7 +64,8 @@ func newFitFlags(stderr io.Writer) *fitFlags {
 		preset:       fs.String("preset", "", "a named configuration of the 20 Newsgroups experiment: paper, authors-unsup or authors-semi (flags given explicitly override it)"),
 		quiet:        fs.Bool("quiet", false, "no progress output"),
 		choose:       fs.Bool("choose", true, "with labels, choose for this data on held-out known labels between the supervised fit and the unsupervised model with a read-out of each layer, and refit the best on all known labels, so that labels do not make the model worse than ignoring them (-choose=false: the supervised fit as configured, the paper's way; off with -batch-size, -algorithm1 and -preset)"),
-		words:        fs.Bool("words", true, "with -choose, also compare logistic regressions that read the documents' words (the rows of X, each column at unit length), alone and beside the unsupervised first layer's topics, C by 3-fold cross-validation on the known labels (-words=false: classifiers of topics only)"),
+		candidates:   fs.String("candidates", "", "with -choose, the kinds of candidate compared, comma-separated (default: all): supervised (the supervised fit's own classifier), supervised-readout and readout (a least-squares read-out of the supervised or the unsupervised fit's topics), words (a logistic regression on the documents' words: the rows of X, each column at unit length), topics+words (one on the unsupervised first layer's topics and the words); the regressions' C by 3-fold cross-validation on the known labels. One kind pins the choice"),
+		readoutLayer: fs.Int("readout-layer", 0, "with -choose, the one layer whose topics the read-out candidates read (0: each layer)"),
 		patience:     fs.Int("patience", 0, fmt.Sprintf("with -choose, stop a supervised validation fit when its held-out accuracy has not risen for this many epochs, and refit the chosen one for as many epochs (0: the library default, %d; -1: no early stop)", neuralnmf.DefaultPatience)),
 		holdOut:      fs.Float64("hold-out", 0, fmt.Sprintf("with -choose, the share of each class's known labels held out to choose on (0: the library default, %.3g)", neuralnmf.DefaultHoldOut)),
 	}
@@ -128,7 +130,19 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	choosing := cfg.Supervision != nil && *f.choose && cfg.BatchSize == 0 && !cfg.Algorithm1 && *f.preset == ""
 	var chooseOpt *neuralnmf.ChooseOptions
 	if choosing {
-		chooseOpt = &neuralnmf.ChooseOptions{HoldOut: *f.holdOut, NoWords: !*f.words, Patience: *f.patience}
+		if *f.readoutLayer < 0 || *f.readoutLayer > len(cfg.Ranks) {
+			return usageError{fmt.Errorf("-readout-layer is %d: want 0 (each layer) or 1..%d, a layer of -ranks", *f.readoutLayer, len(cfg.Ranks))}
+		}
+		chooseOpt = &neuralnmf.ChooseOptions{HoldOut: *f.holdOut, Patience: *f.patience, Layer: *f.readoutLayer}
+		for _, name := range strings.Split(*f.candidates, ",") {
+			if name = strings.TrimSpace(name); name != "" {
+				k, err := neuralnmf.ParseKind(name)
+				if err != nil {
+					return usageError{fmt.Errorf("-candidates %s: %w", *f.candidates, err)}
+				}
+				chooseOpt.Kinds = append(chooseOpt.Kinds, k)
+			}
+		}
 	}
 	model, choice, err := train(d, cfg, chooseOpt, prog, stderr)
 	if err != nil {
@@ -199,8 +213,8 @@ func (f *fitFlags) check() error {
 		return usageError{fmt.Errorf("-patience is %d: want a number of epochs, 0 (the default) or -1 (none)", *f.patience)}
 	case flagSet(fs, "patience") && (!*f.choose || (*f.labelsPath == "" && *f.docs.labelField == "")):
 		return usageError{errors.New("-patience applies to -choose with labels (-labels or -label-field)")}
-	case flagSet(fs, "words") && (!*f.choose || (*f.labelsPath == "" && *f.docs.labelField == "")):
-		return usageError{errors.New("-words applies to -choose with labels (-labels or -label-field)")}
+	case (flagSet(fs, "candidates") || flagSet(fs, "readout-layer")) && (!*f.choose || (*f.labelsPath == "" && *f.docs.labelField == "")):
+		return usageError{errors.New("-candidates and -readout-layer apply to -choose with labels (-labels or -label-field)")}
 	case *f.algorithm1 && *f.restarts > 1:
 		return usageError{fmt.Errorf("-algorithm1 trains one start, as the paper's Algorithm 1 does: drop -restarts %d, or drop -algorithm1 for the default training, which takes restarts", *f.restarts)}
 	case *f.algorithm1 && flagSet(fs, "optimizer") && *f.optimizer != "gd":
@@ -528,7 +542,7 @@ func writeChoice(w io.Writer, c *neuralnmf.Choice, m *neuralnmf.Model, x *matio.
 			mark = "  <- chosen, refitted on all known labels"
 		}
 		name := cand.Name
-		if cand.Supervised && cand.Layer == 0 {
+		if cand.Kind == neuralnmf.SupervisedFit {
 			name += fmt.Sprintf(", %d epochs", cand.Epochs)
 			if cand.EarlyStop {
 				name += ", early stop"
@@ -539,7 +553,7 @@ func writeChoice(w io.Writer, c *neuralnmf.Choice, m *neuralnmf.Model, x *matio.
 	if !c.Trusted() {
 		fmt.Fprintf(w, "  the margin over the next best (%.3f) is within two standard errors (2 × %.3f) of %d held-out labels: they cannot tell these candidates apart; more known labels would\n", c.Margin, c.StdErr, c.HeldOut)
 	}
-	if best.Layer == 0 && !best.Words {
+	if best.Kind == neuralnmf.SupervisedFit {
 		return
 	}
 	var pred []int
@@ -554,9 +568,9 @@ func writeChoice(w io.Writer, c *neuralnmf.Choice, m *neuralnmf.Model, x *matio.
 	}
 	known, _ := neuralnmf.SplitLabels(sup.Labels, sup.Known)
 	switch {
-	case best.Words && best.Layer > 0:
+	case best.Kind == neuralnmf.TopicsWords:
 		fmt.Fprintf(w, "  the model's classifier reads the words and layer %d's topics (logistic regression, its C chosen again on all known labels): train accuracy %.3f\n", best.Layer, neuralnmf.Accuracy(pred, known))
-	case best.Words:
+	case best.Kind == neuralnmf.Words:
 		fmt.Fprintf(w, "  the model's classifier reads the words (logistic regression, its C chosen again on all known labels): train accuracy %.3f\n", neuralnmf.Accuracy(pred, known))
 	default:
 		fmt.Fprintf(w, "  the model's classifier reads layer %d (B = Y·S%d† on the known labels): train accuracy %.3f\n", best.Layer, best.Layer, neuralnmf.Accuracy(pred, known))

@@ -524,10 +524,24 @@ func TestFitChoosesTheWords(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, string(inMemory), string(streamed))
 
-	code, out, errOut = cli(t, "fit", "-x", p("train.mtx"), "-ranks", "3", "-labels", p("train-y.txt"), "-words=false", "-o", p("m.nnmf"), "-quiet")
+	code, out, errOut = cli(t, "fit", "-x", p("train.mtx"), "-ranks", "3", "-labels", p("train-y.txt"), "-candidates", "supervised, readout", "-o", p("m.nnmf"), "-quiet")
 	require.Equal(t, 0, code, errOut)
 	require.NotContains(t, out, "logistic")
-	code, _, errOut = cli(t, "fit", "-x", p("train.mtx"), "-ranks", "3", "-labels", p("train-y.txt"), "-choose=false", "-words", "-o", p("n.nnmf"))
-	require.Equal(t, exitUsage, code)
-	require.Contains(t, errOut, "-words applies to -choose with labels")
+	require.Contains(t, out, "supervised (ce, balance 0.3)")
+	code, out, errOut = cli(t, "fit", "-x", p("train.mtx"), "-ranks", "3", "-labels", p("train-y.txt"), "-candidates", "readout", "-readout-layer", "1", "-o", p("m.nnmf"), "-quiet")
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, "labels: chose unsupervised + read-out of layer 1")
+	require.NotContains(t, out, "supervised (")
+	for _, tc := range []struct{ args, want string }{
+		{"-choose=false -candidates words", "-candidates and -readout-layer apply to -choose with labels"},
+		{"-candidates lasso", `unknown kind of candidate "lasso"`},
+		{"-readout-layer 2", "-readout-layer is 2: want 0 (each layer) or 1..1"},
+	} {
+		args := append([]string{"fit", "-x", p("train.mtx"), "-ranks", "3", "-labels", p("train-y.txt"), "-o", p("n.nnmf")}, strings.Fields(tc.args)...)
+		code, _, errOut := cli(t, args...)
+		require.NotZero(t, code, tc.args)
+		require.Contains(t, errOut, tc.want, tc.args)
+		_, err := os.Stat(p("n.nnmf"))
+		require.ErrorIs(t, err, os.ErrNotExist, tc.args)
+	}
 }

@@ -50,7 +50,8 @@ type Candidate struct {
 func Candidates() []Candidate {
 	return []Candidate{
 		{Name: "ce, balance 0.3", Classifier: neuralnmf.CrossEntropy, Scale: 0.3},
-		{Name: "choose + sup. read-outs, hold 1/3", Choose: &neuralnmf.ChooseOptions{Balances: []float64{0.3}, HoldOut: 1.0 / 3, NoWords: true}},
+		{Name: "choose + sup. read-outs, hold 1/3", Choose: &neuralnmf.ChooseOptions{Balances: []float64{0.3}, HoldOut: 1.0 / 3,
+			Kinds: []neuralnmf.Kind{neuralnmf.SupervisedFit, neuralnmf.SupervisedReadout, neuralnmf.UnsupervisedReadout}}},
 		{Name: "choose + words, hold 1/3", Choose: &neuralnmf.ChooseOptions{Balances: []float64{0.3}, HoldOut: 1.0 / 3}},
 	}
 }

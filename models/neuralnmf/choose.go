@@ -36,14 +36,14 @@ type ChooseOptions struct {
 	HoldOut float64
 	// Seed draws the held-out labels; 0 means the Config's Seed.
 	Seed uint64
-	// SkipSupervisedReadouts leaves out the candidates that read the
-	// supervised fits' own S by least squares at each layer (they cost no
-	// fit: the supervised model's topics with another classifier).
-	SkipSupervisedReadouts bool
-	// NoWords leaves out the logistic regressions that read the columns
-	// of X themselves (see "A classifier that can read the words"), so
-	// that the chosen classifier reads topics only.
-	NoWords bool
+	// Kinds are the kinds of candidate compared; nil means all. A
+	// single kind pins the choice to it (and Layer pins the layer a
+	// read-out reads); leaving out both supervised kinds skips the
+	// supervised fits.
+	Kinds []Kind
+	// Layer, if positive, is the one layer whose S the read-out
+	// candidates read; 0 means each layer.
+	Layer int
 	// Patience is the Supervision.Patience of the supervised validation
 	// fits: they stop when the held-out accuracy has not risen above its
 	// best for Patience epochs, and the chosen one is refitted for as many
@@ -59,24 +59,69 @@ const DefaultPatience = 50
 // by default.
 const DefaultHoldOut = 1.0 / 3
 
+// Kind is a kind of candidate that TrainChoosing compares.
+type Kind int
+
+const (
+	// SupervisedFit is the supervised fit with its own classifier.
+	SupervisedFit Kind = iota + 1
+	// SupervisedReadout is the supervised fit's S of one layer with a
+	// least-squares read-out B = Y·S† (the supervised model's topics
+	// with another classifier; it costs no fit).
+	SupervisedReadout
+	// UnsupervisedReadout is the unsupervised fit's S of one layer with
+	// a least-squares read-out: ignoring the labels in training.
+	UnsupervisedReadout
+	// Words is a logistic regression on the columns of X themselves (see
+	// "A classifier that can read the words"), with the unsupervised
+	// fit's topics.
+	Words
+	// TopicsWords is a logistic regression on the unsupervised fit's
+	// first-layer topics beside the columns of X.
+	TopicsWords
+)
+
+// Kinds are every Kind, in the order TrainChoosing lists its candidates.
+var kinds = []Kind{SupervisedFit, SupervisedReadout, UnsupervisedReadout, Words, TopicsWords}
+
+var kindNames = map[Kind]string{SupervisedFit: "supervised", SupervisedReadout: "supervised-readout",
+	UnsupervisedReadout: "readout", Words: "words", TopicsWords: "topics+words"}
+
+// String returns the kind's name, as ParseKind reads it.
+func (k Kind) String() string {
+	if n, ok := kindNames[k]; ok {
+		return n
+	}
+	return fmt.Sprintf("Kind(%d)", int(k))
+}
+
+// ParseKind returns the Kind named name: supervised, supervised-readout,
+// readout, words or topics+words.
+func ParseKind(name string) (Kind, error) {
+	for _, k := range kinds {
+		if kindNames[k] == name {
+			return k, nil
+		}
+	}
+	return 0, fmt.Errorf("unknown kind of candidate %q: want supervised, supervised-readout, readout, words or topics+words", name)
+}
+
 // Candidate is one way to use the labels that TrainChoosing compared.
 type Candidate struct {
 	// Name says what the candidate is, in words a report can print.
 	Name string
-	// Supervised is true for a supervised fit (Balance, or Lambda when
-	// positive), with its own classifier when Layer is 0 and else with a
-	// least-squares read-out B = Y·S† of layer Layer; false for the
-	// unsupervised model with such a read-out.
-	Supervised bool
-	Balance    float64
-	Lambda     float64
-	Layer      int
-	// Words is true for a logistic regression on the unsupervised
-	// model's columns of X (each at unit length) and, when Layer > 0,
-	// the topics of that layer; C is its inverse L2 penalty, chosen by
-	// cross-validation on the labels it was fitted on.
-	Words bool
-	C     float64
+	Kind Kind
+	// Balance (or Lambda, when positive) is the supervised fit's, for the
+	// supervised kinds.
+	Balance float64
+	Lambda  float64
+	// Layer is the 1-based layer whose S the classifier reads: 0 for
+	// SupervisedFit (its own classifier reads the last) and Words.
+	Layer int
+	// C is a logistic regression's inverse L2 penalty (Words and
+	// TopicsWords), chosen by cross-validation on the labels it was
+	// fitted on.
+	C float64
 	// Accuracy is the share of the held-out labels it predicted right.
 	Accuracy float64
 	// Epochs is the number of epochs of a supervised candidate's
@@ -165,6 +210,33 @@ func trainChoosing(cfg Config, opt *ChooseOptions, x dataColumns, fit func(Confi
 	if len(sup.Labels) == 0 || sup.Classes < 1 {
 		return nil, nil, fmt.Errorf("neuralnmf: TrainChoosing: %w: Supervision has no labels", ErrConfig)
 	}
+	use := map[Kind]bool{}
+	want := o.Kinds
+	if want == nil {
+		want = kinds
+	}
+	for _, k := range want {
+		if _, ok := kindNames[k]; !ok {
+			return nil, nil, fmt.Errorf("neuralnmf: TrainChoosing: %w: Kinds holds %v, not a kind of candidate", ErrConfig, k)
+		}
+		use[k] = true
+	}
+	if len(use) == 0 {
+		return nil, nil, fmt.Errorf("neuralnmf: TrainChoosing: %w: Kinds is empty: name at least one kind of candidate (nil: all)", ErrConfig)
+	}
+	if o.Layer < 0 || o.Layer > len(cfg.Ranks) {
+		return nil, nil, fmt.Errorf("neuralnmf: TrainChoosing: %w: Layer is %d, want 0 (each) or 1..%d", ErrConfig, o.Layer, len(cfg.Ranks))
+	}
+	layers := func(L int) []int { // the layers a read-out reads, the last first
+		if o.Layer > 0 {
+			return []int{o.Layer}
+		}
+		var ls []int
+		for l := L; l >= 1; l-- {
+			ls = append(ls, l)
+		}
+		return ls
+	}
 	train, held, nHeld, nKnown := holdOut(sup, o.HoldOut, o.Seed)
 	ch := &Choice{Chosen: -1, HeldOut: nHeld, Known: nKnown}
 	if nHeld == 0 {
@@ -179,26 +251,30 @@ func trainChoosing(cfg Config, opt *ChooseOptions, x dataColumns, fit func(Confi
 	}
 	heldLabels, _ := SplitLabels(sup.Labels, held)
 	trainLabels, _ := SplitLabels(sup.Labels, train)
-	for _, b := range balances {
-		m, err := fit(withKnown(train, b, o.Patience))
-		if err != nil {
-			return nil, nil, err
-		}
-		c := Candidate{Name: fmt.Sprintf("supervised (%s, balance %g)", sup.Classifier.Resolved(), b), Supervised: true, Balance: b,
-			Accuracy: Accuracy(m.Predict(), heldLabels), Epochs: len(m.History.Loss), EarlyStop: strings.HasPrefix(m.History.Stopped, "early stop")}
-		if sup.Lambda > 0 {
-			c.Name, c.Balance, c.Lambda = fmt.Sprintf("supervised (%s, λ %g)", sup.Classifier.Resolved(), sup.Lambda), 0, sup.Lambda
-		}
-		ch.Candidates = append(ch.Candidates, c)
-		if !o.SkipSupervisedReadouts {
-			for l := len(m.S); l >= 1; l-- {
-				b, err := FitReadout(m.S[l-1], trainLabels, sup.Classes)
-				if err != nil {
-					return nil, nil, err
+	if use[SupervisedFit] || use[SupervisedReadout] {
+		for _, b := range balances {
+			m, err := fit(withKnown(train, b, o.Patience))
+			if err != nil {
+				return nil, nil, err
+			}
+			c := Candidate{Name: fmt.Sprintf("supervised (%s, balance %g)", sup.Classifier.Resolved(), b), Kind: SupervisedFit, Balance: b,
+				Accuracy: Accuracy(m.Predict(), heldLabels), Epochs: len(m.History.Loss), EarlyStop: strings.HasPrefix(m.History.Stopped, "early stop")}
+			if sup.Lambda > 0 {
+				c.Name, c.Balance, c.Lambda = fmt.Sprintf("supervised (%s, λ %g)", sup.Classifier.Resolved(), sup.Lambda), 0, sup.Lambda
+			}
+			if use[SupervisedFit] {
+				ch.Candidates = append(ch.Candidates, c)
+			}
+			if use[SupervisedReadout] {
+				for _, l := range layers(len(m.S)) {
+					b, err := FitReadout(m.S[l-1], trainLabels, sup.Classes)
+					if err != nil {
+						return nil, nil, err
+					}
+					r := c
+					r.Name, r.Kind, r.Layer, r.Accuracy = fmt.Sprintf("%s + read-out of layer %d", c.Name, l), SupervisedReadout, l, Accuracy(Predict(b, m.S[l-1]), heldLabels)
+					ch.Candidates = append(ch.Candidates, r)
 				}
-				r := c
-				r.Name, r.Layer, r.Accuracy = fmt.Sprintf("%s + read-out of layer %d", c.Name, l), l, Accuracy(Predict(b, m.S[l-1]), heldLabels)
-				ch.Candidates = append(ch.Candidates, r)
 			}
 		}
 	}
@@ -208,44 +284,47 @@ func trainChoosing(cfg Config, opt *ChooseOptions, x dataColumns, fit func(Confi
 	if err != nil {
 		return nil, nil, err
 	}
-	for l := len(um.S); l >= 1; l-- {
-		b, err := FitReadout(um.S[l-1], trainLabels, sup.Classes)
-		if err != nil {
-			return nil, nil, err
+	if use[UnsupervisedReadout] {
+		for _, l := range layers(len(um.S)) {
+			b, err := FitReadout(um.S[l-1], trainLabels, sup.Classes)
+			if err != nil {
+				return nil, nil, err
+			}
+			ch.Candidates = append(ch.Candidates, Candidate{Name: fmt.Sprintf("unsupervised + read-out of layer %d", l), Kind: UnsupervisedReadout, Layer: l,
+				Accuracy: Accuracy(Predict(b, um.S[l-1]), heldLabels)})
 		}
-		ch.Candidates = append(ch.Candidates, Candidate{Name: fmt.Sprintf("unsupervised + read-out of layer %d", l), Layer: l,
-			Accuracy: Accuracy(Predict(b, um.S[l-1]), heldLabels)})
 	}
 	// The logistic regressions on the words, alone and beside the first
 	// layer's topics (the widest).
-	var words []logisticCandidate
-	if !o.NoWords {
-		words = []logisticCandidate{{words: true}, {topics: um.S[0], scale: topicScale(um.S[0]), words: true}}
-		var trCols, heldCols, trY []int
-		for j := range trainLabels {
-			if trainLabels[j] >= 0 {
-				trCols, trY = append(trCols, j), append(trY, trainLabels[j])
-			}
-			if heldLabels[j] >= 0 {
-				heldCols = append(heldCols, j)
+	regressions := map[Kind]logisticCandidate{Words: {words: true}, TopicsWords: {topics: um.S[0], scale: topicScale(um.S[0]), words: true}}
+	var trCols, heldCols, trY []int
+	for j := range trainLabels {
+		if trainLabels[j] >= 0 {
+			trCols, trY = append(trCols, j), append(trY, trainLabels[j])
+		}
+		if heldLabels[j] >= 0 {
+			heldCols = append(heldCols, j)
+		}
+	}
+	for _, k := range []Kind{Words, TopicsWords} {
+		if !use[k] {
+			continue
+		}
+		w := regressions[k]
+		l, c := chooseLogistic(buildFeatures(w.topics, w.scale, x, true, trCols), trY, sup.Classes, o.Seed)
+		pred := l.predict(buildFeatures(w.topics, w.scale, x, true, heldCols))
+		right := 0
+		for i, j := range heldCols {
+			if pred[i] == heldLabels[j] {
+				right++
 			}
 		}
-		for _, w := range words {
-			l, c := chooseLogistic(buildFeatures(w.topics, w.scale, x, true, trCols), trY, sup.Classes, o.Seed)
-			pred := l.predict(buildFeatures(w.topics, w.scale, x, true, heldCols))
-			right := 0
-			for i, j := range heldCols {
-				if pred[i] == heldLabels[j] {
-					right++
-				}
-			}
-			c0 := Candidate{Name: fmt.Sprintf("logistic regression on the words (C %.3g)", c), Words: true, C: c,
-				Accuracy: float64(right) / float64(len(heldCols))}
-			if w.topics != nil {
-				c0.Name, c0.Layer = fmt.Sprintf("unsupervised layer-1 topics + words, logistic (C %.3g)", c), 1
-			}
-			ch.Candidates = append(ch.Candidates, c0)
+		cand := Candidate{Name: fmt.Sprintf("logistic regression on the words (C %.3g)", c), Kind: k, C: c,
+			Accuracy: float64(right) / float64(len(heldCols))}
+		if k == TopicsWords {
+			cand.Name, cand.Layer = fmt.Sprintf("unsupervised layer-1 topics + words, logistic (C %.3g)", c), 1
 		}
+		ch.Candidates = append(ch.Candidates, cand)
 	}
 	ch.Chosen = 0
 	for i, c := range ch.Candidates {
@@ -272,21 +351,16 @@ func trainChoosing(cfg Config, opt *ChooseOptions, x dataColumns, fit func(Confi
 		m.B, m.ClassifierLayer = b, layer
 		return m, ch, nil
 	}
-	if best.Words {
-		w := words[0]
-		if best.Layer > 0 {
-			w = words[1]
-		}
-		L := len(um.A)
-		layer := L
-		if w.topics != nil {
+	switch best.Kind {
+	case Words, TopicsWords:
+		layer := len(um.A) // B reads no topics: zero on the last layer
+		if best.Kind == TopicsWords {
 			layer = 1
 		}
-		um.B, um.BX, um.Intercept, _ = fitClassifier(w, x, known, sup.Classes, um.A[layer-1].Cols, o.Seed)
+		um.B, um.BX, um.Intercept, _ = fitClassifier(regressions[best.Kind], x, known, sup.Classes, um.A[layer-1].Cols, o.Seed)
 		um.ClassifierLayer = layer
 		return um, ch, nil
-	}
-	if !best.Supervised {
+	case UnsupervisedReadout:
 		return readout(um, best.Layer)
 	}
 	// The refit starts where the validation fit did (cfg's start): from
@@ -301,7 +375,7 @@ func trainChoosing(cfg Config, opt *ChooseOptions, x dataColumns, fit func(Confi
 	if err != nil {
 		return nil, nil, err
 	}
-	if best.Layer > 0 {
+	if best.Kind == SupervisedReadout {
 		return readout(m, best.Layer)
 	}
 	return m, ch, nil

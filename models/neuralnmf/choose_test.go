@@ -45,7 +45,7 @@ func TestTrainChoosingPicksTheLayerThatReadsTheClasses(t *testing.T) {
 		}
 	}
 	cfg := neuralnmf.Config{Ranks: []int{6, 2}, Seed: 1, Supervision: &neuralnmf.Supervision{Labels: labels, Classes: 6, Known: known}}
-	m, ch, err := neuralnmf.TrainChoosing(x, cfg, &neuralnmf.ChooseOptions{SkipSupervisedReadouts: true, NoWords: true})
+	m, ch, err := neuralnmf.TrainChoosing(x, cfg, &neuralnmf.ChooseOptions{Kinds: []neuralnmf.Kind{neuralnmf.SupervisedFit, neuralnmf.UnsupervisedReadout}})
 	require.NoError(t, err)
 	require.Equal(t, 30, ch.Known)
 	require.Equal(t, 6, ch.HeldOut, "one of the five known labels of each class")
@@ -54,7 +54,7 @@ func TestTrainChoosingPicksTheLayerThatReadsTheClasses(t *testing.T) {
 	for _, c := range ch.Candidates {
 		require.LessOrEqual(t, c.Accuracy, best.Accuracy, "the chosen candidate has the best held-out accuracy")
 	}
-	require.False(t, best.Supervised, "%+v", ch.Candidates)
+	require.Equal(t, neuralnmf.UnsupervisedReadout, best.Kind, "%+v", ch.Candidates)
 	require.Equal(t, 1, best.Layer, "%+v", ch.Candidates)
 	require.Equal(t, 1, m.ClassifierLayer)
 	require.Equal(t, 6, m.B.Cols)
@@ -93,12 +93,13 @@ func TestTrainChoosingHoldOut(t *testing.T) {
 	require.Equal(t, 120, ch.Known)
 	require.Equal(t, 30, ch.HeldOut, "a quarter of each class's 20 labels")
 	require.Len(t, ch.Candidates, 10, "per balance its classifier and two read-outs, then two unsupervised read-outs and two regressions on the words")
-	require.True(t, ch.Candidates[8].Words && ch.Candidates[9].Words)
+	require.Equal(t, []neuralnmf.Kind{neuralnmf.Words, neuralnmf.TopicsWords}, []neuralnmf.Kind{ch.Candidates[8].Kind, ch.Candidates[9].Kind})
 	require.Equal(t, []int{0, 1}, []int{ch.Candidates[8].Layer, ch.Candidates[9].Layer})
-	_, ch, err = neuralnmf.TrainChoosing(x, cfg, &neuralnmf.ChooseOptions{HoldOut: 0.25, Balances: []float64{0.3, 1}, SkipSupervisedReadouts: true, NoWords: true})
+	_, ch, err = neuralnmf.TrainChoosing(x, cfg, &neuralnmf.ChooseOptions{HoldOut: 0.25, Balances: []float64{0.3, 1}, Kinds: []neuralnmf.Kind{neuralnmf.SupervisedFit, neuralnmf.UnsupervisedReadout}})
 	require.NoError(t, err)
 	require.Len(t, ch.Candidates, 4)
-	require.True(t, ch.Candidates[0].Supervised && ch.Candidates[1].Supervised)
+	require.Equal(t, neuralnmf.SupervisedFit, ch.Candidates[0].Kind)
+	require.Equal(t, neuralnmf.SupervisedFit, ch.Candidates[1].Kind)
 
 	one := make([]int, len(y))
 	for j := range one {
@@ -119,7 +120,7 @@ func TestTrainChoosingHoldOut(t *testing.T) {
 	require.NotNil(t, m.B)
 	require.Zero(t, m.ClassifierLayer)
 
-	for _, bad := range []neuralnmf.ChooseOptions{{HoldOut: 1}, {HoldOut: -0.1}, {Balances: []float64{0}}} {
+	for _, bad := range []neuralnmf.ChooseOptions{{HoldOut: 1}, {HoldOut: -0.1}, {Balances: []float64{0}}, {Kinds: []neuralnmf.Kind{0}}, {Kinds: []neuralnmf.Kind{}}, {Layer: 3}, {Layer: -1}} {
 		_, _, err := neuralnmf.TrainChoosing(x, cfg, &bad)
 		require.ErrorIs(t, err, neuralnmf.ErrConfig)
 	}
@@ -163,10 +164,10 @@ func TestTrainChoosingReadsTheWords(t *testing.T) {
 	m, ch, err := neuralnmf.TrainChoosing(x, cfg, nil)
 	require.NoError(t, err)
 	best := ch.Candidates[ch.Chosen]
-	require.True(t, best.Words, "%+v", ch.Candidates)
+	require.Contains(t, []neuralnmf.Kind{neuralnmf.Words, neuralnmf.TopicsWords}, best.Kind, "%+v", ch.Candidates)
 	require.Greater(t, best.Accuracy, 0.9)
 	for _, c := range ch.Candidates {
-		if !c.Words {
+		if c.Kind != neuralnmf.Words && c.Kind != neuralnmf.TopicsWords {
 			require.Less(t, c.Accuracy, 0.7, "topics cannot read the marker rows: %+v", c)
 		}
 	}
@@ -199,13 +200,20 @@ func TestTrainChoosingReadsTheWords(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, pred, pred3)
 
-	// Pinned to topics, the choice leaves the words out.
-	m, ch, err = neuralnmf.TrainChoosing(x, cfg, &neuralnmf.ChooseOptions{NoWords: true})
+	// Pinned to the read-outs of layer 1, the choice has one candidate
+	// and no supervised fit.
+	m, ch, err = neuralnmf.TrainChoosing(x, cfg, &neuralnmf.ChooseOptions{Kinds: []neuralnmf.Kind{neuralnmf.UnsupervisedReadout}, Layer: 1})
 	require.NoError(t, err)
 	require.Nil(t, m.BX)
-	for _, c := range ch.Candidates {
-		require.False(t, c.Words)
+	require.Len(t, ch.Candidates, 1)
+	require.Equal(t, 1, m.ClassifierLayer)
+	for _, k := range []neuralnmf.Kind{neuralnmf.SupervisedFit, neuralnmf.SupervisedReadout, neuralnmf.UnsupervisedReadout, neuralnmf.Words, neuralnmf.TopicsWords} {
+		back, err := neuralnmf.ParseKind(k.String())
+		require.NoError(t, err)
+		require.Equal(t, k, back)
 	}
+	_, err = neuralnmf.ParseKind("lasso")
+	require.ErrorContains(t, err, `"lasso"`)
 }
 
 // Supervision.Patience stops a fit whose held-out accuracy has not risen
