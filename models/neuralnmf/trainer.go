@@ -32,8 +32,8 @@ type trainer struct {
 	// its epoch, for Supervision.Patience.
 	bestHeld  float64
 	bestEpoch int
-	xNorm  float64
-	warm   []*nnls.Support
+	xNorm     float64
+	warm      []*nnls.Support
 	// steps[i] steps parameter i from gradient g, saving p and g into
 	// prevP and prevG first, and returns ⟨g, p before − p after⟩ (GD;
 	// 0 for Adam).
