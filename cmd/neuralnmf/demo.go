@@ -59,7 +59,8 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&o.restarts, "restarts", 10, "HNMF starts per layer (for HNMF, Deep NMF and Neural NMF's initialisation)")
 	fs.IntVar(&o.nnmfRestarts, "nnmf-restarts", 2, "Neural NMF initialisations, each trained 50 epochs; the lowest loss is kept")
 	fs.Uint64Var(&o.seed, "seed", 1, "base random seed; trial t uses seed+t")
-	fs.StringVar(&o.out, "out", "neuralnmf-demo", "directory for figures and results.csv")
+	fs.StringVar(&o.out, "o", "neuralnmf-demo", "directory for figures and results.csv")
+	fs.StringVar(&o.out, "out", "neuralnmf-demo", "the former name of -o (kept for this release)")
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress output")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, `Usage: neuralnmf demo [flags]
@@ -69,7 +70,7 @@ and 3) on the embedded 87×90 matrix: 1, 2 and 3 layers (ranks 9; 9-4; 9-4-2)
 × unsupervised / semi-supervised (40 labelled columns) / supervised × HNMF,
 Deep NMF (reconstructed) and Neural NMF. Prints the table of relative
 reconstruction error / accuracy beside the paper's values and writes
-fig2.png, fig3.png and results.csv to -out.
+fig2.png, fig3.png and results.csv to -o.
 
 Flags:
 `)
@@ -92,7 +93,7 @@ Flags:
 		return usageError{fmt.Errorf("-nnmf-restarts %d: want at least 1", o.nnmfRestarts)}
 	}
 	if err := os.MkdirAll(o.out, 0o755); err != nil {
-		return fmt.Errorf("-out %s: %w", o.out, err)
+		return fmt.Errorf("-o %s: %w", o.out, err)
 	}
 	x := synthetic.X()
 	res, err := runJobs(x, o, stderr)

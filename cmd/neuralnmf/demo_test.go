@@ -20,7 +20,7 @@ func TestDemoOneTrial(t *testing.T) {
 	}
 	dir := t.TempDir()
 	var out, errOut bytes.Buffer
-	code := run([]string{"demo", "-trials", "1", "-out", dir, "-quiet"}, &out, &errOut)
+	code := run([]string{"demo", "-trials", "1", "-o", dir, "-quiet"}, &out, &errOut)
 	require.Equal(t, 0, code, errOut.String())
 	require.Empty(t, errOut.String(), "-quiet prints no progress")
 	cell := regexp.MustCompile(`(\d\.\d{4})/(\d\.\d{3}) \[(\d\.\d+)/(\d(?:\.\d+)?)\]`)

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/neuralnmf/neuralnmf/experiments/news20"
+	"github.com/neuralnmf/neuralnmf/paper/news20"
 	"github.com/neuralnmf/neuralnmf/matio"
 )
 
@@ -34,7 +34,8 @@ func runExperiment(args []string, stdout, stderr io.Writer) error {
 	restarts := fs.Int("restarts", 1, "Neural NMF initialisations, each trained 50 epochs; the lowest loss is kept")
 	loss := fs.String("loss", "authors", "Neural NMF objective: authors (the authors' per-entry-normalised energy loss; Adam from HNMF unsupervised, their gradient descent from random factors semi-supervised) or paper (‖X − A⁽⁰⁾A⁽¹⁾S⁽¹⁾‖², Adam from HNMF in both settings)")
 	classifier := fs.String("classifier", "ls", "supervision term: ls (the paper's least squares, B = (Z∘Y)S† in the graph) or ce (cross-entropy of a trained linear classifier)")
-	out := fs.String("out", "neuralnmf-20news", "directory for keywords.txt and a1_heatmap.png")
+	out := fs.String("o", "neuralnmf-20news", "directory for keywords.txt and a1_heatmap.png")
+	fs.StringVar(out, "out", "neuralnmf-20news", "the former name of -o (kept for this release)")
 	testPerGroup := fs.Int("test-per-group", 100, "also score every run on this many unseen test posts per group (raw/test_10groups.jsonl.gz; 0: not)")
 	testSeed := fs.Uint64("test-seed", 0, "seed of the draw of the test posts")
 	quiet := fs.Bool("quiet", false, "no progress output")
@@ -67,7 +68,7 @@ Flags:
 		return usageError{fmt.Errorf("-trials, -epochs, -init-restarts and -restarts must be at least 1 and -lambda at least 0")}
 	}
 	if *validate {
-		if err := rejectFlags(fs, []string{"seed", "epochs", "lambda", "init-restarts", "restarts", "loss", "classifier", "out", "test-per-group", "test-seed"},
+		if err := rejectFlags(fs, []string{"seed", "epochs", "lambda", "init-restarts", "restarts", "loss", "classifier", "o", "out", "test-per-group", "test-seed"},
 			"has no effect with -validate, which runs its own candidate configurations"); err != nil {
 			return err
 		}
@@ -119,7 +120,7 @@ Flags:
 		return fmt.Errorf("loading -data %s: %w", *data, err)
 	}
 	if err := os.MkdirAll(*out, 0o755); err != nil {
-		return fmt.Errorf("-out %s: %w", *out, err)
+		return fmt.Errorf("-o %s: %w", *out, err)
 	}
 	opt := news20.Options{Trials: *trials, Seed: *seed, Unsupervised: un, SemiSupervised: semi}
 	if *testPerGroup > 0 {

@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/neuralnmf/neuralnmf/experiments/news20"
+	"github.com/neuralnmf/neuralnmf/paper/news20"
 	"github.com/neuralnmf/neuralnmf/matio"
 	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
 	"github.com/neuralnmf/neuralnmf/optim"
@@ -46,7 +46,7 @@ func newFitFlags(stderr io.Writer) *fitFlags {
 		balance:      fs.Float64("balance", 0, fmt.Sprintf("with -lambda 0, λ makes the label term start at this times the reconstruction term (0: the library default, %g)", neuralnmf.DefaultBalance)),
 		classifier:   fs.String("classifier", neuralnmf.DefaultClassifier.Resolved().String(), "supervision: ce (cross-entropy of a trained linear classifier B) or ls (the paper's least squares, B = (Z∘Y)S†)"),
 		epochs:       fs.Int("epochs", 0, fmt.Sprintf("maximum epochs, or passes over the samples with -batch-size (0: the library default, 1000 epochs or %d passes)", neuralnmf.DefaultBatchEpochs)),
-		batchSize:    fs.Int("batch-size", 0, fmt.Sprintf("train by mini-batches of this many samples (0: all at once). A column-sorted coordinate -x .mtx or .mtx.gz is streamed, never read whole; see README, Mini-batch training. Library defaults with it: -batch-update statistics -forget %g for the first layer, -lr %g × %g after every pass for the others, -tol %g over -window %d pass", neuralnmf.DefaultForget, neuralnmf.DefaultBatchLR, neuralnmf.DefaultBatchDecay, neuralnmf.DefaultBatchTol, neuralnmf.DefaultBatchWindow)),
+		batchSize:    fs.Int("batch-size", 0, fmt.Sprintf("train by mini-batches of this many samples (0: all at once). A column-sorted coordinate -x .mtx or .mtx.gz is streamed, never read whole; see docs/minibatch.md. Library defaults with it: -batch-update statistics -forget %g for the first layer, -lr %g × %g after every pass for the others, -tol %g over -window %d pass", neuralnmf.DefaultForget, neuralnmf.DefaultBatchLR, neuralnmf.DefaultBatchDecay, neuralnmf.DefaultBatchTol, neuralnmf.DefaultBatchWindow)),
 		batchUpdate:  fs.String("batch-update", "", "with -batch-size, how a step updates the first layer's A: statistics (a HALS sweep over running sums of the batches, as online NMF) or gradient (an Adam step; the other layers always take one) (default: the library's, statistics)"),
 		forget:       fs.Float64("forget", 0, fmt.Sprintf("with -batch-update statistics, the factor on the running sums over one pass, in (0, 1] (0: the library default, %g)", neuralnmf.DefaultForget)),
 		optimizer:    fs.String("optimizer", "adam", "adam or gd (projected gradient descent, the paper's Algorithm 1)"),
@@ -63,7 +63,7 @@ func newFitFlags(stderr io.Writer) *fitFlags {
 		normalize:    fs.Bool("normalize", false, "divide every squared term of the loss by its number of entries (the authors' code's scaling)"),
 		preset:       fs.String("preset", "", "a named configuration of the 20 Newsgroups experiment: paper, authors-unsup or authors-semi (flags given explicitly override it)"),
 		quiet:        fs.Bool("quiet", false, "no progress output"),
-		choose:       fs.Bool("choose", true, "with labels, choose for this data on held-out known labels between the supervised fit and the unsupervised model with a read-out of each layer, and refit the best on all known labels, so that labels do not make the model worse than ignoring them (-choose=false: the supervised fit as configured, the paper's way; off with -batch-size, -algorithm1 and -preset)"),
+		choose:       fs.Bool("choose", true, "with labels, choose for this data on held-out known labels between the supervised fit, read-outs of the supervised and the unsupervised topics, and logistic regressions on the words (see -candidates), and refit the best on all known labels, so that labels do not make the model worse than ignoring them (-choose=false: the supervised fit as configured, the paper's way; off with -batch-size, -algorithm1 and -preset)"),
 		candidates:   fs.String("candidates", "", "with -choose, the kinds of candidate compared, comma-separated (default: all): supervised (the supervised fit's own classifier), supervised-readout and readout (a least-squares read-out of the supervised or the unsupervised fit's topics), words (a logistic regression on the documents' words: the rows of X, each column at unit length), topics+words (one on the unsupervised first layer's topics and the words); the regressions' C by 3-fold cross-validation on the known labels. One kind pins the choice"),
 		readoutLayer: fs.Int("readout-layer", 0, "with -choose, the one layer whose topics the read-out candidates read (0: each layer)"),
 		patience:     fs.Int("patience", 0, fmt.Sprintf("with -choose, stop a supervised validation fit when its held-out accuracy has not risen for this many epochs, and refit the chosen one for as many epochs (0: the library default, %d; -1: no early stop)", neuralnmf.DefaultPatience)),

@@ -156,7 +156,7 @@ func TestCLIErrors(t *testing.T) {
 		{[]string{"experiment", "nope"}, 2, `unknown experiment "nope"`},
 		{[]string{"experiment", "20news", "-loss", "mine", "-data", p("none")}, 2, `-loss is "mine": want authors or paper`},
 		{[]string{"experiment", "20news", "-classifier", "svm", "-data", p("none")}, 2, `-classifier is "svm": want ls or ce`},
-		{[]string{"experiment", "20news", "-data", p("none"), "-out", p("out20")}, 1, "loading -data"},
+		{[]string{"experiment", "20news", "-data", p("none"), "-o", p("out20")}, 1, "loading -data"},
 	}
 	xBefore, err := os.ReadFile(p("x.mtx"))
 	require.NoError(t, err)

@@ -46,7 +46,7 @@ func TestCommandsTouchOnlyTheirOutputs(t *testing.T) {
 		{"heatmap -model m.nnmf -matrix A1 -o a1.png", true},
 		{"export -model m.nnmf -matrix A2 -o a2.csv", true},
 		{"report -model m.nnmf -o r.html", true},
-		{"demo -trials 1 -epochs 20 -quiet -out demo", true},
+		{"demo -trials 1 -epochs 20 -quiet -o demo", true},
 		// Failures write nothing.
 		{"predict -model m.nnmf -x small.mtx -labels missing.txt -o bad.csv", false},
 		{"transform -model m.nnmf -x missing.mtx -o bad.csv", false},
