@@ -7,10 +7,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/neuralnmf/neuralnmf/paper/news20"
 	"github.com/neuralnmf/neuralnmf/internal/parallel"
 	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
 	"github.com/neuralnmf/neuralnmf/nnls"
+	"github.com/neuralnmf/neuralnmf/paper/news20"
 	"github.com/neuralnmf/neuralnmf/tensor"
 )
 

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/neuralnmf/neuralnmf/paper/news20"
 	"github.com/neuralnmf/neuralnmf/matio"
+	"github.com/neuralnmf/neuralnmf/paper/news20"
 )
 
 func runExperiment(args []string, stdout, stderr io.Writer) error {

@@ -10,10 +10,10 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/neuralnmf/neuralnmf/paper/news20"
 	"github.com/neuralnmf/neuralnmf/matio"
 	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
 	"github.com/neuralnmf/neuralnmf/optim"
+	"github.com/neuralnmf/neuralnmf/paper/news20"
 )
 
 // fitFlags are the flags of fit.

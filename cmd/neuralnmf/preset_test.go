@@ -9,8 +9,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/neuralnmf/neuralnmf/paper/news20"
 	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
+	"github.com/neuralnmf/neuralnmf/paper/news20"
 )
 
 // fit -preset authors-semi on the 20 Newsgroups matrix with the 750 known

@@ -6,8 +6,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/neuralnmf/neuralnmf/paper/news20"
 	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
+	"github.com/neuralnmf/neuralnmf/paper/news20"
 )
 
 const dataDir = "../../../shared/data/20news"
