@@ -64,7 +64,7 @@ func newFitFlags(stderr io.Writer) *fitFlags {
 		preset:       fs.String("preset", "", "a named configuration of the 20 Newsgroups experiment: paper, authors-unsup or authors-semi (flags given explicitly override it)"),
 		quiet:        fs.Bool("quiet", false, "no progress output"),
 		choose:       fs.Bool("choose", true, "with labels, choose for this data on held-out known labels between the supervised fit, read-outs of the supervised and the unsupervised topics, and logistic regressions on the words (see -candidates), and refit the best on all known labels, so that labels do not make the model worse than ignoring them (-choose=false: the supervised fit as configured, the paper's way; off with -batch-size, -algorithm1 and -preset)"),
-		candidates:   fs.String("candidates", "", "with -choose, the kinds of candidate compared, comma-separated (default: all): supervised (the supervised fit's own classifier), supervised-readout and readout (a least-squares read-out of the supervised or the unsupervised fit's topics), words (a logistic regression on the documents' words: the rows of X, each column at unit length), topics+words (one on the unsupervised first layer's topics and the words); the regressions' C by 3-fold cross-validation on the known labels. One kind pins the choice"),
+		candidates:   fs.String("candidates", "", "with -choose, the kinds of candidate compared, comma-separated (default: all): supervised (the supervised fit's own classifier), supervised-readout and readout (a least-squares read-out of the supervised or the unsupervised fit's topics), words (a logistic regression on the documents' words: the rows of X, each column at unit length), topics+words (one on the unsupervised first layer's topics and the words), spread (the known labels spread to every document over a graph of 7 nearest neighbours on the words, as scikit-learn's LabelSpreading, then a regression on the words fitted to them); the regressions' C by 3-fold cross-validation on the known labels. One kind pins the choice"),
 		readoutLayer: fs.Int("readout-layer", 0, "with -choose, the one layer whose topics the read-out candidates read (0: each layer)"),
 		patience:     fs.Int("patience", 0, fmt.Sprintf("with -choose, stop a supervised validation fit when its held-out accuracy has not risen for this many epochs, and refit the chosen one for as many epochs (0: the library default, %d; -1: no early stop)", neuralnmf.DefaultPatience)),
 		holdOut:      fs.Float64("hold-out", 0, fmt.Sprintf("with -choose, the share of each class's known labels held out to choose on (0: the library default, %.3g)", neuralnmf.DefaultHoldOut)),
@@ -570,6 +570,8 @@ func writeChoice(w io.Writer, c *neuralnmf.Choice, m *neuralnmf.Model, x *matio.
 	switch {
 	case best.Kind == neuralnmf.TopicsWords:
 		fmt.Fprintf(w, "  the model's classifier reads the words and layer %d's topics (logistic regression, its C chosen again on all known labels): train accuracy %.3f\n", best.Layer, neuralnmf.Accuracy(pred, known))
+	case best.Kind == neuralnmf.SpreadWords:
+		fmt.Fprintf(w, "  the model's classifier reads the words (logistic regression on the spread labels, its C chosen again on all known labels): train accuracy %.3f\n", neuralnmf.Accuracy(pred, known))
 	case best.Kind == neuralnmf.Words:
 		fmt.Fprintf(w, "  the model's classifier reads the words (logistic regression, its C chosen again on all known labels): train accuracy %.3f\n", neuralnmf.Accuracy(pred, known))
 	default:

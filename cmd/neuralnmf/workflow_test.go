@@ -511,7 +511,7 @@ func TestFitChoosesTheWords(t *testing.T) {
 	writeMarked(t, dir, "test", 4, false)
 	code, out, errOut := cli(t, "fit", "-x", p("train.mtx"), "-ranks", "3", "-labels", p("train-y.txt"), "-o", p("m.nnmf"), "-quiet")
 	require.Equal(t, 0, code, errOut)
-	require.Regexp(t, `labels: chose (logistic regression on the words|unsupervised layer-1 topics \+ words)`, out)
+	require.Regexp(t, `labels: chose (logistic regression on the words|unsupervised layer-1 topics \+ words|labels spread by 7 nearest neighbours)`, out)
 	require.Regexp(t, `the model's classifier reads the words.*: train accuracy (0\.9\d\d|1\.000)`, out)
 	code, out, errOut = cli(t, "predict", "-model", p("m.nnmf"), "-x", p("test.mtx"), "-labels", p("test-y.txt"), "-o", p("pred.csv"))
 	require.Equal(t, 0, code, errOut)

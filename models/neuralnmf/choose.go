@@ -79,13 +79,18 @@ const (
 	// TopicsWords is a logistic regression on the unsupervised fit's
 	// first-layer topics beside the columns of X.
 	TopicsWords
+	// SpreadWords spreads the known labels to every column over a graph
+	// of nearest neighbours on the words (as scikit-learn's
+	// LabelSpreading), then fits Words' regression to the spread classes
+	// (see "Spreading the known labels").
+	SpreadWords
 )
 
 // Kinds are every Kind, in the order TrainChoosing lists its candidates.
-var kinds = []Kind{SupervisedFit, SupervisedReadout, UnsupervisedReadout, Words, TopicsWords}
+var kinds = []Kind{SupervisedFit, SupervisedReadout, UnsupervisedReadout, Words, TopicsWords, SpreadWords}
 
 var kindNames = map[Kind]string{SupervisedFit: "supervised", SupervisedReadout: "supervised-readout",
-	UnsupervisedReadout: "readout", Words: "words", TopicsWords: "topics+words"}
+	UnsupervisedReadout: "readout", Words: "words", TopicsWords: "topics+words", SpreadWords: "spread"}
 
 // String returns the kind's name, as ParseKind reads it.
 func (k Kind) String() string {
@@ -96,14 +101,14 @@ func (k Kind) String() string {
 }
 
 // ParseKind returns the Kind named name: supervised, supervised-readout,
-// readout, words or topics+words.
+// readout, words, topics+words or spread.
 func ParseKind(name string) (Kind, error) {
 	for _, k := range kinds {
 		if kindNames[k] == name {
 			return k, nil
 		}
 	}
-	return 0, fmt.Errorf("unknown kind of candidate %q: want supervised, supervised-readout, readout, words or topics+words", name)
+	return 0, fmt.Errorf("unknown kind of candidate %q: want supervised, supervised-readout, readout, words, topics+words or spread", name)
 }
 
 // Candidate is one way to use the labels that TrainChoosing compared.
@@ -118,9 +123,9 @@ type Candidate struct {
 	// Layer is the 1-based layer whose S the classifier reads: 0 for
 	// SupervisedFit (its own classifier reads the last) and Words.
 	Layer int
-	// C is a logistic regression's inverse L2 penalty (Words and
-	// TopicsWords), chosen by cross-validation on the labels it was
-	// fitted on.
+	// C is a logistic regression's inverse L2 penalty (Words,
+	// TopicsWords and SpreadWords), chosen by cross-validation on the
+	// known labels it was fitted on.
 	C float64
 	// Accuracy is the share of the held-out labels it predicted right.
 	Accuracy float64
@@ -306,25 +311,47 @@ func trainChoosing(cfg Config, opt *ChooseOptions, x dataColumns, fit func(Confi
 			heldCols = append(heldCols, j)
 		}
 	}
-	for _, k := range []Kind{Words, TopicsWords} {
-		if !use[k] {
-			continue
-		}
-		w := regressions[k]
-		l, c := chooseLogistic(buildFeatures(w.topics, w.scale, x, true, trCols), trY, sup.Classes, o.Seed)
-		pred := l.predict(buildFeatures(w.topics, w.scale, x, true, heldCols))
+	heldAccuracy := func(pred []int) float64 {
 		right := 0
 		for i, j := range heldCols {
 			if pred[i] == heldLabels[j] {
 				right++
 			}
 		}
+		return float64(right) / float64(len(heldCols))
+	}
+	var wordsC float64 // Words' C on the training labels
+	for _, k := range []Kind{Words, TopicsWords} {
+		if !use[k] && !(k == Words && use[SpreadWords]) {
+			continue
+		}
+		w := regressions[k]
+		l, c := chooseLogistic(buildFeatures(w.topics, w.scale, x, true, trCols), trY, sup.Classes, o.Seed)
+		if k == Words {
+			wordsC = c
+			if !use[k] {
+				continue
+			}
+		}
 		cand := Candidate{Name: fmt.Sprintf("logistic regression on the words (C %.3g)", c), Kind: k, C: c,
-			Accuracy: float64(right) / float64(len(heldCols))}
+			Accuracy: heldAccuracy(l.predict(buildFeatures(w.topics, w.scale, x, true, heldCols)))}
 		if k == TopicsWords {
 			cand.Name, cand.Layer = fmt.Sprintf("unsupervised layer-1 topics + words, logistic (C %.3g)", c), 1
 		}
 		ch.Candidates = append(ch.Candidates, cand)
+	}
+	var words *features // every column's words, for SpreadWords
+	var graph [][]int
+	if use[SpreadWords] {
+		all := make([]int, len(sup.Labels))
+		for j := range all {
+			all[j] = j
+		}
+		words = buildFeatures(nil, 1, x, true, all)
+		graph = neighbourGraph(words)
+		l := fitSpread(graph, words, trainLabels, sup.Classes, wordsC)
+		ch.Candidates = append(ch.Candidates, Candidate{Name: fmt.Sprintf("labels spread by 7 nearest neighbours, then logistic on the words (C %.3g)", wordsC),
+			Kind: SpreadWords, C: wordsC, Accuracy: heldAccuracy(l.predict(words.subset(heldCols)))})
 	}
 	ch.Chosen = 0
 	for i, c := range ch.Candidates {
@@ -352,6 +379,14 @@ func trainChoosing(cfg Config, opt *ChooseOptions, x dataColumns, fit func(Confi
 		return m, ch, nil
 	}
 	switch best.Kind {
+	case SpreadWords:
+		cols, y := labelled(known)
+		_, c := chooseLogistic(words.subset(cols), y, sup.Classes, o.Seed)
+		l := fitSpread(graph, words, known, sup.Classes, c)
+		L := len(um.A)
+		um.B, um.BX, um.Intercept = classifierOf(l, regressions[Words], x, um.A[L-1].Cols)
+		um.ClassifierLayer = L
+		return um, ch, nil
 	case Words, TopicsWords:
 		layer := len(um.A) // B reads no topics: zero on the last layer
 		if best.Kind == TopicsWords {

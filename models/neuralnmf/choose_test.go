@@ -76,7 +76,7 @@ func TestTrainChoosingPicksTheLayerThatReadsTheClasses(t *testing.T) {
 	// candidate), whichever fit it comes from.
 	m, ch, err = neuralnmf.TrainChoosing(x, cfg, nil)
 	require.NoError(t, err)
-	require.Len(t, ch.Candidates, 7)
+	require.Len(t, ch.Candidates, 8)
 	require.Equal(t, 1, ch.Candidates[ch.Chosen].Layer, "%+v", ch.Candidates)
 	require.Equal(t, 1, m.ClassifierLayer)
 	require.Greater(t, neuralnmf.Accuracy(m.Predict(), y), 0.95)
@@ -92,8 +92,8 @@ func TestTrainChoosingHoldOut(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 120, ch.Known)
 	require.Equal(t, 30, ch.HeldOut, "a quarter of each class's 20 labels")
-	require.Len(t, ch.Candidates, 10, "per balance its classifier and two read-outs, then two unsupervised read-outs and two regressions on the words")
-	require.Equal(t, []neuralnmf.Kind{neuralnmf.Words, neuralnmf.TopicsWords}, []neuralnmf.Kind{ch.Candidates[8].Kind, ch.Candidates[9].Kind})
+	require.Len(t, ch.Candidates, 11, "per balance its classifier and two read-outs, then two unsupervised read-outs and three regressions on the words")
+	require.Equal(t, []neuralnmf.Kind{neuralnmf.Words, neuralnmf.TopicsWords, neuralnmf.SpreadWords}, []neuralnmf.Kind{ch.Candidates[8].Kind, ch.Candidates[9].Kind, ch.Candidates[10].Kind})
 	require.Equal(t, []int{0, 1}, []int{ch.Candidates[8].Layer, ch.Candidates[9].Layer})
 	_, ch, err = neuralnmf.TrainChoosing(x, cfg, &neuralnmf.ChooseOptions{HoldOut: 0.25, Balances: []float64{0.3, 1}, Kinds: []neuralnmf.Kind{neuralnmf.SupervisedFit, neuralnmf.UnsupervisedReadout}})
 	require.NoError(t, err)
@@ -207,7 +207,7 @@ func TestTrainChoosingReadsTheWords(t *testing.T) {
 	require.Nil(t, m.BX)
 	require.Len(t, ch.Candidates, 1)
 	require.Equal(t, 1, m.ClassifierLayer)
-	for _, k := range []neuralnmf.Kind{neuralnmf.SupervisedFit, neuralnmf.SupervisedReadout, neuralnmf.UnsupervisedReadout, neuralnmf.Words, neuralnmf.TopicsWords} {
+	for _, k := range []neuralnmf.Kind{neuralnmf.SupervisedFit, neuralnmf.SupervisedReadout, neuralnmf.UnsupervisedReadout, neuralnmf.Words, neuralnmf.TopicsWords, neuralnmf.SpreadWords} {
 		back, err := neuralnmf.ParseKind(k.String())
 		require.NoError(t, err)
 		require.Equal(t, k, back)

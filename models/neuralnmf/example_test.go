@@ -186,5 +186,5 @@ func ExampleTrainChoosing() {
 	}
 	fmt.Printf("%d candidates scored on %d held-out labels; the classifier reads layer %d\n", len(choice.Candidates), choice.HeldOut, m.ReadoutLayer())
 	// Output:
-	// 7 candidates scored on 6 held-out labels; the classifier reads layer 1
+	// 8 candidates scored on 6 held-out labels; the classifier reads layer 1
 }

@@ -363,15 +363,26 @@ type logisticCandidate struct {
 // returns B (P×k of the topics, zero when there are none, the scale
 // folded in), BX (P×N, nil without words) and the intercept (P×1), and C.
 func fitClassifier(cand logisticCandidate, x dataColumns, labels []int, classes, k int, seed uint64) (b, bx, intercept *tensor.Dense, c float64) {
-	var cols, y []int
+	cols, y := labelled(labels)
+	l, c := chooseLogistic(buildFeatures(cand.topics, cand.scale, x, cand.words, cols), y, classes, seed)
+	b, bx, intercept = classifierOf(l, cand, x, k)
+	return b, bx, intercept, c
+}
+
+// labelled returns the columns with a label ≥ 0 and their labels.
+func labelled(labels []int) (cols, y []int) {
 	for j, l := range labels {
 		if l >= 0 {
 			cols, y = append(cols, j), append(y, l)
 		}
 	}
-	f := buildFeatures(cand.topics, cand.scale, x, cand.words, cols)
-	l, c := chooseLogistic(f, y, classes, seed)
-	P := classes
+	return cols, y
+}
+
+// classifierOf turns a regression on cand's features into the model's B
+// (P×k), BX and Intercept.
+func classifierOf(l *logistic, cand logisticCandidate, x dataColumns, k int) (b, bx, intercept *tensor.Dense) {
+	P := l.classes
 	b = tensor.New(P, k)
 	kt := 0
 	if cand.topics != nil {
@@ -393,7 +404,15 @@ func fitClassifier(cand logisticCandidate, x dataColumns, labels []int, classes,
 	}
 	intercept = tensor.New(P, 1)
 	copy(intercept.Data, l.w[l.rows*P:])
-	return b, bx, intercept, c
+	return b, bx, intercept
+}
+
+// fitSpread spreads labels over the neighbour graph nb, then fits the
+// regression on the words (inverse penalty c) to the spread classes of
+// every column they reached; words holds every column's word features.
+func fitSpread(nb [][]int, words *features, labels []int, classes int, c float64) *logistic {
+	cols, y := labelled(spreadLabels(nb, labels, classes))
+	return fitLogistic(words.subset(cols), y, classes, c, nil)
 }
 
 // addDataScores adds bx·x/‖x‖₂ (each column of x at unit length) and the
@@ -423,4 +442,152 @@ func addDataScores(scores, bx, intercept *tensor.Dense, x dataColumns) error {
 		}
 	}
 	return nil
+}
+
+// Spreading the known labels
+//
+// With few known labels (a few per class), a classifier fitted on them
+// alone misses what the unlabelled columns say about the classes' shape;
+// scikit-learn's LabelSpreading, which spreads the labels over a graph of
+// nearest neighbours, beat every other method at 5 % known labels on two of
+// our corpora. The SpreadWords candidate does the same on the columns of X
+// (cosine similarity of the columns at unit length: the same neighbours as
+// scikit-learn's Euclidean distance on unit TF-IDF vectors), with
+// LabelSpreading's defaults (spreadNeighbours neighbours, α = spreadAlpha,
+// spreadIterations iterations): F ← α·D^(−1/2)·W·D^(−1/2)·F + (1−α)·Y, W
+// the symmetrised 0/1 neighbour graph. Each column then takes the class of
+// its largest F, and a logistic regression on the words, fitted to those
+// classes of every reached column with the C that cross-validation on the
+// known labels chose, makes the spread classes a classifier of new columns.
+
+const (
+	spreadNeighbours = 7
+	spreadAlpha      = 0.2
+	spreadIterations = 30
+)
+
+// neighbourGraph returns, for each column of f (features × columns, each
+// column at unit length), the spreadNeighbours columns of largest cosine
+// similarity (itself excluded; ties to the lower index), symmetrised:
+// nb[j] lists j's neighbours either way, sorted.
+func neighbourGraph(f *features) [][]int {
+	M := f.cols()
+	// The rows of f as posting lists: the columns holding each feature.
+	rowPtr := make([]int, f.rows+1)
+	for _, r := range f.rowIdx {
+		rowPtr[r+1]++
+	}
+	for r := 0; r < f.rows; r++ {
+		rowPtr[r+1] += rowPtr[r]
+	}
+	postCol, postVal := make([]int, len(f.rowIdx)), make([]float64, len(f.rowIdx))
+	next := append([]int(nil), rowPtr[:f.rows]...)
+	for j := 0; j < M; j++ {
+		for p := f.colPtr[j]; p < f.colPtr[j+1]; p++ {
+			r := f.rowIdx[p]
+			postCol[next[r]], postVal[next[r]] = j, f.val[p]
+			next[r]++
+		}
+	}
+	knn := make([][]int, M)
+	workers := 2
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sim := make([]float64, M)
+			var touched []int
+			for j := w; j < M; j += workers {
+				touched = touched[:0]
+				for p := f.colPtr[j]; p < f.colPtr[j+1]; p++ {
+					r, v := f.rowIdx[p], f.val[p]
+					for q := rowPtr[r]; q < rowPtr[r+1]; q++ {
+						i := postCol[q]
+						if sim[i] == 0 {
+							touched = append(touched, i)
+						}
+						sim[i] += v * postVal[q]
+					}
+				}
+				best := make([]int, 0, spreadNeighbours+1)
+				for _, i := range touched {
+					if i == j || sim[i] <= 0 {
+						continue
+					}
+					// Insert i into best, kept by similarity (then index).
+					k := len(best)
+					for k > 0 && (sim[best[k-1]] < sim[i] || sim[best[k-1]] == sim[i] && best[k-1] > i) {
+						k--
+					}
+					if k < spreadNeighbours {
+						best = slices.Insert(best, k, i)
+						if len(best) > spreadNeighbours {
+							best = best[:spreadNeighbours]
+						}
+					}
+				}
+				for _, i := range touched {
+					sim[i] = 0
+				}
+				knn[j] = best
+			}
+		}()
+	}
+	wg.Wait()
+	nb := make([][]int, M)
+	for j, list := range knn {
+		for _, i := range list {
+			nb[j] = append(nb[j], i)
+			nb[i] = append(nb[i], j)
+		}
+	}
+	for j := range nb {
+		slices.Sort(nb[j])
+		nb[j] = slices.Compact(nb[j])
+	}
+	return nb
+}
+
+// spreadLabels spreads labels (−1 unknown) over the graph nb and returns
+// each column's class, −1 for a column no label reached.
+func spreadLabels(nb [][]int, labels []int, classes int) []int {
+	M := len(nb)
+	y := make([]float64, M*classes)
+	for j, l := range labels {
+		if l >= 0 {
+			y[j*classes+l] = 1
+		}
+	}
+	inv := make([]float64, M) // D^(−1/2)
+	for j := range nb {
+		if len(nb[j]) > 0 {
+			inv[j] = 1 / math.Sqrt(float64(len(nb[j])))
+		}
+	}
+	f, g := append([]float64(nil), y...), make([]float64, M*classes)
+	for range spreadIterations {
+		for j := range nb {
+			row := g[j*classes : (j+1)*classes]
+			for c := range row {
+				row[c] = (1 - spreadAlpha) * y[j*classes+c]
+			}
+			for _, i := range nb[j] {
+				w := spreadAlpha * inv[j] * inv[i]
+				for c := range row {
+					row[c] += w * f[i*classes+c]
+				}
+			}
+		}
+		f, g = g, f
+	}
+	out := make([]int, M)
+	for j := range out {
+		row := f[j*classes : (j+1)*classes]
+		out[j] = -1
+		if slices.Max(row) > 0 {
+			out[j] = argmax(row)
+		}
+	}
+	return out
 }

@@ -2,6 +2,7 @@ package neuralnmf
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -100,4 +101,95 @@ func TestBuildFeaturesUnitColumns(t *testing.T) {
 	require.InDeltaSlice(t, []float64{0.6, 0.8}, d.val, 1e-15)
 	require.Equal(t, d, sp)
 	require.Equal(t, []int{0, 2, 2}, d.colPtr, "the zero column has no entry")
+}
+
+// The neighbour graph equals a brute-force one: every column's
+// spreadNeighbours most similar others (ties to the lower index), joined
+// both ways.
+func TestNeighbourGraphBruteForce(t *testing.T) {
+	rng := tensor.NewRand(4)
+	x := tensor.New(30, 80)
+	for i := range x.Data {
+		if rng.Float64() < 0.15 {
+			x.Data[i] = float64(1 + rng.IntN(3)) // small integers: ties happen
+		}
+	}
+	cols := make([]int, 80)
+	for j := range cols {
+		cols[j] = j
+	}
+	f := buildFeatures(nil, 1, dataColumns{sparse: tensor.SparseFromDense(x)}, true, cols)
+	got := neighbourGraph(f)
+	dense := func(j int) []float64 {
+		v := make([]float64, f.rows)
+		for p := f.colPtr[j]; p < f.colPtr[j+1]; p++ {
+			v[f.rowIdx[p]] = f.val[p]
+		}
+		return v
+	}
+	want := make([][]int, 80)
+	for j := range 80 {
+		vj := dense(j)
+		type cand struct {
+			i int
+			s float64
+		}
+		var cs []cand
+		for i := range 80 {
+			if i == j {
+				continue
+			}
+			var s float64
+			for r, v := range dense(i) {
+				s += v * vj[r]
+			}
+			if s > 0 {
+				cs = append(cs, cand{i, s})
+			}
+		}
+		// Stable by index, then by similarity: ties keep the lower index first.
+		for a := 1; a < len(cs); a++ {
+			for b := a; b > 0 && cs[b].s > cs[b-1].s+1e-12; b-- {
+				cs[b], cs[b-1] = cs[b-1], cs[b]
+			}
+		}
+		for k := 0; k < len(cs) && k < spreadNeighbours; k++ {
+			want[j] = append(want[j], cs[k].i)
+			want[cs[k].i] = append(want[cs[k].i], j)
+		}
+	}
+	for j := range want {
+		w := want[j]
+		slices.Sort(w)
+		w = slices.Compact(w)
+		require.Equal(t, w, got[j], "column %d", j)
+	}
+}
+
+// Spreading one known label per cluster over two separate chains of
+// columns labels every column of each chain with its cluster's class, and
+// leaves a column no label reaches at −1.
+func TestSpreadLabelsReachesTheCluster(t *testing.T) {
+	nb := make([][]int, 21)
+	link := func(a, b int) { nb[a] = append(nb[a], b); nb[b] = append(nb[b], a) }
+	for j := 0; j < 9; j++ {
+		link(j, j+1) // chain 0..9
+	}
+	for j := 10; j < 19; j++ {
+		link(j, j+1) // chain 10..19; column 20 is alone
+	}
+	labels := make([]int, 21)
+	for j := range labels {
+		labels[j] = -1
+	}
+	labels[0], labels[15] = 1, 0
+	got := spreadLabels(nb, labels, 2)
+	for j := 0; j < 20; j++ {
+		want := 1
+		if j >= 10 {
+			want = 0
+		}
+		require.Equal(t, want, got[j], "column %d", j)
+	}
+	require.Equal(t, -1, got[20])
 }
