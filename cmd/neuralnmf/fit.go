@@ -24,7 +24,7 @@ type fitFlags struct {
 	lambda, balance, lr, decay, tol, forget, holdOut                  *float64
 	epochs, decayEvery, initRestarts, restarts, window, batchSize     *int
 	patience, readoutLayer                                            *int
-	candidates                                                        *string
+	candidates, prior                                                 *string
 	algorithm1, normalize, quiet, choose                              *bool
 	seed                                                              *uint64
 	text                                                              textFlags
@@ -65,6 +65,7 @@ func newFitFlags(stderr io.Writer) *fitFlags {
 		quiet:        fs.Bool("quiet", false, "no progress output"),
 		choose:       fs.Bool("choose", true, "with labels, choose for this data on held-out known labels between the supervised fit, read-outs of the supervised and the unsupervised topics, and logistic regressions on the words (see -candidates), and refit the best on all known labels, so that labels do not make the model worse than ignoring them (-choose=false: the supervised fit as configured, the paper's way; off with -batch-size, -algorithm1 and -preset)"),
 		candidates:   fs.String("candidates", "", "with -choose, the kinds of candidate compared, comma-separated (default: all): supervised (the supervised fit's own classifier), supervised-readout and readout (a least-squares read-out of the supervised or the unsupervised fit's topics), words (a logistic regression on the documents' words: the rows of X, each column at unit length), topics+words (one on the unsupervised first layer's topics and the words), spread (the known labels spread to every document over a graph of 7 nearest neighbours on the words, as scikit-learn's LabelSpreading, then a regression on the words fitted to them); the regressions' C by 3-fold cross-validation on the known labels. One kind pins the choice"),
+		prior:        fs.String("prior", "", fmt.Sprintf("with -choose, the kind of candidate kept unless another beats it on the held-out labels by more than two standard errors of the paired difference (a kind of -candidates, or none: the highest held-out accuracy; default %v)", neuralnmf.DefaultPrior)),
 		readoutLayer: fs.Int("readout-layer", 0, "with -choose, the one layer whose topics the read-out candidates read (0: each layer)"),
 		patience:     fs.Int("patience", 0, fmt.Sprintf("with -choose, stop a supervised validation fit when its held-out accuracy has not risen for this many epochs, and refit the chosen one for as many epochs (0: the library default, %d; -1: no early stop)", neuralnmf.DefaultPatience)),
 		holdOut:      fs.Float64("hold-out", 0, fmt.Sprintf("with -choose, the share of each class's known labels held out to choose on (0: the library default, %.3g)", neuralnmf.DefaultHoldOut)),
@@ -134,6 +135,17 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 			return usageError{fmt.Errorf("-readout-layer is %d: want 0 (each layer) or 1..%d, a layer of -ranks", *f.readoutLayer, len(cfg.Ranks))}
 		}
 		chooseOpt = &neuralnmf.ChooseOptions{HoldOut: *f.holdOut, Patience: *f.patience, Layer: *f.readoutLayer}
+		switch *f.prior {
+		case "":
+		case "none":
+			chooseOpt.Prior = neuralnmf.NoPrior
+		default:
+			k, err := neuralnmf.ParseKind(*f.prior)
+			if err != nil {
+				return usageError{fmt.Errorf("-prior %s: %w (or none)", *f.prior, err)}
+			}
+			chooseOpt.Prior = k
+		}
 		for _, name := range strings.Split(*f.candidates, ",") {
 			if name = strings.TrimSpace(name); name != "" {
 				k, err := neuralnmf.ParseKind(name)
@@ -213,8 +225,8 @@ func (f *fitFlags) check() error {
 		return usageError{fmt.Errorf("-patience is %d: want a number of epochs, 0 (the default) or -1 (none)", *f.patience)}
 	case flagSet(fs, "patience") && (!*f.choose || (*f.labelsPath == "" && *f.docs.labelField == "")):
 		return usageError{errors.New("-patience applies to -choose with labels (-labels or -label-field)")}
-	case (flagSet(fs, "candidates") || flagSet(fs, "readout-layer")) && (!*f.choose || (*f.labelsPath == "" && *f.docs.labelField == "")):
-		return usageError{errors.New("-candidates and -readout-layer apply to -choose with labels (-labels or -label-field)")}
+	case (flagSet(fs, "candidates") || flagSet(fs, "readout-layer") || flagSet(fs, "prior")) && (!*f.choose || (*f.labelsPath == "" && *f.docs.labelField == "")):
+		return usageError{errors.New("-candidates, -readout-layer and -prior apply to -choose with labels (-labels or -label-field)")}
 	case *f.algorithm1 && *f.restarts > 1:
 		return usageError{fmt.Errorf("-algorithm1 trains one start, as the paper's Algorithm 1 does: drop -restarts %d, or drop -algorithm1 for the default training, which takes restarts", *f.restarts)}
 	case *f.algorithm1 && flagSet(fs, "optimizer") && *f.optimizer != "gd":
@@ -535,11 +547,18 @@ func writeChoice(w io.Writer, c *neuralnmf.Choice, m *neuralnmf.Model, x *matio.
 		return
 	}
 	best := c.Candidates[c.Chosen]
-	fmt.Fprintf(w, "labels: chose %s by its accuracy on %d held-out known labels of %d:\n", best.Name, c.HeldOut, c.Known)
+	if c.Chosen == c.Prior {
+		fmt.Fprintf(w, "labels: chose %s, the prior, which no candidate beats by two standard errors on %d held-out known labels of %d:\n", best.Name, c.HeldOut, c.Known)
+	} else {
+		fmt.Fprintf(w, "labels: chose %s by its accuracy on %d held-out known labels of %d:\n", best.Name, c.HeldOut, c.Known)
+	}
 	for i, cand := range c.Candidates {
 		mark := ""
-		if i == c.Chosen {
+		switch {
+		case i == c.Chosen:
 			mark = "  <- chosen, refitted on all known labels"
+		case i == c.Prior:
+			mark = "  (the prior)"
 		}
 		name := cand.Name
 		if cand.Kind == neuralnmf.SupervisedFit {
@@ -550,7 +569,7 @@ func writeChoice(w io.Writer, c *neuralnmf.Choice, m *neuralnmf.Model, x *matio.
 		}
 		fmt.Fprintf(w, "  %-64s %.3f%s\n", name, cand.Accuracy, mark)
 	}
-	if !c.Trusted() {
+	if !c.Trusted() && c.Chosen != c.Prior {
 		fmt.Fprintf(w, "  the margin over the next best (%.3f) is within two standard errors (2 × %.3f) of %d held-out labels: they cannot tell these candidates apart; more known labels would\n", c.Margin, c.StdErr, c.HeldOut)
 	}
 	if best.Kind == neuralnmf.SupervisedFit {

@@ -446,7 +446,7 @@ func TestFitChoosesWithLabels(t *testing.T) {
 	p := func(n string) string { return filepath.Join(dir, n) }
 	code, out, errOut := cli(t, "fit", "-x", p("x.mtx"), "-ranks", "4,2", "-labels", p("y.txt"), "-o", p("m.nnmf"), "-quiet")
 	require.Equal(t, 0, code, errOut)
-	require.Regexp(t, `labels: chose (supervised \(ce, balance 0\.3\)|unsupervised \+ read-out of layer [12]) by its accuracy on 6 held-out known labels of 20:`, out)
+	require.Regexp(t, `labels: chose labels spread by 7 nearest neighbours.*, the prior, which no candidate beats by two standard errors on 6 held-out known labels of 20:`, out)
 	require.Regexp(t, `\n  supervised \(ce, balance 0\.3\), \d+ epochs(, early stop)?\s+[01]\.\d{3}`, out)
 	require.Regexp(t, `\n  unsupervised \+ read-out of layer 1\s+[01]\.\d{3}`, out)
 	require.Contains(t, out, "<- chosen, refitted on all known labels")
@@ -533,7 +533,8 @@ func TestFitChoosesTheWords(t *testing.T) {
 	require.Contains(t, out, "labels: chose unsupervised + read-out of layer 1")
 	require.NotContains(t, out, "supervised (")
 	for _, tc := range []struct{ args, want string }{
-		{"-choose=false -candidates words", "-candidates and -readout-layer apply to -choose with labels"},
+		{"-choose=false -candidates words", "-candidates, -readout-layer and -prior apply to -choose with labels"},
+		{"-prior lasso", `-prior lasso: unknown kind of candidate "lasso"`},
 		{"-candidates lasso", `unknown kind of candidate "lasso"`},
 		{"-readout-layer 2", "-readout-layer is 2: want 0 (each layer) or 1..1"},
 	} {

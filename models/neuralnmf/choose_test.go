@@ -74,12 +74,23 @@ func TestTrainChoosingPicksTheLayerThatReadsTheClasses(t *testing.T) {
 	// words among the candidates, the chosen model still reads layer 1
 	// (the words do no better here, and ties go to the earlier
 	// candidate), whichever fit it comes from.
-	m, ch, err = neuralnmf.TrainChoosing(x, cfg, nil)
+	m, ch, err = neuralnmf.TrainChoosing(x, cfg, &neuralnmf.ChooseOptions{Prior: neuralnmf.NoPrior})
 	require.NoError(t, err)
 	require.Len(t, ch.Candidates, 8)
 	require.Equal(t, 1, ch.Candidates[ch.Chosen].Layer, "%+v", ch.Candidates)
 	require.Equal(t, 1, m.ClassifierLayer)
 	require.Greater(t, neuralnmf.Accuracy(m.Predict(), y), 0.95)
+
+	// By default the prior kind, the spread labels, wins every tie (here
+	// four candidates get all six held-out labels right).
+	m, ch, err = neuralnmf.TrainChoosing(x, cfg, nil)
+	require.NoError(t, err)
+	require.Equal(t, neuralnmf.SpreadWords, ch.Candidates[ch.Chosen].Kind)
+	require.Equal(t, ch.Prior, ch.Chosen)
+	require.Equal(t, 2, ch.Best, "the first of highest held-out accuracy")
+	pred, _, err = m.Classify(x)
+	require.NoError(t, err)
+	require.Greater(t, neuralnmf.Accuracy(pred, y), 0.95)
 }
 
 // The held-out labels are a stratified, seeded share of the known ones;
@@ -165,6 +176,7 @@ func TestTrainChoosingReadsTheWords(t *testing.T) {
 	require.NoError(t, err)
 	best := ch.Candidates[ch.Chosen]
 	require.Contains(t, []neuralnmf.Kind{neuralnmf.Words, neuralnmf.TopicsWords}, best.Kind, "%+v", ch.Candidates)
+	require.NotEqual(t, ch.Prior, ch.Chosen, "the neighbours on the words follow the strong topics, not the classes: the regression beats the prior clearly")
 	require.Greater(t, best.Accuracy, 0.9)
 	for _, c := range ch.Candidates {
 		if c.Kind != neuralnmf.Words && c.Kind != neuralnmf.TopicsWords {

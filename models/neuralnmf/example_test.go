@@ -184,7 +184,18 @@ func ExampleTrainChoosing() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Printf("%d candidates scored on %d held-out labels; the classifier reads layer %d\n", len(choice.Candidates), choice.HeldOut, m.ReadoutLayer())
+	fmt.Printf("%d candidates scored on %d held-out labels; chose %v\n", len(choice.Candidates), choice.HeldOut, choice.Candidates[choice.Chosen].Kind)
+	pred, _, err := m.Classify(x)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	truth := make([]int, 120)
+	for j := range truth {
+		truth[j] = j % 6
+	}
+	fmt.Printf("accuracy on all 120 columns %.2f\n", neuralnmf.Accuracy(pred, truth))
 	// Output:
-	// 8 candidates scored on 6 held-out labels; the classifier reads layer 1
+	// 8 candidates scored on 6 held-out labels; chose spread
+	// accuracy on all 120 columns 1.00
 }
