@@ -6,6 +6,14 @@
 // B = (Z∘Y)S†, a column-wise softmax cross-entropy, and NNLS, the
 // nonnegative least-squares layer of Neural NMF.
 //
+// For losses of one's own: element-wise functions (Log, Exp, Sqrt, Abs,
+// Pow, AddScalar, ClampMin, Div, and Elementwise, which makes a unary op
+// from a function and its derivative in one call), row and column sums
+// and means, broadcasting of a row or column vector (BroadcastRow,
+// BroadcastCol), and the β-divergences of NMF: KLDivergence (β = 1; fused
+// for a sparse X as SparseKLLoss, touching only X's non-zeros) and
+// ItakuraSaito (β = 0); β = 2 is FrobeniusLoss.
+//
 // Every op takes and returns *autograd.Var. Shapes are in each op's doc as
 // rows×cols. An op that meets a shape mismatch or other bad input does not
 // panic: it records an error on the tape (see autograd.Tape.Fail) that names

@@ -2,8 +2,10 @@ package ops_test
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/neuralnmf/neuralnmf/autograd"
+	"github.com/neuralnmf/neuralnmf/gradcheck"
 	"github.com/neuralnmf/neuralnmf/ops"
 	"github.com/neuralnmf/neuralnmf/tensor"
 )
@@ -78,4 +80,39 @@ func ExampleFactorLoss() {
 	g, _ := t.Backward(loss)
 	fmt.Println(loss.Value().Data[0], g.Of(w).Data, g.Of(h).Data)
 	// Output: 1 [0 -2] [-4 0]
+}
+
+// A unary op from a function and its derivative: softplus, checked
+// against finite differences.
+func ExampleElementwise() {
+	softplus := func(t *autograd.Tape, in []*autograd.Var) *autograd.Var {
+		y := ops.Elementwise("softplus", in[0],
+			func(x float64) float64 { return math.Log1p(math.Exp(x)) },
+			func(x, _ float64) float64 { return 1 / (1 + math.Exp(-x)) })
+		return ops.Sum(y)
+	}
+	x := tensor.Uniform(3, 4, -2, 2, tensor.NewRand(1))
+	_, err := gradcheck.Check(softplus, []*tensor.Dense{x}, nil)
+	fmt.Println("gradcheck:", err)
+	// Output: gradcheck: <nil>
+}
+
+// The generalised Kullback–Leibler divergence of counts X from a
+// factorisation W·H, the usual NMF loss for word counts, with its gradient
+// from the tape; SparseKLLoss is the same for a sparse X without forming
+// W·H.
+func ExampleKLDivergence() {
+	tape := autograd.NewTape()
+	x := tape.Const(tensor.Uniform(4, 5, 0, 3, tensor.NewRand(1)))
+	w := tape.Param(tensor.Uniform(4, 2, 0.1, 1, tensor.NewRand(2)))
+	h := tape.Param(tensor.Uniform(2, 5, 0.1, 1, tensor.NewRand(3)))
+	loss := ops.KLDivergence(x, ops.MatMul(w, h))
+	g, err := tape.Backward(loss)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	r, c := g.Of(w).Dims()
+	fmt.Printf("D(X‖WH) > 0: %v; ∂/∂W is %d×%d\n", loss.Value().Data[0] > 0, r, c)
+	// Output: D(X‖WH) > 0: true; ∂/∂W is 4×2
 }
