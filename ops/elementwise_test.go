@@ -56,10 +56,16 @@ func TestElementwiseGradcheck(t *testing.T) {
 		{"BroadcastRow of ColSums", signed, unary(func(a *autograd.Var) *autograd.Var { return ops.BroadcastRow(ops.ColSums(a), 4) }, 13)},
 		{"BroadcastCol of RowMeans", signed, unary(func(a *autograd.Var) *autograd.Var { return ops.BroadcastCol(ops.RowMeans(a), 3) }, 14)},
 		{"Div", func(r, c int) []*tensor.Dense { return []*tensor.Dense{signed(r, c)[0], positive(r, c, 0.5, 2, 9)} },
-			func(t *autograd.Tape, in []*autograd.Var) *autograd.Var { return weighted(t, ops.Div(in[0], in[1]), 15) }},
-		{"KLDivergence", func(r, c int) []*tensor.Dense { return []*tensor.Dense{positive(r, c, 0.1, 2, 10), positive(r, c, 0.5, 2, 11)} },
+			func(t *autograd.Tape, in []*autograd.Var) *autograd.Var {
+				return weighted(t, ops.Div(in[0], in[1]), 15)
+			}},
+		{"KLDivergence", func(r, c int) []*tensor.Dense {
+			return []*tensor.Dense{positive(r, c, 0.1, 2, 10), positive(r, c, 0.5, 2, 11)}
+		},
 			func(t *autograd.Tape, in []*autograd.Var) *autograd.Var { return ops.KLDivergence(in[0], in[1]) }},
-		{"ItakuraSaito", func(r, c int) []*tensor.Dense { return []*tensor.Dense{positive(r, c, 0.1, 2, 12), positive(r, c, 0.5, 2, 13)} },
+		{"ItakuraSaito", func(r, c int) []*tensor.Dense {
+			return []*tensor.Dense{positive(r, c, 0.1, 2, 12), positive(r, c, 0.5, 2, 13)}
+		},
 			func(t *autograd.Tape, in []*autograd.Var) *autograd.Var { return ops.ItakuraSaito(in[0], in[1]) }},
 	}
 	for _, oc := range cases {
@@ -104,7 +110,9 @@ func TestElementwiseErrors(t *testing.T) {
 		{"division by 0", func(t *autograd.Tape) *autograd.Var {
 			return ops.Div(t.Const(tensor.MustFromRows([][]float64{{1, 1}})), t.Const(tensor.MustFromRows([][]float64{{1, 0}})))
 		}, "ops.Div: entry (0, 1) of the divisor is 0"},
-		{"Div shapes", func(t *autograd.Tape) *autograd.Var { return ops.Div(t.Const(tensor.New(2, 2)), t.Const(tensor.New(2, 3))) }, "shapes differ"},
+		{"Div shapes", func(t *autograd.Tape) *autograd.Var {
+			return ops.Div(t.Const(tensor.New(2, 2)), t.Const(tensor.New(2, 3)))
+		}, "shapes differ"},
 		{"broadcast a matrix", func(t *autograd.Tape) *autograd.Var { return ops.BroadcastRow(t.Const(tensor.New(2, 2)), 3) }, "want a row (1×c) vector, got 2×2"},
 		{"KL with y = 0 under x > 0", func(t *autograd.Tape) *autograd.Var {
 			return ops.KLDivergence(t.Const(tensor.MustFromRows([][]float64{{1}})), t.Const(tensor.New(1, 1)))

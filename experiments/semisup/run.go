@@ -43,16 +43,19 @@ type Candidate struct {
 // worst −0.020 against the best unsupervised read-out) over 1/5 (0.693,
 // −0.028) and the fixed fit (0.680, −0.116); log select-choose1.log. The
 // third added the supervised fit's own read-outs of each layer to the
-// choice (log select-choose2.log). The fourth adds the logistic
+// choice (log select-choose2.log). The fourth added the logistic
 // regressions on the words, alone and beside the unsupervised first
-// layer's topics (log select.log). (Several supervised balances inside
-// the choice cost a fit each; not compared yet.)
+// layer's topics, choosing by held-out accuracy alone (log
+// select-choose3.log). The fifth adds the labels spread over a
+// neighbour graph, the early stop of the supervised validation fits, and
+// the prior: the spread labels unless another candidate is better by two
+// standard errors of the paired difference on the held-out labels, against
+// no prior (log select.log). (Several supervised balances inside the
+// choice cost a fit each; not compared yet.)
 func Candidates() []Candidate {
 	return []Candidate{
-		{Name: "ce, balance 0.3", Classifier: neuralnmf.CrossEntropy, Scale: 0.3},
-		{Name: "choose + sup. read-outs, hold 1/3", Choose: &neuralnmf.ChooseOptions{Balances: []float64{0.3}, HoldOut: 1.0 / 3,
-			Kinds: []neuralnmf.Kind{neuralnmf.SupervisedFit, neuralnmf.SupervisedReadout, neuralnmf.UnsupervisedReadout}}},
-		{Name: "choose + words, hold 1/3", Choose: &neuralnmf.ChooseOptions{Balances: []float64{0.3}, HoldOut: 1.0 / 3}},
+		{Name: "choose, no prior", Choose: &neuralnmf.ChooseOptions{Balances: []float64{0.3}, HoldOut: 1.0 / 3, Prior: neuralnmf.NoPrior}},
+		{Name: "choose, prior spread", Choose: &neuralnmf.ChooseOptions{Balances: []float64{0.3}, HoldOut: 1.0 / 3, Prior: neuralnmf.SpreadWords}},
 	}
 }
 
