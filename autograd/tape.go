@@ -237,6 +237,17 @@ func (g Grads) Of(v *Var) *tensor.Dense {
 	return g.t.Alloc(v.value.Rows, v.value.Cols)
 }
 
+// Reached reports whether the loss depends on v through the recorded ops
+// (a path from v to the loss exists), so that a caller can tell a
+// variable the loss ignores from one whose gradient happens to be zero. It
+// panics as Of does.
+func (g Grads) Reached(v *Var) bool {
+	if v == nil || v.tape != g.t || v.gen != g.gen || g.t.gen != g.gen {
+		panic("autograd: Grads.Reached: variable is not from the step these gradients were computed for")
+	}
+	return g.byID[v.id] != nil
+}
+
 // Backward computes the gradient of loss, which must be a 1×1 variable on t,
 // with respect to every variable that requires one. It returns the tape's
 // sticky error if an op failed, an error wrapping ErrNotScalar for a loss

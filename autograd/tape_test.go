@@ -74,3 +74,19 @@ func TestBackwardFreshGradients(t *testing.T) {
 		require.NotSame(t, &g.Of(a).Data[0], &g.Of(b).Data[0])
 	}
 }
+
+// Reached tells a variable the loss ignores from one it reads, even where
+// the gradient of the latter is zero.
+func TestGradsReached(t *testing.T) {
+	tape := autograd.NewTape()
+	a := tape.Param(tensor.New(2, 2))
+	b := tape.Param(tensor.New(2, 2))
+	zero := tape.Record("times zero", tape.Alloc(2, 2), func(g *tensor.Dense, _ []bool) []*tensor.Dense {
+		return []*tensor.Dense{tape.Alloc(2, 2)} // ∂(0·a)/∂a = 0
+	}, a)
+	g, err := tape.Backward(sum(tape, zero))
+	require.NoError(t, err)
+	require.True(t, g.Reached(a))
+	require.Equal(t, make([]float64, 4), g.Of(a).Data)
+	require.False(t, g.Reached(b))
+}

@@ -605,3 +605,15 @@ func TestTrainingIsDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// A CustomLoss that reads no A or S cannot train: Train says so instead of
+// running epochs with zero gradients.
+func TestCustomLossWithoutTheAs(t *testing.T) {
+	x := tensor.Uniform(6, 8, 0, 1, tensor.NewRand(1))
+	_, err := neuralnmf.Train(x, neuralnmf.Config{Ranks: []int{2}, Epochs: 5, Seed: 1,
+		CustomLoss: func(t *autograd.Tape, f *neuralnmf.Forward) *autograd.Var {
+			return ops.Sum(ops.Hadamard(f.X, f.X))
+		}})
+	require.ErrorIs(t, err, neuralnmf.ErrConfig)
+	require.ErrorContains(t, err, "the loss depends on no A")
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"github.com/neuralnmf/neuralnmf/autograd"
@@ -128,6 +129,9 @@ func (t *trainer) train(upTo int) error {
 		t.stepped = false
 		if err != nil {
 			return fmt.Errorf("neuralnmf: epoch %d: %w", epoch, err)
+		}
+		if c.CustomLoss != nil && len(h.Loss) == 0 && !slices.ContainsFunc(f.A, g.Reached) {
+			return fmt.Errorf("neuralnmf: %w: CustomLoss: the loss depends on no A (no path from f.A or f.S to it), so training cannot move them", ErrConfig)
 		}
 		if math.IsNaN(lv) || math.IsInf(lv, 0) {
 			return fmt.Errorf("neuralnmf: epoch %d: loss is %v at the starting point", epoch, lv)
