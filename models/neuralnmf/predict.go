@@ -32,8 +32,12 @@ func argmaxColumns(scores *tensor.Dense) []int {
 }
 
 // Accuracy returns the share of the columns with a label ≥ 0 for which pred
-// is the label, or NaN if no column has one.
+// is the label, or NaN if no column has one or pred and labels differ in
+// length (pred nil, say, from Predict of a model whose classifier reads X).
 func Accuracy(pred, labels []int) float64 {
+	if len(pred) != len(labels) {
+		return math.NaN()
+	}
 	right, n := 0, 0
 	for m, l := range labels {
 		if l < 0 {
