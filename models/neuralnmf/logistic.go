@@ -54,6 +54,9 @@ const (
 	logisticGradTol = 1e-4
 	// logisticMaxIter caps the L-BFGS iterations of one fit.
 	logisticMaxIter = 300
+	// logisticStore is L-BFGS's memory, scipy's L-BFGS-B default (m = 10;
+	// gonum's default is 15).
+	logisticStore = 10
 )
 
 // features is a features×columns matrix in CSC form: the rows of the
@@ -208,7 +211,47 @@ func argmax(z []float64) int {
 
 // fitLogistic fits the regression with inverse penalty c on the columns of
 // f with labels y (every one in 0..classes−1), starting from w0 (nil: 0).
+//
+// Features absent from every column of f keep weight 0 (only the penalty
+// acts on them), so the fit runs on the features present, which keeps
+// L-BFGS's own work (O(Store·dim) a step, most of the time of a fit on
+// few labelled columns) in proportion to them.
 func fitLogistic(f *features, y []int, classes int, c float64, w0 []float64) *logistic {
+	P := classes
+	index := make([]int, f.rows) // compact row + 1; 0 for an absent row
+	var present []int
+	for _, r := range f.rowIdx {
+		if index[r] == 0 {
+			present = append(present, r)
+			index[r] = len(present)
+		}
+	}
+	if len(present) == f.rows {
+		return fitLogisticRows(f, y, classes, c, w0)
+	}
+	g := &features{rows: len(present), colPtr: f.colPtr, rowIdx: make([]int, len(f.rowIdx)), val: f.val}
+	for p, r := range f.rowIdx {
+		g.rowIdx[p] = index[r] - 1
+	}
+	var g0 []float64
+	if w0 != nil {
+		g0 = make([]float64, (len(present)+1)*P)
+		for k, r := range present {
+			copy(g0[k*P:(k+1)*P], w0[r*P:(r+1)*P])
+		}
+		copy(g0[len(present)*P:], w0[f.rows*P:])
+	}
+	l := fitLogisticRows(g, y, classes, c, g0)
+	w := make([]float64, (f.rows+1)*P)
+	for k, r := range present {
+		copy(w[r*P:(r+1)*P], l.w[k*P:(k+1)*P])
+	}
+	copy(w[f.rows*P:], l.w[len(present)*P:])
+	return &logistic{rows: f.rows, classes: P, w: w}
+}
+
+// fitLogisticRows is fitLogistic on every row of f.
+func fitLogisticRows(f *features, y []int, classes int, c float64, w0 []float64) *logistic {
 	P, F, n := classes, f.rows, float64(f.cols())
 	dim := (F + 1) * P
 	z := make([]float64, P)
@@ -270,7 +313,7 @@ func fitLogistic(f *features, y []int, classes int, c float64, w0 []float64) *lo
 		MajorIterations:   logisticMaxIter,
 		Converger:         optimize.NeverTerminate{},
 	}
-	res, err := optimize.Minimize(p, w, settings, &optimize.LBFGS{})
+	res, err := optimize.Minimize(p, w, settings, &optimize.LBFGS{Store: logisticStore})
 	if err == nil || res != nil {
 		// An iteration limit or a line search that can make no more
 		// progress leaves the best point found, which is what we keep.
