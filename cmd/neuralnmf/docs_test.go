@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -10,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/neuralnmf/neuralnmf/tensor"
 )
 
 // docCommand is one neuralnmf command line found in a Markdown file.
@@ -150,4 +153,55 @@ func TestDocumentedCommandsParse(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, string(readme), "go test ./...")
 	require.Contains(t, string(ci), "go test ./...", "CI runs README's test command")
+}
+
+// The command-line quickstart of README runs as written, command by
+// command, in a folder holding a docs.jsonl and a new.jsonl of generated
+// documents with the members it names (text, topic, id).
+func TestReadmeQuickstartRuns(t *testing.T) {
+	readme, err := filepath.Abs("../../README.md")
+	require.NoError(t, err)
+	var quick []docCommand
+	for _, c := range docCommands(t, readme) {
+		if c.args[0] != "demo" {
+			quick = append(quick, c)
+		}
+	}
+	require.GreaterOrEqual(t, len(quick), 5, "text in, topics, predict, report, export")
+	t.Chdir(t.TempDir())
+	words := [][]string{
+		{"engine", "wheel", "brake", "motor", "tyre", "gear", "clutch", "piston", "axle", "diesel", "fuel", "garage"},
+		{"planet", "orbit", "rocket", "launch", "moon", "star", "comet", "galaxy", "nasa", "shuttle", "telescope", "asteroid"},
+		{"recipe", "flour", "butter", "oven", "sugar", "bake", "dough", "yeast", "cream", "whisk", "pastry", "vanilla"},
+		{"guitar", "chord", "melody", "drum", "piano", "tempo", "rhythm", "violin", "concert", "album", "lyrics", "bass"},
+	}
+	topics := []string{"cars", "space", "baking", "music"}
+	write := func(name string, n int, seed uint64, labels bool) {
+		rng := tensor.NewRand(seed)
+		var b strings.Builder
+		for d := range n {
+			c := d % 4
+			var body []string
+			for range 8 {
+				body = append(body, words[c][rng.IntN(12)])
+			}
+			body = append(body, words[rng.IntN(4)][rng.IntN(12)]) // a stray word
+			topic := topics[c]
+			if !labels || d%3 == 2 {
+				topic = ""
+			}
+			fmt.Fprintf(&b, `{"id":"%s-%d","text":%q,"topic":%q}`+"\n", name, d+1, strings.Join(body, " "), topic)
+		}
+		require.NoError(t, os.WriteFile(name+".jsonl", []byte(b.String()), 0o644))
+	}
+	write("docs", 120, 1, true)
+	write("new", 40, 2, false)
+	for _, c := range quick {
+		code, _, errOut := cli(t, c.args...)
+		require.Equal(t, 0, code, "README line %d: neuralnmf %s: %s", c.line, strings.Join(c.args, " "), errOut)
+	}
+	for _, out := range []string{"m.nnmf", "pred.csv", "m.html", "a2.csv"} {
+		_, err := os.Stat(out)
+		require.NoError(t, err, "README's quickstart writes %s", out)
+	}
 }
