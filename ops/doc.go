@@ -12,7 +12,10 @@
 // and means, broadcasting of a row or column vector (BroadcastRow,
 // BroadcastCol), and the β-divergences of NMF: KLDivergence (β = 1; fused
 // for a sparse X as SparseKLLoss, touching only X's non-zeros) and
-// ItakuraSaito (β = 0); β = 2 is FrobeniusLoss.
+// ItakuraSaito (β = 0); β = 2 is FrobeniusLoss. NNLSElasticNet is the
+// NNLS layer with scikit-learn's elastic-net penalty on S, composed of
+// ConcatRows and NNLS on an augmented system, so its gradient is the
+// paper's theorem there.
 //
 // Every op takes and returns *autograd.Var. Shapes are in each op's doc as
 // rows×cols. An op that meets a shape mismatch or other bad input does not

@@ -161,3 +161,80 @@ func TestSparseKLLoss(t *testing.T) {
 		require.InDeltaSlice(t, grads[1][k].Data, grads[0][k].Data, 1e-12)
 	}
 }
+
+// The elastic-net layer: its S satisfies the penalised problem's KKT
+// conditions (Aᵀ(AS − X) + α(ρ + (1−ρ)S) is ≥ 0 where S = 0 and 0 where
+// S > 0, to rounding), which the unpenalised S fails; a larger ℓ₁ weight
+// makes more zeros; and it passes gradcheck through one and two stacked
+// layers, on a well- and an ill-conditioned A.
+func TestNNLSElasticNet(t *testing.T) {
+	rng := tensor.NewRand(31)
+	a := tensor.Uniform(12, 4, 0, 1, rng)
+	x := tensor.Uniform(12, 9, 0, 1, rng)
+	kkt := func(alpha, rho float64) (worst float64, zeros int) {
+		tape := autograd.NewTape()
+		s, _ := ops.NNLSElasticNet(tape.Const(a), tape.Const(x), alpha, rho, nil)
+		require.NoError(t, tape.Err())
+		sv := s.Value()
+		r := tensor.MatMul(false, false, a, sv)
+		tensor.Sub(r, r, x)
+		grad := tensor.MatMul(true, false, a, r) // Aᵀ(AS − X)
+		for i := range grad.Data {
+			gi := grad.Data[i] + alpha*(rho+(1-rho)*sv.Data[i])
+			if sv.Data[i] > 0 {
+				worst = math.Max(worst, math.Abs(gi))
+			} else {
+				zeros++
+				worst = math.Max(worst, math.Max(0, -gi))
+			}
+		}
+		return worst, zeros
+	}
+	w, z1 := kkt(0.5, 0.5)
+	require.Less(t, w, 1e-12, "KKT of the penalised problem")
+	_, z0 := kkt(0, 0)
+	_, z2 := kkt(2, 0.9)
+	require.Greater(t, z2, z0, "a heavier ℓ₁ penalty zeroes more of S")
+	require.GreaterOrEqual(t, z2, z1)
+
+	// The unpenalised S violates the penalised KKT conditions: the check
+	// above is one a wrong solution cannot pass.
+	tape := autograd.NewTape()
+	s0, _ := ops.NNLS(tape.Const(a), tape.Const(x), nil)
+	r := tensor.MatMul(false, false, a, s0.Value())
+	tensor.Sub(r, r, x)
+	grad := tensor.MatMul(true, false, a, r)
+	bad := 0.0
+	for i, v := range s0.Value().Data {
+		if v > 0 {
+			bad = math.Max(bad, math.Abs(grad.Data[i]+0.5*(0.5+0.5*v)))
+		}
+	}
+	require.Greater(t, bad, 1e-3)
+
+	ill := a.Clone()
+	for i := 0; i < ill.Rows; i++ {
+		ill.Set(i, 3, ill.At(i, 2)*(1+1e-6*float64(i))) // nearly dependent columns
+	}
+	for _, av := range []*tensor.Dense{a, ill} {
+		one := func(t *autograd.Tape, in []*autograd.Var) *autograd.Var {
+			s, _ := ops.NNLSElasticNet(in[0], in[1], 0.3, 0.5, nil)
+			return weighted(t, s, 41)
+		}
+		gradcheck.Assert(t, one, []*tensor.Dense{av, x}, nil)
+		a2 := tensor.Uniform(4, 2, 0.1, 1, tensor.NewRand(5))
+		two := func(t *autograd.Tape, in []*autograd.Var) *autograd.Var {
+			s1, _ := ops.NNLSElasticNet(in[0], t.Const(x), 0.3, 0.5, nil)
+			s2, _ := ops.NNLSElasticNet(in[1], s1, 0.1, 0.2, nil)
+			return weighted(t, s2, 42)
+		}
+		gradcheck.Assert(t, two, []*tensor.Dense{av, a2}, nil)
+	}
+
+	for _, bad := range [][2]float64{{-1, 0.5}, {1, 1}, {1, -0.1}, {math.NaN(), 0}} {
+		tape := autograd.NewTape()
+		s, _ := ops.NNLSElasticNet(tape.Const(a), tape.Const(x), bad[0], bad[1], nil)
+		_, err := tape.Backward(ops.Sum(s))
+		require.Error(t, err, "%v", bad)
+	}
+}
