@@ -116,3 +116,23 @@ func ExampleKLDivergence() {
 	fmt.Printf("D(X‖WH) > 0: %v; ∂/∂W is %d×%d\n", loss.Value().Data[0] > 0, r, c)
 	// Output: D(X‖WH) > 0: true; ∂/∂W is 4×2
 }
+
+// The elastic-net layer zeroes more of S as its ℓ₁ weight grows.
+func ExampleNNLSElasticNet() {
+	a := tensor.Uniform(12, 4, 0, 1, tensor.NewRand(1))
+	x := tensor.Uniform(12, 30, 0, 1, tensor.NewRand(2))
+	var zeros []int
+	for _, alpha := range []float64{0, 0.5, 2} {
+		tape := autograd.NewTape()
+		s, _ := ops.NNLSElasticNet(tape.Const(a), tape.Const(x), alpha, 0.9, nil)
+		n := 0
+		for _, v := range s.Value().Data {
+			if v == 0 {
+				n++
+			}
+		}
+		zeros = append(zeros, n)
+	}
+	fmt.Println("more zeros as α grows:", zeros[0] < zeros[1] && zeros[1] < zeros[2])
+	// Output: more zeros as α grows: true
+}
