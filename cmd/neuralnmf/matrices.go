@@ -21,8 +21,8 @@ type namedMatrix struct {
 	describe string
 }
 
-// modelMatrix returns the matrix of m called name (A1..AL, S1..SL or B,
-// case-insensitive), or a usage error naming flag and the choices.
+// modelMatrix returns the matrix of m called name (A1..AL, S1..SL, B or
+// BX, case-insensitive), or a usage error naming flag and the choices.
 func modelMatrix(m *neuralnmf.Model, flag, name string) (namedMatrix, error) {
 	L := len(m.A)
 	choices := []string{fmt.Sprintf("A1..A%d", L)}
@@ -32,6 +32,9 @@ func modelMatrix(m *neuralnmf.Model, flag, name string) (namedMatrix, error) {
 	if m.B != nil {
 		choices = append(choices, "B")
 	}
+	if m.BX != nil {
+		choices = append(choices, "BX")
+	}
 	has := strings.Join(choices, ", ")
 	if n := len(choices); n > 1 {
 		has = strings.Join(choices[:n-1], ", ") + " and " + choices[n-1]
@@ -39,7 +42,14 @@ func modelMatrix(m *neuralnmf.Model, flag, name string) (namedMatrix, error) {
 	up := strings.ToUpper(name)
 	if up == "B" && m.B != nil {
 		cl := m.ReadoutLayer()
-		return namedMatrix{"B", m.B, "classes", fmt.Sprintf("layer-%d topics", cl), "the classifier: class scores are B·S" + strconv.Itoa(cl)}, nil
+		describe := "the classifier: class scores are B·S" + strconv.Itoa(cl)
+		if m.BX != nil {
+			describe = "the classifier's part on the topics: class scores are B·S" + strconv.Itoa(cl) + " + BX·x/‖x‖ + intercept (BX reads the words)"
+		}
+		return namedMatrix{"B", m.B, "classes", fmt.Sprintf("layer-%d topics", cl), describe}, nil
+	}
+	if up == "BX" && m.BX != nil {
+		return namedMatrix{"BX", m.BX, "classes", "features", "the classifier's part on the words: class scores gain BX·x/‖x‖ for a document x"}, nil
 	}
 	if len(up) >= 2 && (up[0] == 'A' || up[0] == 'S') {
 		if l, err := strconv.Atoi(up[1:]); err == nil && l >= 1 && l <= L {

@@ -523,6 +523,13 @@ func TestFitChoosesTheWords(t *testing.T) {
 	streamed, err := os.ReadFile(p("pred2.csv"))
 	require.NoError(t, err)
 	require.Equal(t, string(inMemory), string(streamed))
+	code, _, errOut = cli(t, "export", "-model", p("m.nnmf"), "-matrix", "BX", "-o", p("bx.csv"))
+	require.Equal(t, 0, code, errOut)
+	bx, err := os.ReadFile(p("bx.csv"))
+	require.NoError(t, err)
+	lines := strings.Split(strings.TrimSpace(string(bx)), "\n")
+	require.Len(t, lines, 4, "a row per class: %s", lines[0])
+	require.Len(t, strings.Split(lines[0], ","), 40, "a column per row of X")
 
 	code, out, errOut = cli(t, "fit", "-x", p("train.mtx"), "-ranks", "3", "-labels", p("train-y.txt"), "-candidates", "supervised, readout", "-o", p("m.nnmf"), "-quiet")
 	require.Equal(t, 0, code, errOut)
