@@ -237,7 +237,10 @@ func TestPredict(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 20, d.Rows)
 	require.Equal(t, 2+2, d.Cols)
-	want := neuralnmf.Predict(m.B, m.S[len(m.S)-1])
+	x, err := matio.ReadMatrix(p("x.mtx"))
+	require.NoError(t, err)
+	want, _, err := m.ClassifySparse(x.Sparse) // the library on the same columns
+	require.NoError(t, err)
 	for j := 0; j < 20; j++ {
 		require.Equal(t, float64(j+1), d.At(j, 0))
 		require.Equal(t, float64(want[j]), d.At(j, 1), "column %d", j+1)
