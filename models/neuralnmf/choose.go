@@ -58,11 +58,15 @@ type ChooseOptions struct {
 	Patience int
 }
 
-// DefaultPrior is ChooseOptions.Prior by default, and NoPrior chooses by
-// held-out accuracy alone.
+// DefaultPrior is ChooseOptions.Prior by default: no prior (NoPrior), the
+// highest held-out accuracy. experiments/semisup compared the spread
+// labels as prior: a higher mean accuracy over its validation corpora
+// (0.801 against 0.790), but 0.032 below ignoring the labels on man at 5 %
+// known labels, where the rule that chooses the defaults wants at most
+// 0.01; so the prior is an option (fit -prior spread), not the default.
 const (
-	DefaultPrior = SpreadWords
 	NoPrior      = Kind(-1)
+	DefaultPrior = NoPrior
 )
 
 // DefaultPatience is ChooseOptions.Patience by default.
@@ -387,7 +391,10 @@ func trainChoosing(cfg Config, opt *ChooseOptions, x dataColumns, fit func(Confi
 		}
 	}
 	ch.Chosen, ch.Prior = ch.Best, -1
-	prior := cmp.Or(o.Prior, DefaultPrior)
+	prior := o.Prior
+	if prior == 0 {
+		prior = DefaultPrior
+	}
 	for i, c := range ch.Candidates {
 		if c.Kind == prior {
 			ch.Prior = i
@@ -458,6 +465,9 @@ func trainChoosing(cfg Config, opt *ChooseOptions, x dataColumns, fit func(Confi
 	m, err := fit(refit)
 	if err != nil {
 		return nil, nil, err
+	}
+	if best.EarlyStop && strings.HasPrefix(m.History.Stopped, "max epochs") {
+		m.History.Stopped = fmt.Sprintf("refitted for the %d epochs at which its validation fit stopped early (no gain in held-out accuracy for %d epochs)", best.Epochs, o.Patience)
 	}
 	if best.Kind == SupervisedReadout {
 		return readout(m, best.Layer)

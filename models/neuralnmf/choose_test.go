@@ -74,16 +74,17 @@ func TestTrainChoosingPicksTheLayerThatReadsTheClasses(t *testing.T) {
 	// words among the candidates, the chosen model still reads layer 1
 	// (the words do no better here, and ties go to the earlier
 	// candidate), whichever fit it comes from.
-	m, ch, err = neuralnmf.TrainChoosing(x, cfg, &neuralnmf.ChooseOptions{Prior: neuralnmf.NoPrior})
+	m, ch, err = neuralnmf.TrainChoosing(x, cfg, nil)
 	require.NoError(t, err)
 	require.Len(t, ch.Candidates, 8)
+	require.Equal(t, -1, ch.Prior, "no prior by default")
 	require.Equal(t, 1, ch.Candidates[ch.Chosen].Layer, "%+v", ch.Candidates)
 	require.Equal(t, 1, m.ClassifierLayer)
 	require.Greater(t, neuralnmf.Accuracy(m.Predict(), y), 0.95)
 
-	// By default the prior kind, the spread labels, wins every tie (here
-	// four candidates get all six held-out labels right).
-	m, ch, err = neuralnmf.TrainChoosing(x, cfg, nil)
+	// With the spread labels as the prior, they win every tie (here
+	// several candidates get all six held-out labels right).
+	m, ch, err = neuralnmf.TrainChoosing(x, cfg, &neuralnmf.ChooseOptions{Prior: neuralnmf.SpreadWords})
 	require.NoError(t, err)
 	require.Equal(t, neuralnmf.SpreadWords, ch.Candidates[ch.Chosen].Kind)
 	require.Equal(t, ch.Prior, ch.Chosen)

@@ -196,6 +196,6 @@ func ExampleTrainChoosing() {
 	}
 	fmt.Printf("accuracy on all 120 columns %.2f\n", neuralnmf.Accuracy(pred, truth))
 	// Output:
-	// 8 candidates scored on 6 held-out labels; chose spread
+	// 8 candidates scored on 6 held-out labels; chose supervised-readout
 	// accuracy on all 120 columns 1.00
 }
