@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -146,5 +148,60 @@ func TestBaselines(t *testing.T) {
 	})
 	var b strings.Builder
 	semisup.WriteTable(&b, semisup.Summarise(runs), []string{semisup.SklearnNMFName, semisup.LogRegName, semisup.LogRegCVName, semisup.SpreadingName})
+	t.Log(b.String())
+}
+
+// runLine is a run as eachSplit logs it.
+var runLine = regexp.MustCompile(`semisup_test\.go:\d+: (\S+)\s+(\d+) % seed\s+(\d+)  (.+?)\s+(\d\.\d{3})\s+(\d+) epochs\s+([\d.]+) s$`)
+
+// TestReportFromLogs rebuilds the report's table and verdict from the runs
+// logged by TestReport processes (NEURALNMF_REPORT_LOGS=FILE,FILE,…), so
+// that corpora run in separate processes, or a run cut short, still give
+// one table. A run logged twice (same corpus, fraction, seed and method)
+// counts once, the last one read.
+func TestReportFromLogs(t *testing.T) {
+	files := os.Getenv("NEURALNMF_REPORT_LOGS")
+	if files == "" {
+		t.Skip("set NEURALNMF_REPORT_LOGS=FILE,... to rebuild the report from TestReport logs")
+	}
+	type key struct {
+		corpus string
+		frac   float64
+		seed   uint32
+		method string
+	}
+	byKey := map[key]semisup.Run{}
+	var order []key
+	for _, f := range strings.Split(files, ",") {
+		b, err := os.ReadFile(f)
+		require.NoError(t, err)
+		for _, line := range strings.Split(string(b), "\n") {
+			m := runLine.FindStringSubmatch(strings.TrimRight(line, " "))
+			if m == nil {
+				continue
+			}
+			pct, _ := strconv.Atoi(m[2])
+			seed, _ := strconv.Atoi(m[3])
+			acc, _ := strconv.ParseFloat(m[5], 64)
+			epochs, _ := strconv.Atoi(m[6])
+			secs, _ := strconv.ParseFloat(m[7], 64)
+			r := semisup.Run{Corpus: m[1], Fraction: float64(pct) / 100, Seed: uint32(seed), Method: strings.TrimSpace(m[4]), Accuracy: acc, Epochs: epochs, Seconds: secs}
+			k := key{r.Corpus, r.Fraction, r.Seed, r.Method}
+			if _, ok := byKey[k]; !ok {
+				order = append(order, k)
+			}
+			byKey[k] = r
+		}
+	}
+	require.NotEmpty(t, order, "no run lines in %s", files)
+	var runs []semisup.Run
+	for _, k := range order {
+		runs = append(runs, byKey[k])
+	}
+	def := semisup.Default()
+	table := semisup.Summarise(runs)
+	var b strings.Builder
+	semisup.WriteTable(&b, table, methods([]semisup.Candidate{def}))
+	semisup.WriteVerdict(&b, table, def.Name)
 	t.Log(b.String())
 }
