@@ -247,19 +247,26 @@ func (s *Sparse) MulTRows(alpha float64, b *Dense, r0, r1 int, dst *Dense) {
 
 // MulTA writes Aᵀ·s[:, j0:j1] into dst (a.Cols×(j1−j0), row-major with the
 // given stride), for A of shape s.Rows×k. Its cost is k·nnz of the columns.
+//
+// A column's k sums are formed in a contiguous buffer and stored once: the
+// sums are the same, in the same order, as adding into dst's strided
+// column entry by entry, which cost a strided read and write per
+// multiply-add.
 func (s *Sparse) MulTA(a *Dense, j0, j1 int, dst []float64, stride int) {
 	k := a.Cols
-	for i := 0; i < k; i++ {
-		clear(dst[i*stride : i*stride+j1-j0])
-	}
+	acc := make([]float64, k)
 	for j := j0; j < j1; j++ {
-		c := j - j0
+		clear(acc)
 		for p := s.ColPtr[j]; p < s.ColPtr[j+1]; p++ {
 			v := s.Val[p]
 			row := a.Data[s.RowIdx[p]*a.Stride : s.RowIdx[p]*a.Stride+k]
 			for i, av := range row {
-				dst[i*stride+c] += av * v
+				acc[i] += av * v
 			}
+		}
+		c := j - j0
+		for i, v := range acc {
+			dst[i*stride+c] = v
 		}
 	}
 }
@@ -294,6 +301,16 @@ func (s *Sparse) addColumnT(alpha float64, u *Dense, j, p0, p1 int, dst *Dense) 
 // r0:r1 are found by binary search (its row indices increase); the cost is
 // k·nnz of those rows plus s.Cols·log(nnz per column).
 func (s *Sparse) MulDenseTRows(alpha float64, u *Dense, r0, r1 int, dst *Dense) {
+	ut := New(u.Cols, u.Rows)
+	TransposeInto(ut, u)
+	s.mulDenseTRows(alpha, ut, r0, r1, dst)
+}
+
+// mulDenseTRows is MulDenseTRows given Uᵀ (s.Cols×k), whose row j is
+// column j of U: contiguous, where reading U's column cost a strided load
+// per multiply-add. The sums are the same, in the same order.
+func (s *Sparse) mulDenseTRows(alpha float64, ut *Dense, r0, r1 int, dst *Dense) {
+	k := ut.Cols
 	for j := 0; j < s.Cols; j++ {
 		lo, hi := s.ColPtr[j], s.ColPtr[j+1]
 		p0, p1 := lo, hi
@@ -303,7 +320,14 @@ func (s *Sparse) MulDenseTRows(alpha float64, u *Dense, r0, r1 int, dst *Dense) 
 		if r1 < s.Rows {
 			p1 = firstAtLeast(s.RowIdx, p0, hi, r1)
 		}
-		s.addColumnT(alpha, u, j, p0, p1, dst)
+		uj := ut.Data[j*ut.Stride : j*ut.Stride+k]
+		for p := p0; p < p1; p++ {
+			v := alpha * s.Val[p]
+			row := dst.Data[s.RowIdx[p]*dst.Stride : s.RowIdx[p]*dst.Stride+k]
+			for i, w := range uj {
+				row[i] += v * w
+			}
+		}
 	}
 }
 
@@ -331,6 +355,8 @@ func (s *Sparse) MulDenseTParallel(alpha float64, u *Dense, beta float64, dst *D
 	if u.Cols != s.Cols || dst.Rows != s.Rows || dst.Cols != u.Rows {
 		panic(fmt.Sprintf("tensor: Sparse.MulDenseTParallel: s is %d×%d, U %d×%d, dst %d×%d", s.Rows, s.Cols, u.Rows, u.Cols, dst.Rows, dst.Cols))
 	}
+	ut := New(u.Cols, u.Rows)
+	TransposeInto(ut, u)
 	parallel.ForChunks(s.Rows, s.RowBlock(64), sparseWorkers(u.Rows, s.NNZ()), func(_, r0, r1 int) {
 		if beta != 1 {
 			for r := r0; r < r1; r++ {
@@ -344,7 +370,7 @@ func (s *Sparse) MulDenseTParallel(alpha float64, u *Dense, beta float64, dst *D
 				}
 			}
 		}
-		s.MulDenseTRows(alpha, u, r0, r1, dst)
+		s.mulDenseTRows(alpha, ut, r0, r1, dst)
 	})
 }
 

@@ -137,6 +137,17 @@ func TestSparseParallelProducts(t *testing.T) {
 	start := tensor.Uniform(3000, 7, -1, 1, rng)
 	wantTA := tensor.New(7, 700)
 	s.MulTA(a, 0, 700, wantTA.Data, wantTA.Stride)
+	// MulTA's sums, bit for bit, are those of adding each entry's
+	// products into the output in column order.
+	naive := tensor.New(7, 700)
+	for j := 0; j < 700; j++ {
+		for p := s.ColPtr[j]; p < s.ColPtr[j+1]; p++ {
+			for c := 0; c < 7; c++ {
+				naive.Data[c*700+j] += a.At(s.RowIdx[p], c) * s.Val[p]
+			}
+		}
+	}
+	require.Equal(t, naive.Data, wantTA.Data)
 	wants := map[float64]*tensor.Dense{}
 	for _, beta := range []float64{0, 1, 0.5} {
 		w := tensor.New(3000, 7)
