@@ -7,6 +7,7 @@ import (
 	"github.com/neuralnmf/neuralnmf/autograd"
 	"github.com/neuralnmf/neuralnmf/nnls"
 	"github.com/neuralnmf/neuralnmf/ops"
+	"github.com/neuralnmf/neuralnmf/tensor"
 )
 
 // forward records one forward pass on tape and returns its variables and the
@@ -188,4 +189,46 @@ func fitX(f *Forward, w, h *autograd.Var) *autograd.Var {
 		return ops.MaskedLoss(f.mask, f.X, ops.MatMul(w, h))
 	}
 	return ops.FactorLoss(f.X, w, h)
+}
+
+// ForwardLoss returns loss (a Config.CustomLoss) as a function of the A's
+// alone, in the form gradcheck.Check takes: given A⁽⁰⁾…A⁽ᴸ⁾ on a tape, it
+// records the forward pass S⁽ˡ⁾ = q(A⁽ˡ⁾, S⁽ˡ⁻¹⁾) on x with ops.NNLS and
+// returns loss of it. So a CustomLoss is gradchecked as written:
+//
+//	rep, err := gradcheck.Check(neuralnmf.ForwardLoss(x, myLoss), startAs, nil)
+//
+// There is no Supervision here: Forward.Y, Z and B are nil, and
+// Forward.AddSupervision panics.
+func ForwardLoss(x *tensor.Dense, loss func(*autograd.Tape, *Forward) *autograd.Var) func(*autograd.Tape, []*autograd.Var) *autograd.Var {
+	return func(t *autograd.Tape, a []*autograd.Var) *autograd.Var {
+		f := &Forward{X: t.Const(x)}
+		in := f.X
+		for _, av := range a {
+			s, _ := ops.NNLS(av, in, nil)
+			f.A, f.S = append(f.A, av), append(f.S, s)
+			in = s
+		}
+		return loss(t, f)
+	}
+}
+
+// ForwardLossSparse is ForwardLoss for a sparse x (Forward.XSparse; X is
+// nil).
+func ForwardLossSparse(x *tensor.Sparse, loss func(*autograd.Tape, *Forward) *autograd.Var) func(*autograd.Tape, []*autograd.Var) *autograd.Var {
+	return func(t *autograd.Tape, a []*autograd.Var) *autograd.Var {
+		f := &Forward{XSparse: x}
+		var in *autograd.Var
+		for l, av := range a {
+			var s *autograd.Var
+			if l == 0 {
+				s, _ = ops.NNLSSparse(av, x, nil)
+			} else {
+				s, _ = ops.NNLS(av, in, nil)
+			}
+			f.A, f.S = append(f.A, av), append(f.S, s)
+			in = s
+		}
+		return loss(t, f)
+	}
 }
