@@ -212,6 +212,10 @@ func TestTrainChoosingReadsTheWords(t *testing.T) {
 	pred3, _, err := back.Classify(xNew)
 	require.NoError(t, err)
 	require.Equal(t, pred, pred3)
+	back.BX = tensor.New(4, 39) // one row of X short
+	require.ErrorContains(t, back.Write(&bytes.Buffer{}), "BX is 4×39, want 4×40")
+	back.BX, back.B = m.BX, nil
+	require.ErrorContains(t, back.Write(&bytes.Buffer{}), "has a BX or an Intercept and no B")
 
 	// Pinned to the read-outs of layer 1, the choice has one candidate
 	// and no supervised fit.
