@@ -114,7 +114,7 @@ func (r *Result) backward(a *tensor.Dense, x data, xd *tensor.Dense, gs, ga, gx 
 	}
 	// Phase 2, by row tiles: ∂L/∂A = X·Uᵀ − A·Q. For a sparse X, row r of
 	// X·Uᵀ is Σ_j x_rj·U[:, j] over the row's nonzeros in increasing j
-	// (tensor.Sparse.MulDenseTRows): no partial sums per worker, and the
+	// (tensor.Sparse.MulRows with Uᵀ, formed once): no partial sums per worker, and the
 	// same rounding however the rows were shared out. Each tile searches
 	// every column of X for its rows, so sparse tiles are larger
 	// (tensor.Sparse.RowBlock).
@@ -123,6 +123,11 @@ func (r *Result) backward(a *tensor.Dense, x data, xd *tensor.Dense, gs, ga, gx 
 		tile = sp.x.RowBlock(rowTile)
 	}
 	qm := blas64.General{Rows: k, Cols: k, Stride: k, Data: q}
+	var ut *tensor.Dense // Uᵀ, read row by row by every sparse tile
+	if isSparse {
+		ut = tensor.New(u.Cols, u.Rows)
+		tensor.TransposeInto(ut, u)
+	}
 	parallel.ForChunks(n, tile, workers, func(_, r0, r1 int) {
 		gt := blas64.General{Rows: r1 - r0, Cols: k, Stride: ga.Stride, Data: ga.Data[r0*ga.Stride:]}
 		at := blas64.General{Rows: r1 - r0, Cols: k, Stride: a.Stride, Data: a.Data[r0*a.Stride:]}
@@ -130,7 +135,7 @@ func (r *Result) backward(a *tensor.Dense, x data, xd *tensor.Dense, gs, ga, gx 
 			for rr := r0; rr < r1; rr++ {
 				clear(ga.Row(rr))
 			}
-			sp.x.MulDenseTRows(1, u, r0, r1, ga)
+			sp.x.MulRows(1, ut, r0, r1, ga)
 		} else {
 			xt := blas64.General{Rows: r1 - r0, Cols: m, Stride: xd.Stride, Data: xd.Data[r0*xd.Stride:]}
 			gemmSerial(blas.NoTrans, blas.Trans, 1, xt, u.RawMatrix(), 0, gt)

@@ -132,21 +132,24 @@ func SparseKLLoss(x *tensor.Sparse, w, h *autograd.Var) *autograd.Var {
 		return t.Failed()
 	}
 	wv, hv := w.Value(), h.Value()
-	if wv.Rows != x.Rows || hv.Cols != x.Cols || wv.Cols != hv.Rows {
-		return t.Fail(fmt.Errorf("%s: %w: X is %d×%d, W is %d×%d, H is %d×%d", op, tensor.ErrShape, x.Rows, x.Cols, wv.Rows, wv.Cols, hv.Rows, hv.Cols))
+	if err := factorShapes(op, x, wv, hv); err != nil {
+		return t.Fail(err)
 	}
 	k := wv.Cols
+	ht := t.Alloc(x.Cols, k) // Hᵀ: column j of H contiguous
+	tensor.TransposeInto(ht, hv)
 	r := make([]float64, len(x.Val)) // X_ij / (WH)_ij at the non-zeros
 	var d float64
 	for j := 0; j < x.Cols; j++ {
+		hj := ht.Row(j)
 		for p := x.ColPtr[j]; p < x.ColPtr[j+1]; p++ {
 			i, a := x.RowIdx[p], x.Val[p]
-			var b float64
-			for c := 0; c < k; c++ {
-				b += wv.Data[i*k+c] * hv.Data[c*x.Cols+j]
-			}
 			if a < 0 {
 				return t.Fail(fmt.Errorf("%s: X entry (%d, %d) is %v; X must be nonnegative", op, i, j, a))
+			}
+			var b float64
+			for c, wc := range wv.Row(i) {
+				b += wc * hj[c]
 			}
 			if !(b > 0) {
 				return t.Fail(fmt.Errorf("%s: (W·H) entry (%d, %d) is %v where X is %v > 0: the divergence is infinite", op, i, j, b, a))
@@ -157,15 +160,17 @@ func SparseKLLoss(x *tensor.Sparse, w, h *autograd.Var) *autograd.Var {
 	}
 	wsum := make([]float64, k) // Wᵀ1
 	for i := 0; i < wv.Rows; i++ {
-		for c := 0; c < k; c++ {
-			wsum[c] += wv.Data[i*k+c]
+		for c, v := range wv.Row(i) {
+			wsum[c] += v
 		}
 	}
 	hsum := make([]float64, k) // H1
-	for c := 0; c < k; c++ {
-		for j := 0; j < hv.Cols; j++ {
-			hsum[c] += hv.Data[c*hv.Cols+j]
+	for j := 0; j < x.Cols; j++ {
+		for c, v := range ht.Row(j) {
+			hsum[c] += v
 		}
+	}
+	for c := range k {
 		d += wsum[c] * hsum[c]
 	}
 	out := t.Alloc(1, 1)
@@ -176,34 +181,36 @@ func SparseKLLoss(x *tensor.Sparse, w, h *autograd.Var) *autograd.Var {
 		if need[0] { // 1·(H1)ᵀ − R·Hᵀ
 			gw = t.Alloc(wv.Rows, k)
 			for i := 0; i < wv.Rows; i++ {
-				for c := 0; c < k; c++ {
+				for c := range k {
 					gw.Data[i*k+c] = s * hsum[c]
 				}
 			}
 			for j := 0; j < x.Cols; j++ {
+				hj := ht.Row(j)
 				for p := x.ColPtr[j]; p < x.ColPtr[j+1]; p++ {
-					i := x.RowIdx[p]
-					for c := 0; c < k; c++ {
-						gw.Data[i*k+c] -= s * r[p] * hv.Data[c*x.Cols+j]
+					row, v := gw.Row(x.RowIdx[p]), s*r[p]
+					for c, hc := range hj {
+						row[c] -= v * hc
 					}
 				}
 			}
 		}
-		if need[1] { // (Wᵀ1)·1ᵀ − Wᵀ·R
-			gh = t.Alloc(k, x.Cols)
-			for c := 0; c < k; c++ {
-				for j := 0; j < x.Cols; j++ {
-					gh.Data[c*x.Cols+j] = s * wsum[c]
-				}
-			}
+		if need[1] { // (Wᵀ1)·1ᵀ − Wᵀ·R, formed transposed then turned
+			ght := t.Alloc(x.Cols, k)
 			for j := 0; j < x.Cols; j++ {
+				col := ght.Row(j)
+				for c := range k {
+					col[c] = s * wsum[c]
+				}
 				for p := x.ColPtr[j]; p < x.ColPtr[j+1]; p++ {
-					i := x.RowIdx[p]
-					for c := 0; c < k; c++ {
-						gh.Data[c*x.Cols+j] -= s * r[p] * wv.Data[i*k+c]
+					v := s * r[p]
+					for c, wc := range wv.Row(x.RowIdx[p]) {
+						col[c] -= v * wc
 					}
 				}
 			}
+			gh = t.Alloc(k, x.Cols)
+			tensor.TransposeInto(gh, ght)
 		}
 		return []*tensor.Dense{gw, gh}
 	}, w, h)

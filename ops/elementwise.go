@@ -163,7 +163,6 @@ func reduce(op string, a *autograd.Var, byRow bool, scale float64) *autograd.Var
 	} else {
 		out = t.Alloc(1, av.Cols)
 	}
-	clear(out.Data)
 	for i := 0; i < av.Rows; i++ {
 		for j := 0; j < av.Cols; j++ {
 			if byRow {
@@ -228,8 +227,7 @@ func broadcast(op string, v *autograd.Var, n int, col bool) *autograd.Var {
 		}
 	}
 	return t.Record(op, out, func(g *tensor.Dense, need []bool) []*tensor.Dense {
-		gv := t.Alloc(vr, vc)
-		clear(gv.Data)
+		gv := t.Alloc(vr, vc) // zeroed
 		for i := 0; i < g.Rows; i++ {
 			for j := 0; j < g.Cols; j++ {
 				if col {

@@ -56,8 +56,8 @@ func SparseFrobeniusLoss(x *tensor.Sparse, w, h *autograd.Var) *autograd.Var {
 		return t.Failed()
 	}
 	wv, hv := w.Value(), h.Value()
-	if wv.Rows != x.Rows || hv.Cols != x.Cols || wv.Cols != hv.Rows {
-		return t.Fail(fmt.Errorf("%s: %w: X is %d×%d, W is %d×%d, H is %d×%d", op, tensor.ErrShape, x.Rows, x.Cols, wv.Rows, wv.Cols, hv.Rows, hv.Cols))
+	if err := factorShapes(op, x, wv, hv); err != nil {
+		return t.Fail(err)
 	}
 	k := wv.Cols
 	wtx := t.Alloc(k, x.Cols) // WᵀX
@@ -83,4 +83,12 @@ func SparseFrobeniusLoss(x *tensor.Sparse, w, h *autograd.Var) *autograd.Var {
 		}
 		return []*tensor.Dense{gw, gh}
 	}, w, h)
+}
+
+// factorShapes checks that W (N×k) and H (k×M) factor the sparse X (N×M).
+func factorShapes(op string, x *tensor.Sparse, w, h *tensor.Dense) error {
+	if w.Rows != x.Rows || h.Cols != x.Cols || w.Cols != h.Rows {
+		return fmt.Errorf("%s: %w: X is %d×%d, W is %d×%d, H is %d×%d", op, tensor.ErrShape, x.Rows, x.Cols, w.Rows, w.Cols, h.Rows, h.Cols)
+	}
+	return nil
 }

@@ -303,14 +303,15 @@ func (s *Sparse) addColumnT(alpha float64, u *Dense, j, p0, p1 int, dst *Dense) 
 func (s *Sparse) MulDenseTRows(alpha float64, u *Dense, r0, r1 int, dst *Dense) {
 	ut := New(u.Cols, u.Rows)
 	TransposeInto(ut, u)
-	s.mulDenseTRows(alpha, ut, r0, r1, dst)
+	s.MulRows(alpha, ut, r0, r1, dst)
 }
 
-// mulDenseTRows is MulDenseTRows given Uᵀ (s.Cols×k), whose row j is
-// column j of U: contiguous, where reading U's column cost a strided load
-// per multiply-add. The sums are the same, in the same order.
-func (s *Sparse) mulDenseTRows(alpha float64, ut *Dense, r0, r1 int, dst *Dense) {
-	k := ut.Cols
+// MulRows adds alpha·s[r0:r1, :]·B to rows r0:r1 of dst (s.Rows×k), for B
+// of shape s.Cols×k: MulDenseTRows given B = Uᵀ, whose row j (column j of
+// U) is contiguous, so that callers sharing the rows out transpose U once.
+// The sums are MulDenseTRows's, in the same order.
+func (s *Sparse) MulRows(alpha float64, b *Dense, r0, r1 int, dst *Dense) {
+	k := b.Cols
 	for j := 0; j < s.Cols; j++ {
 		lo, hi := s.ColPtr[j], s.ColPtr[j+1]
 		p0, p1 := lo, hi
@@ -320,11 +321,11 @@ func (s *Sparse) mulDenseTRows(alpha float64, ut *Dense, r0, r1 int, dst *Dense)
 		if r1 < s.Rows {
 			p1 = firstAtLeast(s.RowIdx, p0, hi, r1)
 		}
-		uj := ut.Data[j*ut.Stride : j*ut.Stride+k]
+		bj := b.Data[j*b.Stride : j*b.Stride+k]
 		for p := p0; p < p1; p++ {
 			v := alpha * s.Val[p]
 			row := dst.Data[s.RowIdx[p]*dst.Stride : s.RowIdx[p]*dst.Stride+k]
-			for i, w := range uj {
+			for i, w := range bj {
 				row[i] += v * w
 			}
 		}
@@ -370,7 +371,7 @@ func (s *Sparse) MulDenseTParallel(alpha float64, u *Dense, beta float64, dst *D
 				}
 			}
 		}
-		s.mulDenseTRows(alpha, ut, r0, r1, dst)
+		s.MulRows(alpha, ut, r0, r1, dst)
 	})
 }
 

@@ -191,15 +191,15 @@ func (c *Choice) Trusted() bool { return c.Chosen >= 0 && c.Margin > 2*c.StdErr 
 // candidate: the supervised fits first. Every fit uses cfg otherwise,
 // from cfg's start. Not for mini-batch training (BatchSize) or Algorithm1.
 func TrainChoosing(x *tensor.Dense, cfg Config, opt *ChooseOptions) (*Model, *Choice, error) {
-	return trainChoosing(cfg, opt, dataColumns{dense: x}, func(c Config) (*Model, error) { return Train(x, c) })
+	return trainChoosing(cfg, opt, data{dense: x}, func(c Config) (*Model, error) { return Train(x, c) })
 }
 
 // TrainSparseChoosing is TrainChoosing for a sparse X.
 func TrainSparseChoosing(x *tensor.Sparse, cfg Config, opt *ChooseOptions) (*Model, *Choice, error) {
-	return trainChoosing(cfg, opt, dataColumns{sparse: x}, func(c Config) (*Model, error) { return TrainSparse(x, c) })
+	return trainChoosing(cfg, opt, data{sparse: x}, func(c Config) (*Model, error) { return TrainSparse(x, c) })
 }
 
-func trainChoosing(cfg Config, opt *ChooseOptions, x dataColumns, fit func(Config) (*Model, error)) (*Model, *Choice, error) {
+func trainChoosing(cfg Config, opt *ChooseOptions, x data, fit func(Config) (*Model, error)) (*Model, *Choice, error) {
 	sup := cfg.Supervision
 	switch {
 	case sup == nil:
@@ -334,11 +334,16 @@ func trainChoosing(cfg Config, opt *ChooseOptions, x dataColumns, fit func(Confi
 			}
 		}
 	}
-	unsupCfg := cfg
-	unsupCfg.Supervision = nil
-	um, err := fit(unsupCfg)
-	if err != nil {
-		return nil, nil, err
+	// The unsupervised model: its read-outs, the topics beside the words,
+	// and the model the regressions are saved in.
+	var um *Model
+	if use[UnsupervisedReadout] || use[Words] || use[TopicsWords] || use[SpreadWords] {
+		unsupCfg := cfg
+		unsupCfg.Supervision = nil
+		var err error
+		if um, err = fit(unsupCfg); err != nil {
+			return nil, nil, err
+		}
 	}
 	if use[UnsupervisedReadout] {
 		for _, l := range layers(len(um.S)) {
@@ -350,15 +355,32 @@ func trainChoosing(cfg Config, opt *ChooseOptions, x dataColumns, fit func(Confi
 		}
 	}
 	// The logistic regressions on the words, alone and beside the first
-	// layer's topics (the widest).
-	regressions := map[Kind]logisticCandidate{Words: {words: true}, TopicsWords: {topics: um.S[0], scale: topicScale(um.S[0]), words: true}}
+	// layer's topics (the widest). Each reads the features of every
+	// column, built once (featuresOf), and fits subsets of them.
+	var regressions map[Kind]logisticCandidate
+	built := map[Kind]*features{}
+	featuresOf := func(k Kind) *features {
+		if f, ok := built[k]; ok {
+			return f
+		}
+		every := make([]int, len(sup.Labels))
+		for j := range every {
+			every[j] = j
+		}
+		r := regressions[k]
+		built[k] = buildFeatures(r.topics, r.scale, x, every)
+		return built[k]
+	}
+	if um != nil {
+		regressions = map[Kind]logisticCandidate{Words: {}, TopicsWords: {topics: um.S[0], scale: topicScale(um.S[0])}}
+	}
 	var wordsC float64 // Words' C on the training labels
 	for _, k := range []Kind{Words, TopicsWords} {
 		if !use[k] && !(k == Words && use[SpreadWords]) {
 			continue
 		}
-		w := regressions[k]
-		l, c := chooseLogistic(buildFeatures(w.topics, w.scale, x, true, trCols), trY, sup.Classes, o.Seed)
+		f := featuresOf(k)
+		l, c := chooseLogistic(f.subset(trCols), trY, sup.Classes, o.Seed)
 		if k == Words {
 			wordsC = c
 			if !use[k] {
@@ -369,20 +391,14 @@ func trainChoosing(cfg Config, opt *ChooseOptions, x dataColumns, fit func(Confi
 		if k == TopicsWords {
 			cand.Name, cand.Layer = fmt.Sprintf("unsupervised layer-1 topics + words, logistic (C %.3g)", c), 1
 		}
-		add(cand, inHeld(l.predict(buildFeatures(w.topics, w.scale, x, true, heldCols))))
+		add(cand, inHeld(l.predict(f.subset(heldCols))))
 	}
-	var words *features // every column's words, for SpreadWords
 	var graph [][]int
 	if use[SpreadWords] {
-		every := make([]int, len(sup.Labels))
-		for j := range every {
-			every[j] = j
-		}
-		words = buildFeatures(nil, 1, x, true, every)
-		graph = neighbourGraph(words)
-		l := fitSpread(graph, words, trainLabels, sup.Classes, wordsC)
+		graph = neighbourGraph(featuresOf(Words))
+		l := fitSpread(graph, featuresOf(Words), trainLabels, sup.Classes, wordsC)
 		add(Candidate{Name: fmt.Sprintf("labels spread by 7 nearest neighbours, then logistic on the words (C %.3g)", wordsC),
-			Kind: SpreadWords, C: wordsC}, inHeld(l.predict(words.subset(heldCols))))
+			Kind: SpreadWords, C: wordsC}, inHeld(l.predict(featuresOf(Words).subset(heldCols))))
 	}
 	ch.Best = 0
 	for i, c := range ch.Candidates {
@@ -435,20 +451,22 @@ func trainChoosing(cfg Config, opt *ChooseOptions, x dataColumns, fit func(Confi
 		return m, ch, nil
 	}
 	switch best.Kind {
-	case SpreadWords:
+	case Words, TopicsWords, SpreadWords:
+		k := best.Kind
+		if k == SpreadWords {
+			k = Words // the regression on the words, fitted to spread labels
+		}
 		cols, y := labelled(known)
-		_, c := chooseLogistic(words.subset(cols), y, sup.Classes, o.Seed)
-		l := fitSpread(graph, words, known, sup.Classes, c)
-		L := len(um.A)
-		um.B, um.BX, um.Intercept = classifierOf(l, regressions[Words], x, um.A[L-1].Cols)
-		um.ClassifierLayer = L
-		return um, ch, nil
-	case Words, TopicsWords:
+		l, c := chooseLogistic(featuresOf(k).subset(cols), y, sup.Classes, o.Seed)
+		if best.Kind == SpreadWords {
+			l = fitSpread(graph, featuresOf(Words), known, sup.Classes, c)
+		}
 		layer := len(um.A) // B reads no topics: zero on the last layer
-		if best.Kind == TopicsWords {
+		if k == TopicsWords {
 			layer = 1
 		}
-		um.B, um.BX, um.Intercept, _ = fitClassifier(regressions[best.Kind], x, known, sup.Classes, um.A[layer-1].Cols, o.Seed)
+		n, _ := x.dims()
+		um.B, um.BX, um.Intercept = classifierOf(l, regressions[k], n, um.A[layer-1].Cols)
 		um.ClassifierLayer = layer
 		return um, ch, nil
 	case UnsupervisedReadout:

@@ -3,11 +3,13 @@ package neuralnmf
 import (
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"sync"
 
 	"gonum.org/v1/gonum/optimize"
 
+	"github.com/neuralnmf/neuralnmf/internal/parallel"
 	"github.com/neuralnmf/neuralnmf/tensor"
 )
 
@@ -68,46 +70,38 @@ type features struct {
 	val    []float64
 }
 
-// dataColumns holds the columns of X a classifier reads, dense or sparse
-// (exactly one set).
-type dataColumns struct {
-	dense  *tensor.Dense
-	sparse *tensor.Sparse
-}
-
-func (x dataColumns) dims() (int, int) {
+// unitColumn calls f for the nonzero entries of column j of x, scaled to
+// unit length (nothing for a zero column).
+func (x data) unitColumn(j int, f func(row int, v float64)) {
 	if x.sparse != nil {
-		return x.sparse.Rows, x.sparse.Cols
-	}
-	return x.dense.Rows, x.dense.Cols
-}
-
-// column calls f for the nonzero entries of column j, scaled to unit
-// length.
-func (x dataColumns) column(j int, f func(row int, v float64)) {
-	var idx []int
-	var vals []float64
-	if x.sparse != nil {
-		idx, vals = x.sparse.Column(j)
-	} else {
-		vals = make([]float64, 0, x.dense.Rows)
-		for i := 0; i < x.dense.Rows; i++ {
-			if v := x.dense.At(i, j); v != 0 {
-				idx = append(idx, i)
-				vals = append(vals, v)
-			}
+		idx, vals := x.sparse.Column(j)
+		var ss float64
+		for _, v := range vals {
+			ss += v * v
 		}
+		if ss == 0 {
+			return
+		}
+		inv := 1 / math.Sqrt(ss)
+		for k, i := range idx {
+			f(i, vals[k]*inv)
+		}
+		return
 	}
+	d := x.dense
 	var ss float64
-	for _, v := range vals {
+	for i := 0; i < d.Rows; i++ {
+		v := d.At(i, j)
 		ss += v * v
 	}
 	if ss == 0 {
 		return
 	}
 	inv := 1 / math.Sqrt(ss)
-	for k, i := range idx {
-		f(i, vals[k]*inv)
+	for i := 0; i < d.Rows; i++ {
+		if v := d.At(i, j); v != 0 {
+			f(i, v*inv)
+		}
 	}
 }
 
@@ -125,18 +119,15 @@ func topicScale(s *tensor.Dense) float64 {
 }
 
 // buildFeatures stacks, for the given columns, s·scale (nil s: none) over
-// X's columns at unit length (useX false: none).
-func buildFeatures(s *tensor.Dense, scale float64, x dataColumns, useX bool, cols []int) *features {
+// X's columns at unit length.
+func buildFeatures(s *tensor.Dense, scale float64, x data, cols []int) *features {
 	f := &features{colPtr: make([]int, 1, len(cols)+1)}
 	k := 0
 	if s != nil {
 		k = s.Rows
 	}
-	f.rows = k
-	if useX {
-		n, _ := x.dims()
-		f.rows += n
-	}
+	n, _ := x.dims()
+	f.rows = k + n
 	for _, j := range cols {
 		for i := 0; i < k; i++ {
 			if v := s.At(i, j); v != 0 {
@@ -144,12 +135,10 @@ func buildFeatures(s *tensor.Dense, scale float64, x dataColumns, useX bool, col
 				f.val = append(f.val, v*scale)
 			}
 		}
-		if useX {
-			x.column(j, func(row int, v float64) {
-				f.rowIdx = append(f.rowIdx, k+row)
-				f.val = append(f.val, v)
-			})
-		}
+		x.unitColumn(j, func(row int, v float64) {
+			f.rowIdx = append(f.rowIdx, k+row)
+			f.val = append(f.val, v)
+		})
 		f.colPtr = append(f.colPtr, len(f.rowIdx))
 	}
 	return f
@@ -255,11 +244,11 @@ func fitLogisticRows(f *features, y []int, classes int, c float64, w0 []float64)
 	P, F, n := classes, f.rows, float64(f.cols())
 	dim := (F + 1) * P
 	z := make([]float64, P)
+	// objective returns the mean penalised loss at w and writes its
+	// gradient into grad.
 	objective := func(grad, w []float64) float64 {
 		var loss float64
-		if grad != nil {
-			clear(grad)
-		}
+		clear(grad)
 		l := &logistic{rows: F, classes: P, w: w}
 		for j := 0; j < f.cols(); j++ {
 			l.scores(f, j, z)
@@ -270,9 +259,6 @@ func fitLogisticRows(f *features, y []int, classes int, c float64, w0 []float64)
 				sum += z[k]
 			}
 			loss += math.Log(sum) - math.Log(z[y[j]])
-			if grad == nil {
-				continue
-			}
 			for k := range z {
 				z[k] /= sum
 			}
@@ -291,9 +277,7 @@ func fitLogisticRows(f *features, y []int, classes int, c float64, w0 []float64)
 		var reg float64
 		for i, v := range w[:F*P] {
 			reg += v * v
-			if grad != nil {
-				grad[i] += v / c
-			}
+			grad[i] += v / c
 		}
 		for i := range grad {
 			grad[i] /= n
@@ -304,9 +288,18 @@ func fitLogisticRows(f *features, y []int, classes int, c float64, w0 []float64)
 	if w0 != nil {
 		copy(w, w0)
 	}
+	// gonum asks for the value and the gradient at a point in two calls;
+	// one pass computes both, and the second call copies them.
+	at, atGrad, atLoss := make([]float64, dim), make([]float64, dim), math.NaN()
+	evaluate := func(w []float64) {
+		if math.IsNaN(atLoss) || !slices.Equal(at, w) {
+			copy(at, w)
+			atLoss = objective(atGrad, w)
+		}
+	}
 	p := optimize.Problem{
-		Func: func(w []float64) float64 { return objective(nil, w) },
-		Grad: func(grad, w []float64) { objective(grad, w) },
+		Func: func(w []float64) float64 { evaluate(w); return atLoss },
+		Grad: func(grad, w []float64) { evaluate(w); copy(grad, atGrad) },
 	}
 	settings := &optimize.Settings{
 		GradientThreshold: logisticGradTol,
@@ -392,24 +385,12 @@ func chooseLogistic(f *features, y []int, classes int, seed uint64) (*logistic, 
 	return fitLogistic(f, y, classes, logisticCs[best], nil), logisticCs[best]
 }
 
-// logisticCandidate is a classifier that TrainChoosing compares: the
-// columns' features (topics of layer Layer of model, scaled, when Topics;
-// X's columns when Words), and the fit.
+// logisticCandidate is what a regression of TrainChoosing reads beside
+// X's columns: the topics of the unsupervised model's first layer, scaled
+// by scale, or none (topics nil).
 type logisticCandidate struct {
 	topics *tensor.Dense
 	scale  float64
-	words  bool
-}
-
-// fitClassifier chooses C by cross-validation and fits the regression on
-// the columns with a label ≥ 0 in labels, reading cand's features. It
-// returns B (P×k of the topics, zero when there are none, the scale
-// folded in), BX (P×N, nil without words) and the intercept (P×1), and C.
-func fitClassifier(cand logisticCandidate, x dataColumns, labels []int, classes, k int, seed uint64) (b, bx, intercept *tensor.Dense, c float64) {
-	cols, y := labelled(labels)
-	l, c := chooseLogistic(buildFeatures(cand.topics, cand.scale, x, cand.words, cols), y, classes, seed)
-	b, bx, intercept = classifierOf(l, cand, x, k)
-	return b, bx, intercept, c
 }
 
 // labelled returns the columns with a label ≥ 0 and their labels.
@@ -423,8 +404,8 @@ func labelled(labels []int) (cols, y []int) {
 }
 
 // classifierOf turns a regression on cand's features into the model's B
-// (P×k), BX and Intercept.
-func classifierOf(l *logistic, cand logisticCandidate, x dataColumns, k int) (b, bx, intercept *tensor.Dense) {
+// (P×k), BX (P×N, for the N rows of X) and Intercept.
+func classifierOf(l *logistic, cand logisticCandidate, n, k int) (b, bx, intercept *tensor.Dense) {
 	P := l.classes
 	b = tensor.New(P, k)
 	kt := 0
@@ -436,13 +417,10 @@ func classifierOf(l *logistic, cand logisticCandidate, x dataColumns, k int) (b,
 			}
 		}
 	}
-	if cand.words {
-		n, _ := x.dims()
-		bx = tensor.New(P, n)
-		for i := 0; i < n; i++ {
-			for p := 0; p < P; p++ {
-				bx.Set(p, i, l.w[(kt+i)*P+p])
-			}
+	bx = tensor.New(P, n)
+	for i := 0; i < n; i++ {
+		for p := 0; p < P; p++ {
+			bx.Set(p, i, l.w[(kt+i)*P+p])
 		}
 	}
 	intercept = tensor.New(P, 1)
@@ -460,7 +438,7 @@ func fitSpread(nb [][]int, words *features, labels []int, classes int, c float64
 
 // addDataScores adds bx·x/‖x‖₂ (each column of x at unit length) and the
 // intercept to scores (P×M), checking x's shape.
-func addDataScores(scores, bx, intercept *tensor.Dense, x dataColumns) error {
+func addDataScores(scores, bx, intercept *tensor.Dense, x data) error {
 	if bx != nil {
 		if x.dense == nil && x.sparse == nil {
 			return fmt.Errorf("the classifier reads the columns of X themselves (BX), and no x was given")
@@ -470,7 +448,7 @@ func addDataScores(scores, bx, intercept *tensor.Dense, x dataColumns) error {
 			return fmt.Errorf("%w: x is %d×%d, want %d×%d", tensor.ErrShape, n, m, bx.Cols, scores.Cols)
 		}
 		for j := 0; j < m; j++ {
-			x.column(j, func(row int, v float64) {
+			x.unitColumn(j, func(row int, v float64) {
 				for p := 0; p < bx.Rows; p++ {
 					scores.Set(p, j, scores.At(p, j)+v*bx.At(p, row))
 				}
@@ -533,51 +511,49 @@ func neighbourGraph(f *features) [][]int {
 		}
 	}
 	knn := make([][]int, M)
-	workers := 2
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sim := make([]float64, M)
-			var touched []int
-			for j := w; j < M; j += workers {
-				touched = touched[:0]
-				for p := f.colPtr[j]; p < f.colPtr[j+1]; p++ {
-					r, v := f.rowIdx[p], f.val[p]
-					for q := rowPtr[r]; q < rowPtr[r+1]; q++ {
-						i := postCol[q]
-						if sim[i] == 0 {
-							touched = append(touched, i)
-						}
-						sim[i] += v * postVal[q]
+	workers := runtime.GOMAXPROCS(0)
+	sims := make([][]float64, workers) // per worker: the similarities to column j
+	parallel.ForChunks(M, 64, workers, func(worker, j0, j1 int) {
+		if sims[worker] == nil {
+			sims[worker] = make([]float64, M)
+		}
+		sim := sims[worker]
+		var touched []int
+		for j := j0; j < j1; j++ {
+			touched = touched[:0]
+			for p := f.colPtr[j]; p < f.colPtr[j+1]; p++ {
+				r, v := f.rowIdx[p], f.val[p]
+				for q := rowPtr[r]; q < rowPtr[r+1]; q++ {
+					i := postCol[q]
+					if sim[i] == 0 {
+						touched = append(touched, i)
 					}
+					sim[i] += v * postVal[q]
 				}
-				best := make([]int, 0, spreadNeighbours+1)
-				for _, i := range touched {
-					if i == j || sim[i] <= 0 {
-						continue
-					}
-					// Insert i into best, kept by similarity (then index).
-					k := len(best)
-					for k > 0 && (sim[best[k-1]] < sim[i] || sim[best[k-1]] == sim[i] && best[k-1] > i) {
-						k--
-					}
-					if k < spreadNeighbours {
-						best = slices.Insert(best, k, i)
-						if len(best) > spreadNeighbours {
-							best = best[:spreadNeighbours]
-						}
-					}
-				}
-				for _, i := range touched {
-					sim[i] = 0
-				}
-				knn[j] = best
 			}
-		}()
-	}
-	wg.Wait()
+			best := make([]int, 0, spreadNeighbours+1)
+			for _, i := range touched {
+				if i == j || sim[i] <= 0 {
+					continue
+				}
+				// Insert i into best, kept by similarity (then index).
+				k := len(best)
+				for k > 0 && (sim[best[k-1]] < sim[i] || sim[best[k-1]] == sim[i] && best[k-1] > i) {
+					k--
+				}
+				if k < spreadNeighbours {
+					best = slices.Insert(best, k, i)
+					if len(best) > spreadNeighbours {
+						best = best[:spreadNeighbours]
+					}
+				}
+			}
+			for _, i := range touched {
+				sim[i] = 0
+			}
+			knn[j] = best
+		}
+	})
 	nb := make([][]int, M)
 	for j, list := range knn {
 		for _, i := range list {

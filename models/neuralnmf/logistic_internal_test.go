@@ -60,7 +60,7 @@ func TestFitLogisticIsAMinimum(t *testing.T) {
 		cols[j] = j
 	}
 	for _, c := range []float64{0.01, 1, 100} {
-		f := buildFeatures(s, topicScale(s), dataColumns{sparse: tensor.SparseFromDense(x)}, true, cols)
+		f := buildFeatures(s, topicScale(s), data{sparse: tensor.SparseFromDense(x)}, cols)
 		require.Equal(t, 10, f.rows)
 		l := fitLogistic(f, y, 3, c, nil)
 		const h = 1e-6
@@ -96,8 +96,8 @@ func TestBuildFeaturesUnitColumns(t *testing.T) {
 	x := tensor.New(3, 2)
 	x.Set(0, 0, 3)
 	x.Set(2, 0, 4)
-	d := buildFeatures(nil, 1, dataColumns{dense: x}, true, []int{0, 1})
-	sp := buildFeatures(nil, 1, dataColumns{sparse: tensor.SparseFromDense(x)}, true, []int{0, 1})
+	d := buildFeatures(nil, 1, data{dense: x}, []int{0, 1})
+	sp := buildFeatures(nil, 1, data{sparse: tensor.SparseFromDense(x)}, []int{0, 1})
 	require.InDeltaSlice(t, []float64{0.6, 0.8}, d.val, 1e-15)
 	require.Equal(t, d, sp)
 	require.Equal(t, []int{0, 2, 2}, d.colPtr, "the zero column has no entry")
@@ -118,7 +118,7 @@ func TestNeighbourGraphBruteForce(t *testing.T) {
 	for j := range cols {
 		cols[j] = j
 	}
-	f := buildFeatures(nil, 1, dataColumns{sparse: tensor.SparseFromDense(x)}, true, cols)
+	f := buildFeatures(nil, 1, data{sparse: tensor.SparseFromDense(x)}, cols)
 	got := neighbourGraph(f)
 	dense := func(j int) []float64 {
 		v := make([]float64, f.rows)

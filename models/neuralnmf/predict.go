@@ -145,30 +145,24 @@ func (m *Model) ReadoutLayer() int {
 // It returns an error for a model trained without supervision (it has no
 // B), and as Transform for bad x.
 func (m *Model) Classify(x *tensor.Dense) ([]int, *tensor.Dense, error) {
-	if m.B == nil {
-		return nil, nil, errNoClassifier("Classify")
-	}
-	s, err := m.Transform(x)
-	if err != nil {
-		return nil, nil, err
-	}
-	return m.Scores(x, s)
+	return m.classify("Classify", data{dense: x}, func() ([]*tensor.Dense, error) { return m.Transform(x) })
 }
 
 // ClassifySparse is Classify for a sparse x.
 func (m *Model) ClassifySparse(x *tensor.Sparse) ([]int, *tensor.Dense, error) {
+	return m.classify("ClassifySparse", data{sparse: x}, func() ([]*tensor.Dense, error) { return m.TransformSparse(x) })
+}
+
+// classify runs transform and scores its S and x.
+func (m *Model) classify(name string, x data, transform func() ([]*tensor.Dense, error)) ([]int, *tensor.Dense, error) {
 	if m.B == nil {
-		return nil, nil, errNoClassifier("ClassifySparse")
+		return nil, nil, fmt.Errorf("neuralnmf: %s: the model was trained without labels, so it has no classifier B", name)
 	}
-	s, err := m.TransformSparse(x)
+	s, err := transform()
 	if err != nil {
 		return nil, nil, err
 	}
-	return m.ScoresSparse(x, s)
-}
-
-func errNoClassifier(name string) error {
-	return fmt.Errorf("neuralnmf: %s: the model was trained without labels, so it has no classifier B", name)
+	return m.scores(x, s)
 }
 
 // Scores returns the classifier's scores of some columns x (N×M′) whose S
@@ -179,23 +173,15 @@ func errNoClassifier(name string) error {
 // (BX nil). The model must have a classifier B. It returns an error when
 // x is needed and missing or has the wrong shape.
 func (m *Model) Scores(x *tensor.Dense, s []*tensor.Dense) (pred []int, scores *tensor.Dense, err error) {
-	var xc dataColumns
-	if x != nil {
-		xc.dense = x
-	}
-	return m.scores(xc, s)
+	return m.scores(data{dense: x}, s)
 }
 
 // ScoresSparse is Scores for a sparse x.
 func (m *Model) ScoresSparse(x *tensor.Sparse, s []*tensor.Dense) (pred []int, scores *tensor.Dense, err error) {
-	var xc dataColumns
-	if x != nil {
-		xc.sparse = x
-	}
-	return m.scores(xc, s)
+	return m.scores(data{sparse: x}, s)
 }
 
-func (m *Model) scores(x dataColumns, s []*tensor.Dense) ([]int, *tensor.Dense, error) {
+func (m *Model) scores(x data, s []*tensor.Dense) ([]int, *tensor.Dense, error) {
 	scores := tensor.MatMul(false, false, m.B, m.ClassifierS(s))
 	if err := addDataScores(scores, m.BX, m.Intercept, x); err != nil {
 		return nil, nil, fmt.Errorf("neuralnmf: Scores: %w", err)
