@@ -53,8 +53,12 @@ type ChooseOptions struct {
 	// Patience is the Supervision.Patience of the supervised validation
 	// fits: they stop when the held-out accuracy has not risen above its
 	// best for Patience epochs, and the chosen one is refitted for as many
-	// epochs as its validation fit took. 0 means DefaultPatience; a
-	// negative value, no early stop (the refit then runs as cfg says).
+	// epochs as its validation fit took. They also stop once the best
+	// held-out accuracy so far, rising at its rate over the last Patience
+	// epochs until the epoch cap, would stay below the best accuracy of
+	// the other candidates (scored first): such a fit cannot be chosen.
+	// 0 means DefaultPatience; a negative value, no early stop of either
+	// kind (the refit then runs as cfg says).
 	Patience int
 }
 
@@ -189,7 +193,10 @@ func (c *Choice) Trusted() bool { return c.Chosen >= 0 && c.Margin > 2*c.StdErr 
 // with a least-squares read-out of each layer (Model.ClassifierLayer says
 // which layer the chosen model's B reads). Ties go to the earlier
 // candidate: the supervised fits first. Every fit uses cfg otherwise,
-// from cfg's start. Not for mini-batch training (BatchSize) or Algorithm1.
+// from cfg's start, which is computed once and shared. The supervised
+// fits are trained last, so that each can stop once it cannot catch up
+// with the others (see ChooseOptions.Patience). Not for mini-batch
+// training (BatchSize) or Algorithm1.
 func TrainChoosing(x *tensor.Dense, cfg Config, opt *ChooseOptions) (*Model, *Choice, error) {
 	return trainChoosing(cfg, opt, data{dense: x}, func(c Config) (*Model, error) { return Train(x, c) })
 }
@@ -268,6 +275,8 @@ func trainChoosing(cfg Config, opt *ChooseOptions, x data, fit func(Config) (*Mo
 		}
 		return ls
 	}
+	// Every fit below starts from cfg's start: compute it once.
+	cfg.starts = &startCache{}
 	train, held, nHeld, nKnown := holdOut(sup, o.HoldOut, o.Seed)
 	ch := &Choice{Chosen: -1, HeldOut: nHeld, Known: nKnown}
 	if nHeld == 0 {
@@ -307,33 +316,6 @@ func trainChoosing(cfg Config, opt *ChooseOptions, x data, fit func(Config) (*Mo
 	}
 	all := func(p []int) func(i, j int) int { return func(_, j int) int { return p[j] } }
 	inHeld := func(p []int) func(i, j int) int { return func(i, _ int) int { return p[i] } }
-	if use[SupervisedFit] || use[SupervisedReadout] {
-		for _, b := range balances {
-			m, err := fit(withKnown(train, b, o.Patience))
-			if err != nil {
-				return nil, nil, err
-			}
-			c := Candidate{Name: fmt.Sprintf("supervised (%s, balance %g)", sup.Classifier.Resolved(), b), Kind: SupervisedFit, Balance: b,
-				Epochs: len(m.History.Loss), EarlyStop: strings.HasPrefix(m.History.Stopped, "early stop")}
-			if sup.Lambda > 0 {
-				c.Name, c.Balance, c.Lambda = fmt.Sprintf("supervised (%s, λ %g)", sup.Classifier.Resolved(), sup.Lambda), 0, sup.Lambda
-			}
-			if use[SupervisedFit] {
-				add(c, all(m.Predict()))
-			}
-			if use[SupervisedReadout] {
-				for _, l := range layers(len(m.S)) {
-					b, err := FitReadout(m.S[l-1], trainLabels, sup.Classes)
-					if err != nil {
-						return nil, nil, err
-					}
-					r := c
-					r.Name, r.Kind, r.Layer = fmt.Sprintf("%s + read-out of layer %d", c.Name, l), SupervisedReadout, l
-					add(r, all(Predict(b, m.S[l-1])))
-				}
-			}
-		}
-	}
 	// The unsupervised model: its read-outs, the topics beside the words,
 	// and the model the regressions are saved in.
 	var um *Model
@@ -400,6 +382,48 @@ func trainChoosing(cfg Config, opt *ChooseOptions, x data, fit func(Config) (*Mo
 		add(Candidate{Name: fmt.Sprintf("labels spread by 7 nearest neighbours, then logistic on the words (C %.3g)", wordsC),
 			Kind: SpreadWords, C: wordsC}, inHeld(l.predict(featuresOf(Words).subset(heldCols))))
 	}
+	// The supervised fits last, listed first: each stops early once its
+	// held-out accuracy cannot reach the best of the candidates above
+	// (Supervision's target), which on a large corpus saves most of
+	// their epochs.
+	cheap, cheapRights := ch.Candidates, rights
+	ch.Candidates, rights = nil, nil
+	target := 0.0
+	if o.Patience > 0 {
+		for _, c := range cheap {
+			target = max(target, c.Accuracy)
+		}
+	}
+	if use[SupervisedFit] || use[SupervisedReadout] {
+		for _, b := range balances {
+			vc := withKnown(train, b, o.Patience)
+			vc.Supervision.target = target
+			m, err := fit(vc)
+			if err != nil {
+				return nil, nil, err
+			}
+			c := Candidate{Name: fmt.Sprintf("supervised (%s, balance %g)", sup.Classifier.Resolved(), b), Kind: SupervisedFit, Balance: b,
+				Epochs: len(m.History.Loss), EarlyStop: strings.HasPrefix(m.History.Stopped, "early stop")}
+			if sup.Lambda > 0 {
+				c.Name, c.Balance, c.Lambda = fmt.Sprintf("supervised (%s, λ %g)", sup.Classifier.Resolved(), sup.Lambda), 0, sup.Lambda
+			}
+			if use[SupervisedFit] {
+				add(c, all(m.Predict()))
+			}
+			if use[SupervisedReadout] {
+				for _, l := range layers(len(m.S)) {
+					b, err := FitReadout(m.S[l-1], trainLabels, sup.Classes)
+					if err != nil {
+						return nil, nil, err
+					}
+					r := c
+					r.Name, r.Kind, r.Layer = fmt.Sprintf("%s + read-out of layer %d", c.Name, l), SupervisedReadout, l
+					add(r, all(Predict(b, m.S[l-1])))
+				}
+			}
+		}
+	}
+	ch.Candidates, rights = append(ch.Candidates, cheap...), append(rights, cheapRights...)
 	ch.Best = 0
 	for i, c := range ch.Candidates {
 		if c.Accuracy > ch.Candidates[ch.Best].Accuracy {

@@ -108,6 +108,10 @@ type Supervision struct {
 	// History.Stopped says so. It has no effect without held-out labels.
 	// TrainChoosing sets it for its validation fits (ChooseOptions).
 	Patience int
+	// target, if positive, stops training early when the held-out
+	// accuracy cannot reach it by the epoch cap (see behind): the
+	// accuracy of the best candidate TrainChoosing has already scored.
+	target float64
 }
 
 // Optimizer selects the update rule.
@@ -355,6 +359,9 @@ type Config struct {
 	// Progress, if not nil, is called after every epoch, including the
 	// burn-in epochs of every restart (Epoch.Epoch counts from 1 for each).
 	Progress func(Epoch)
+	// starts, if not nil, keeps the HNMF starts computed for this X by
+	// seed, so that the fits of TrainChoosing share one start.
+	starts *startCache
 	// BatchSize, if positive, trains by mini-batches of that many columns
 	// (Train and TrainSparse; TrainColumns streams them from a source):
 	// each step solves the NNLS layers exactly for one batch of columns and

@@ -3,6 +3,7 @@ package neuralnmf
 import (
 	"fmt"
 	"math"
+	"sync"
 
 	"github.com/neuralnmf/neuralnmf/models/ssnmf"
 	"github.com/neuralnmf/neuralnmf/nnls"
@@ -16,6 +17,10 @@ func (t *trainer) init() error {
 	n, _ := t.x.dims()
 	switch c.Init {
 	case HNMFInit, NNDSVDInit, HNMFBestInit:
+		if a := c.starts.get(c.Init, c.InitRestarts, t.seed); a != nil {
+			t.a = a
+			break
+		}
 		opt := &ssnmf.Options{Seed: t.seed, Restarts: c.InitRestarts}
 		if c.Init == NNDSVDInit {
 			opt = &ssnmf.Options{Seed: t.seed, Solver: ssnmf.HALS, Start: ssnmf.NNDSVDAStart}
@@ -34,6 +39,7 @@ func (t *trainer) init() error {
 			}
 		}
 		t.a = h.A
+		c.starts.put(c.Init, c.InitRestarts, t.seed, h.A)
 	case GivenInit:
 		for _, a := range c.InitA {
 			t.a = append(t.a, a.Clone())
@@ -243,4 +249,54 @@ func (t *trainer) resetDeadTopics() int {
 		t.warm = nil
 	}
 	return n
+}
+
+// startCache keeps HNMF starts of one X by their init, starts per layer
+// and seed: the fits TrainChoosing compares start where Train would, and
+// the start, most of a fit's cost on a large corpus, is computed once.
+type startCache struct {
+	mu sync.Mutex
+	a  map[startKey][]*tensor.Dense
+}
+
+type startKey struct {
+	init     Init
+	restarts int
+	seed     uint64
+}
+
+// get returns a copy of the start stored for the key, or nil (also for a
+// nil cache).
+func (c *startCache) get(init Init, restarts int, seed uint64) []*tensor.Dense {
+	if c == nil {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	a, ok := c.a[startKey{init, restarts, seed}]
+	if !ok {
+		return nil
+	}
+	out := make([]*tensor.Dense, len(a))
+	for i, m := range a {
+		out[i] = m.Clone()
+	}
+	return out
+}
+
+// put stores a copy of a for the key (nothing for a nil cache).
+func (c *startCache) put(init Init, restarts int, seed uint64, a []*tensor.Dense) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.a == nil {
+		c.a = map[startKey][]*tensor.Dense{}
+	}
+	kept := make([]*tensor.Dense, len(a))
+	for i, m := range a {
+		kept[i] = m.Clone()
+	}
+	c.a[startKey{init, restarts, seed}] = kept
 }

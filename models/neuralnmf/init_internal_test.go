@@ -67,3 +67,81 @@ func planted(n, m int, ranks []int, noise float64, seed uint64) *tensor.Dense {
 	}
 	return x
 }
+
+// A start kept in a startCache and handed to a second fit gives that fit
+// bit for bit the model it trains from its own start, for every init that
+// computes one and with restarts (which start from other seeds); and the
+// cache hands out copies, so training from a start does not change it.
+func TestSharedStartChangesNothing(t *testing.T) {
+	x := planted(40, 60, []int{6, 3}, 0.2, 5)
+	for _, tc := range []struct {
+		name string
+		cfg  Config
+	}{
+		{"hnmf", Config{Ranks: []int{6, 3}, Init: HNMFInit, Epochs: 30, Seed: 3}},
+		{"nndsvd", Config{Ranks: []int{6, 3}, Init: NNDSVDInit, Epochs: 30, Seed: 3}},
+		{"hnmf-best, 2 restarts", Config{Ranks: []int{6, 3}, Init: HNMFBestInit, Restarts: 2, InitRestarts: 2, BurnIn: 5, Epochs: 30, Seed: 3}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			own, err := Train(x, tc.cfg)
+			require.NoError(t, err)
+			shared := tc.cfg
+			shared.starts = &startCache{}
+			for range 3 { // the first fills the cache, the others read it
+				m, err := Train(x, shared)
+				require.NoError(t, err)
+				for l := range own.A {
+					require.Equal(t, own.A[l].Data, m.A[l].Data, "layer %d", l+1)
+				}
+				require.Nil(t, m.cfg.starts, "the model keeps no cache")
+			}
+			require.Equal(t, own.cfg.Restarts, len(shared.starts.a), "one start per restart's seed")
+		})
+	}
+}
+
+// behind stops a fit whose held-out accuracy, rising at its recent rate,
+// cannot reach the target by the cap, and no other.
+func TestBehindStopsOnlyAFitThatCannotCatchUp(t *testing.T) {
+	rising := func(n int, from, perEpoch float64) []float64 {
+		acc := make([]float64, n)
+		for i := range acc {
+			acc[i] = from + perEpoch*float64(i)
+		}
+		return acc
+	}
+	for _, tc := range []struct {
+		name   string
+		acc    []float64
+		target float64
+		cap    int
+		stop   bool
+	}{
+		// 0.30 + 0.0004·(1000−100) = 0.66 < 0.8.
+		{"slow and far behind", rising(100, 0.26, 0.0004), 0.8, 1000, true},
+		// 0.30 + 0.0004·900 = 0.66 ≥ 0.6.
+		{"slow but within reach", rising(100, 0.26, 0.0004), 0.6, 1000, false},
+		{"fast", rising(100, 0.2, 0.005), 0.8, 1000, false},
+		{"no target", rising(100, 0.26, 0.0004), 0, 1000, false},
+		{"window not yet full", rising(40, 0.26, 0.0004), 0.8, 1000, false},
+		// Flat for the last 50 epochs at 0.5, the best reached before.
+		{"flat", append(rising(50, 0.3, 0.004), slicesRepeat(0.49, 50)...), 0.55, 1000, true},
+		// A dip does not lower the running best: 0.7 is kept.
+		{"best kept through a dip", append(rising(60, 0.1, 0.01), slicesRepeat(0.2, 40)...), 0.69, 1000, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tr := &trainer{cfg: Config{Epochs: tc.cap, Supervision: &Supervision{target: tc.target}}}
+			tr.hist.HeldOutAccuracy = tc.acc
+			msg := tr.behind(len(tc.acc))
+			require.Equal(t, tc.stop, msg != "", msg)
+		})
+	}
+}
+
+func slicesRepeat(v float64, n int) []float64 {
+	out := make([]float64, n)
+	for i := range out {
+		out[i] = v
+	}
+	return out
+}

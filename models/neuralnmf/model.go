@@ -352,6 +352,7 @@ func (t *trainer) model() (*Model, error) {
 		h.FinalRelError = h.RelError[n-1]
 	}
 	m := &Model{History: h, cfg: t.cfg}
+	m.cfg.starts = nil // TrainChoosing's, not the model's
 	for l, a := range t.a {
 		m.A = append(m.A, a.Clone())
 		m.S = append(m.S, f.S[l].Value().Clone())

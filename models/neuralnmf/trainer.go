@@ -1,6 +1,7 @@
 package neuralnmf
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -182,6 +183,11 @@ func (t *trainer) train(upTo int) error {
 				break
 			}
 		}
+		if msg := t.behind(epoch); msg != "" {
+			h.Stopped = msg
+			t.done = true
+			break
+		}
 		if epoch == c.Epochs {
 			h.Stopped = fmt.Sprintf("max epochs: stopped at the cap of %d epochs", c.Epochs)
 			if watched {
@@ -338,6 +344,40 @@ func (t *trainer) gradients(g autograd.Grads, f *Forward) []*tensor.Dense {
 		grads = append(grads, g.Of(f.B))
 	}
 	return grads
+}
+
+// behind returns the reason to stop at epoch when Supervision.target is
+// out of reach, or "". The best held-out accuracy so far, rising for the
+// rest of the epochs at the rate it rose over the last window (Patience
+// epochs, DefaultPatience if 0), stays below the target: the fit cannot
+// be chosen over the candidate that set it. The rate of the running best
+// is an optimistic projection for the usual concave learning curve.
+func (t *trainer) behind(epoch int) string {
+	s := t.cfg.Supervision
+	if s == nil || !(s.target > 0) {
+		return ""
+	}
+	acc := t.hist.HeldOutAccuracy
+	w := cmp.Or(s.Patience, DefaultPatience)
+	if len(acc) <= w || t.cfg.Epochs <= epoch {
+		return ""
+	}
+	best, before := math.Inf(-1), math.Inf(-1)
+	for i, a := range acc {
+		if math.IsNaN(a) {
+			continue
+		}
+		if i < len(acc)-w {
+			before = max(before, a)
+		}
+		best = max(best, a)
+	}
+	rate := (best - before) / float64(w)
+	reach := best + rate*float64(t.cfg.Epochs-epoch)
+	if !(reach < s.target) {
+		return ""
+	}
+	return fmt.Sprintf("early stop: the held-out accuracy %.3f, rising %.2g per epoch over the last %d, cannot reach %.3f, another candidate's, by epoch %d", best, rate, w, s.target, t.cfg.Epochs)
 }
 
 // patience returns Supervision.Patience, or 0 without supervision.
