@@ -18,17 +18,17 @@ import (
 
 // fitFlags are the flags of fit.
 type fitFlags struct {
-	fs                                                                *flag.FlagSet
-	xPath, textPath, ranks, out, loss, labelsPath, maskPath, dataMask *string
-	classifier, optimizer, initFlag, preset, batchUpdate              *string
-	lambda, balance, lr, decay, tol, forget, holdOut                  *float64
-	epochs, decayEvery, initRestarts, restarts, window, batchSize     *int
-	patience, readoutLayer                                            *int
-	candidates, prior                                                 *string
-	algorithm1, normalize, quiet, choose                              *bool
-	seed                                                              *uint64
-	text                                                              textFlags
-	docs                                                              docFlags
+	fs                                                                       *flag.FlagSet
+	xPath, textPath, ranks, out, loss, labelsPath, maskPath, dataMask        *string
+	classifier, optimizer, initFlag, preset, batchUpdate                     *string
+	lambda, balance, lr, decay, tol, forget, holdOut                         *float64
+	epochs, decayEvery, initRestarts, initIters, restarts, window, batchSize *int
+	patience, readoutLayer                                                   *int
+	candidates, prior                                                        *string
+	algorithm1, normalize, quiet, choose                                     *bool
+	seed                                                                     *uint64
+	text                                                                     textFlags
+	docs                                                                     docFlags
 }
 
 func newFitFlags(stderr io.Writer) *fitFlags {
@@ -55,6 +55,7 @@ func newFitFlags(stderr io.Writer) *fitFlags {
 		decay:        fs.Float64("decay", 0.5, "learning-rate decay factor"),
 		initFlag:     fs.String("init", "", fmt.Sprintf("initialisation: hnmf (HNMF by multiplicative updates from -init-restarts random starts per layer), nndsvd (HNMF by HALS from NNDSVDa starts, deterministic), hnmf-best (HNMF by multiplicative updates and by HALS from the same starts, the lower error kept) or random (default: the library's, hnmf; with -batch-size, %s)", neuralnmf.DefaultBatchInit)),
 		initRestarts: fs.Int("init-restarts", 0, "random starts per layer for -init hnmf; the best is kept (0: sized to X, as the library does: up to 10 where a start is cheap, 1 on large data)"),
+		initIters:    fs.Int("init-iters", 0, "at most this many updates per layer of each HNMF start (0: sized to X, as the library does: 1000 where an update is cheap, down to 100 on a large corpus)"),
 		restarts:     fs.Int("restarts", 0, "initialisations (seeds -seed+1000r) trained 50 epochs each; the lowest loss is trained on (0: sized to X, as the library does: 2 where a start is cheapest, else 1)"),
 		tol:          fs.Float64("tol", 0, fmt.Sprintf("stop when the loss fell by less than this (relative) over -window epochs (0: the library default, %g; negative: never)", neuralnmf.DefaultTol)),
 		window:       fs.Int("window", 0, fmt.Sprintf("epochs over which -tol is measured (0: the library default, %d)", neuralnmf.DefaultWindow)),
@@ -231,8 +232,8 @@ func (f *fitFlags) check() error {
 		return usageError{fmt.Errorf("-algorithm1 trains one start, as the paper's Algorithm 1 does: drop -restarts %d, or drop -algorithm1 for the default training, which takes restarts", *f.restarts)}
 	case *f.algorithm1 && flagSet(fs, "optimizer") && *f.optimizer != "gd":
 		return usageError{errors.New("-algorithm1 is projected gradient descent: drop -optimizer or give -optimizer gd")}
-	case (flagSet(fs, "epochs") && *f.epochs < 1) || *f.initRestarts < 0 || *f.restarts < 0:
-		return usageError{errors.New("-epochs must be at least 1, -init-restarts and -restarts at least 0")}
+	case (flagSet(fs, "epochs") && *f.epochs < 1) || *f.initRestarts < 0 || *f.initIters < 0 || *f.restarts < 0:
+		return usageError{errors.New("-epochs must be at least 1, -init-restarts, -init-iters and -restarts at least 0")}
 	case *f.batchSize < 0:
 		return usageError{fmt.Errorf("-batch-size is %d: want a number of samples, or 0 to train on all at once", *f.batchSize)}
 	case *f.batchSize == 0 && (flagSet(fs, "batch-update") || flagSet(fs, "forget")):
@@ -256,7 +257,7 @@ func (f *fitFlags) config() (neuralnmf.Config, string, error) {
 	if err != nil {
 		return neuralnmf.Config{}, "", usageError{err}
 	}
-	cfg := neuralnmf.Config{Ranks: ranks, Epochs: *f.epochs, LR: *f.lr, Seed: *f.seed, InitRestarts: *f.initRestarts, Restarts: *f.restarts,
+	cfg := neuralnmf.Config{Ranks: ranks, Epochs: *f.epochs, LR: *f.lr, Seed: *f.seed, InitRestarts: *f.initRestarts, InitIters: *f.initIters, Restarts: *f.restarts,
 		Decay: optim.StepDecay{Every: *f.decayEvery, Factor: *f.decay}, BatchSize: *f.batchSize, Forget: *f.forget, Normalize: *f.normalize, Tol: *f.tol, Window: *f.window, Algorithm1: *f.algorithm1}
 	if *f.batchUpdate != "" {
 		if cfg.BatchUpdate, err = choose("batch-update", *f.batchUpdate, choice[neuralnmf.BatchUpdate]{"statistics", neuralnmf.Statistics},
@@ -314,6 +315,7 @@ func (f *fitFlags) applyPreset(cfg neuralnmf.Config) (neuralnmf.Config, string, 
 	set("epochs", func() { p.Epochs = cfg.Epochs })
 	set("lr", func() { p.LR = cfg.LR })
 	set("init-restarts", func() { p.InitRestarts = cfg.InitRestarts })
+	set("init-iters", func() { p.InitIters = cfg.InitIters })
 	set("restarts", func() { p.Restarts = cfg.Restarts })
 	set("decay-every", func() { p.Decay = cfg.Decay })
 	set("loss", func() { p.Loss = cfg.Loss })

@@ -146,7 +146,11 @@ func describeConfig(r neuralnmf.Config) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "configuration: -ranks %s, -init %s", joinInts(r.Ranks), r.Init)
 	if r.Init == neuralnmf.HNMFInit {
-		fmt.Fprintf(&b, " (%d random start(s) per layer)", r.InitRestarts)
+		fmt.Fprintf(&b, " (%d random start(s) per layer", r.InitRestarts)
+		if r.InitIters > 0 {
+			fmt.Fprintf(&b, ", at most %d updates", r.InitIters)
+		}
+		b.WriteString(")")
 	}
 	if r.Algorithm1 {
 		b.WriteString(", -algorithm1 (fixed-step projected gradient descent, no safeguard)")

@@ -329,6 +329,12 @@ type Config struct {
 	// InitRestarts is the number of random starts per layer of the HNMF
 	// initialisation (ssnmf.Options.Restarts); the best is kept. Default 1.
 	InitRestarts int
+	// InitIters is the number of updates per layer (ssnmf.Options.MaxIter)
+	// of each HNMF start, which also stops earlier at ssnmf's tolerance.
+	// 0 sizes it to X in full-batch training (SizedStartIters): 1000
+	// where an update is cheap, fewer on a large corpus; with BatchSize,
+	// ssnmf's default.
+	InitIters int
 	// Restarts is the number of initialisations (seeds Seed+1000r) trained
 	// for BurnIn epochs each; the one with the lowest loss is trained on, the
 	// others are dropped. Default 1.
@@ -418,6 +424,9 @@ func (c *Config) validate(rows, cols int) error {
 		if l > 0 && k >= c.Ranks[l-1] {
 			return fmt.Errorf("neuralnmf: %w: ranks must decrease, layer %d has %d after %d", ErrConfig, l+1, k, c.Ranks[l-1])
 		}
+	}
+	if c.InitIters < 0 {
+		return fmt.Errorf("neuralnmf: %w: InitIters is %d, want 0 (sized to X) or a number of updates", ErrConfig, c.InitIters)
 	}
 	if c.DataMask != nil {
 		if err := tensor.CheckShape("DataMask", c.DataMask, rows, cols); err != nil {

@@ -17,20 +17,20 @@ func (t *trainer) init() error {
 	n, _ := t.x.dims()
 	switch c.Init {
 	case HNMFInit, NNDSVDInit, HNMFBestInit:
-		if a := c.starts.get(c.Init, c.InitRestarts, t.seed); a != nil {
+		if a := c.starts.get(c.Init, c.InitRestarts, c.InitIters, t.seed); a != nil {
 			t.a = a
 			break
 		}
-		opt := &ssnmf.Options{Seed: t.seed, Restarts: c.InitRestarts}
+		opt := &ssnmf.Options{Seed: t.seed, Restarts: c.InitRestarts, MaxIter: c.InitIters}
 		if c.Init == NNDSVDInit {
-			opt = &ssnmf.Options{Seed: t.seed, Solver: ssnmf.HALS, Start: ssnmf.NNDSVDAStart}
+			opt = &ssnmf.Options{Seed: t.seed, Solver: ssnmf.HALS, Start: ssnmf.NNDSVDAStart, MaxIter: c.InitIters}
 		}
 		h, err := t.hnmf(opt)
 		if err != nil {
 			return err
 		}
 		if c.Init == HNMFBestInit {
-			hals, err := t.hnmf(&ssnmf.Options{Seed: t.seed, Restarts: c.InitRestarts, Solver: ssnmf.HALS})
+			hals, err := t.hnmf(&ssnmf.Options{Seed: t.seed, Restarts: c.InitRestarts, Solver: ssnmf.HALS, MaxIter: c.InitIters})
 			if err != nil {
 				return err
 			}
@@ -39,7 +39,7 @@ func (t *trainer) init() error {
 			}
 		}
 		t.a = h.A
-		c.starts.put(c.Init, c.InitRestarts, t.seed, h.A)
+		c.starts.put(c.Init, c.InitRestarts, c.InitIters, t.seed, h.A)
 	case GivenInit:
 		for _, a := range c.InitA {
 			t.a = append(t.a, a.Clone())
@@ -260,20 +260,20 @@ type startCache struct {
 }
 
 type startKey struct {
-	init     Init
-	restarts int
-	seed     uint64
+	init            Init
+	restarts, iters int
+	seed            uint64
 }
 
 // get returns a copy of the start stored for the key, or nil (also for a
 // nil cache).
-func (c *startCache) get(init Init, restarts int, seed uint64) []*tensor.Dense {
+func (c *startCache) get(init Init, restarts, iters int, seed uint64) []*tensor.Dense {
 	if c == nil {
 		return nil
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	a, ok := c.a[startKey{init, restarts, seed}]
+	a, ok := c.a[startKey{init, restarts, iters, seed}]
 	if !ok {
 		return nil
 	}
@@ -285,7 +285,7 @@ func (c *startCache) get(init Init, restarts int, seed uint64) []*tensor.Dense {
 }
 
 // put stores a copy of a for the key (nothing for a nil cache).
-func (c *startCache) put(init Init, restarts int, seed uint64, a []*tensor.Dense) {
+func (c *startCache) put(init Init, restarts, iters int, seed uint64, a []*tensor.Dense) {
 	if c == nil {
 		return
 	}
@@ -298,5 +298,5 @@ func (c *startCache) put(init Init, restarts int, seed uint64, a []*tensor.Dense
 	for i, m := range a {
 		kept[i] = m.Clone()
 	}
-	c.a[startKey{init, restarts, seed}] = kept
+	c.a[startKey{init, restarts, iters, seed}] = kept
 }

@@ -145,3 +145,31 @@ func slicesRepeat(v float64, n int) []float64 {
 	}
 	return out
 }
+
+// SizedStartIters gives MaxStartIters where an update is cheap (every
+// generated hierarchy of experiments/defaults but the documents), fewer
+// as the work of an update grows, never below MinStartIters; Train uses
+// it, and an explicit InitIters wins.
+func TestSizedStartIters(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		entries, k int
+		want       int
+	}{
+		{"paper synthetic", 87 * 90, 9, MaxStartIters},
+		{"largest small family", 120 * 160, 16, MaxStartIters},
+		{"a corpus", 67187, 24, 248}, // 4e8 / (67187 · 24) = 248.06
+		{"a large corpus", 357016, 38, MinStartIters},
+		{"empty", 0, 0, MaxStartIters},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			require.Equal(t, tc.want, SizedStartIters(tc.entries, tc.k))
+		})
+	}
+	x := planted(30, 40, []int{4}, 0.1, 1)
+	require.Equal(t, MaxStartIters, Config{Ranks: []int{4}}.ResolvedFor(30*40).InitIters)
+	require.Equal(t, 7, Config{Ranks: []int{4}, InitIters: 7}.ResolvedFor(30*40).InitIters)
+	_, err := Train(x, Config{Ranks: []int{4}, InitIters: -1})
+	require.ErrorIs(t, err, ErrConfig)
+	require.ErrorContains(t, err, "InitIters")
+}

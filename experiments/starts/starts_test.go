@@ -1,0 +1,53 @@
+// Package starts chose how many updates an HNMF start gets on a large X
+// (neuralnmf.SizedStartIters): on the validation splits of the text
+// corpora of experiments/corpora, it trains the default unsupervised
+// Neural NMF (ranks 2P, P) from starts of 1000, 300, 100 and 30 updates
+// per layer and logs each start's updates and time, the fit's epochs and
+// time, and its final relative error (start.log). The generated
+// hierarchies of experiments/defaults, where an update is cheap, check
+// that the rule leaves them as they were (its report.log).
+package starts
+
+import (
+	"os"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/neuralnmf/neuralnmf/experiments/corpora"
+	"github.com/neuralnmf/neuralnmf/experiments/semisup"
+	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
+	"github.com/neuralnmf/neuralnmf/models/ssnmf"
+)
+
+// TestStartUpdates logs the table of start.log. Opt-in:
+// NEURALNMF_CORPORA=DIR (go run ./experiments/corpora/build -out DIR),
+// about 8 minutes on 2 cores with javadoc.
+func TestStartUpdates(t *testing.T) {
+	dir := os.Getenv("NEURALNMF_CORPORA")
+	if dir == "" {
+		t.Skip("set NEURALNMF_CORPORA=DIR, the corpora of experiments/corpora")
+	}
+	for _, name := range []string{"pydoc", "man", "javadoc"} {
+		c, err := corpora.Read(dir, name)
+		require.NoError(t, err)
+		sp, err := semisup.Prepare(c, false)
+		require.NoError(t, err)
+		t.Logf("%s: %d×%d, %d non-zeros, ranks %v; SizedStartIters gives %d", name, sp.XTrain.Rows, sp.XTrain.Cols,
+			len(sp.XTrain.Val), sp.Ranks(), neuralnmf.SizedStartIters(len(sp.XTrain.Val), sp.Ranks()[0]))
+		for _, iters := range []int{1000, 300, 100, 30} {
+			for _, seed := range semisup.ValidationSeeds {
+				t0 := time.Now()
+				h, err := ssnmf.HNMFSparse(sp.XTrain, sp.Ranks(), nil, &ssnmf.Options{Seed: uint64(seed), Restarts: 1, MaxIter: iters})
+				require.NoError(t, err)
+				startSecs := time.Since(t0).Seconds()
+				t0 = time.Now()
+				m, err := neuralnmf.TrainSparse(sp.XTrain, neuralnmf.Config{Ranks: sp.Ranks(), Init: neuralnmf.GivenInit, InitA: h.A, Seed: uint64(seed)})
+				require.NoError(t, err)
+				t.Logf("%-8s at most %4d updates, seed %d: start %v updates %6.2f s; fit %4d epochs %6.2f s; relative error %.5f",
+					name, iters, seed, h.Iterations, startSecs, len(m.History.Loss), time.Since(t0).Seconds(), m.History.FinalRelError)
+			}
+		}
+	}
+}
