@@ -159,22 +159,6 @@ func ExampleSizedStarts() {
 	// 20 Newsgroups, rank 10: 1 start(s) per layer, 1 restart(s)
 }
 
-// The updates per layer of each HNMF start when InitIters is 0: all 1000
-// on a small dense matrix, fewer on a corpus, 100 on a large one.
-func ExampleSizedStartIters() {
-	for _, x := range []struct {
-		name       string
-		entries, k int
-	}{{"87×90 dense, rank 9", 87 * 90, 9}, {"20 Newsgroups, rank 10", 62872, 10},
-		{"14,390 Javadoc comments, rank 38", 357016, 38}} {
-		fmt.Printf("%s: at most %d updates\n", x.name, neuralnmf.SizedStartIters(x.entries, x.k))
-	}
-	// Output:
-	// 87×90 dense, rank 9: at most 1000 updates
-	// 20 Newsgroups, rank 10: at most 636 updates
-	// 14,390 Javadoc comments, rank 38: at most 100 updates
-}
-
 // TrainChoosing holds out a third of the known labels and keeps what
 // classifies them best. Here six classes cannot be read from two topics,
 // so the chosen classifier reads layer 1.

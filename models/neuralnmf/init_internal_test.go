@@ -146,30 +146,21 @@ func slicesRepeat(v float64, n int) []float64 {
 	return out
 }
 
-// SizedStartIters gives MaxStartIters where an update is cheap (every
-// generated hierarchy of experiments/defaults but the documents), fewer
-// as the work of an update grows, never below MinStartIters; Train uses
-// it, and an explicit InitIters wins.
-func TestSizedStartIters(t *testing.T) {
-	for _, tc := range []struct {
-		name       string
-		entries, k int
-		want       int
-	}{
-		{"paper synthetic", 87 * 90, 9, MaxStartIters},
-		{"largest small family", 120 * 160, 16, MaxStartIters},
-		{"a corpus", 67187, 24, 248}, // 4e8 / (67187 · 24) = 248.06
-		{"a large corpus", 357016, 38, MinStartIters},
-		{"empty", 0, 0, MaxStartIters},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			require.Equal(t, tc.want, SizedStartIters(tc.entries, tc.k))
-		})
-	}
+// A negative InitIters is refused; a positive one bounds the start's
+// updates.
+func TestInitIters(t *testing.T) {
 	x := planted(30, 40, []int{4}, 0.1, 1)
-	require.Equal(t, MaxStartIters, Config{Ranks: []int{4}}.ResolvedFor(30*40).InitIters)
-	require.Equal(t, 7, Config{Ranks: []int{4}, InitIters: 7}.ResolvedFor(30*40).InitIters)
 	_, err := Train(x, Config{Ranks: []int{4}, InitIters: -1})
 	require.ErrorIs(t, err, ErrConfig)
 	require.ErrorContains(t, err, "InitIters")
+	short, err := Train(x, Config{Ranks: []int{4}, InitIters: 3, Epochs: 1, InitRestarts: 1, Restarts: 1, Seed: 2})
+	require.NoError(t, err)
+	h, err := ssnmf.HNMF(x, []int{4}, nil, &ssnmf.Options{Seed: 2, Restarts: 1, MaxIter: 3})
+	require.NoError(t, err)
+	full, err := Train(x, Config{Ranks: []int{4}, Epochs: 1, InitRestarts: 1, Restarts: 1, Seed: 2})
+	require.NoError(t, err)
+	fromH, err := Train(x, Config{Ranks: []int{4}, Init: GivenInit, InitA: h.A, Epochs: 1, Seed: 2})
+	require.NoError(t, err)
+	require.Equal(t, fromH.A[0].Data, short.A[0].Data, "the start of 3 updates")
+	require.NotEqual(t, full.A[0].Data, short.A[0].Data)
 }

@@ -58,40 +58,10 @@ func (c Config) ResolvedFor(entries int) Config {
 	return c.withDefaults()
 }
 
-// StartIterBudget, MinStartIters and MaxStartIters are the rule of
-// SizedStartIters: the updates per layer of an HNMF start are
-// StartIterBudget / (entries · k⁽⁰⁾), between MinStartIters and
-// MaxStartIters. On the validation splits of text corpora
-// (experiments/starts, start.log) a start of 100 or 300 updates trained
-// to the same relative error as one of 1000 (within ±0.0003), at a tenth of
-// the start's time, while 30 needed more epochs and ended higher; on the
-// generated hierarchies of experiments/defaults, where an update costs
-// little, the budget leaves the 1000 updates as they were.
-const (
-	StartIterBudget = 4e8
-	MinStartIters   = 100
-	MaxStartIters   = 1000
-)
-
-// SizedStartIters returns the updates per layer of each HNMF start
-// (Config.InitIters) that full-batch Train uses when the Config leaves it
-// 0, for an X with the given stored entries and first-layer rank k.
-func SizedStartIters(entries, k int) int {
-	work := float64(max(entries, 1)) * float64(max(k, 1))
-	return int(min(max(StartIterBudget/work, MinStartIters), MaxStartIters))
-}
-
-// sizeStarts fills InitRestarts, Restarts and InitIters where they are 0
-// in full-batch training (see SizedStarts and SizedStartIters);
-// withDefaults does the rest.
+// sizeStarts fills InitRestarts and Restarts where they are 0 in
+// full-batch training (see SizedStarts); withDefaults does the rest.
 func (c *Config) sizeStarts(entries int) {
-	if c.BatchSize > 0 {
-		return
-	}
-	if c.InitIters <= 0 {
-		c.InitIters = SizedStartIters(entries, c.Ranks[0])
-	}
-	if c.InitRestarts > 0 && c.Restarts > 0 {
+	if c.BatchSize > 0 || (c.InitRestarts > 0 && c.Restarts > 0) {
 		return
 	}
 	n, r := SizedStarts(entries, c.Ranks[0])

@@ -256,10 +256,9 @@ func ConvergedHNMF(d *Data, semi bool, seed uint64) (*Result, error) {
 // supervision): the authors' objective is the energy loss with Normalize.
 // The stopping rule is the one these configurations were validated with
 // (1e-7 over 10 epochs, which in effect runs Epochs epochs), not the
-// library's default; so is the start (HNMF of up to 1000 updates a layer,
-// not sized to X).
+// library's default.
 func (nc NeuralConfig) Config(seed uint64, workers int) neuralnmf.Config {
-	cfg := neuralnmf.Config{Ranks: Ranks, Init: nc.Init, Loss: nc.Loss, InitRestarts: nc.InitRestarts, InitIters: 1000, Restarts: nc.Restarts,
+	cfg := neuralnmf.Config{Ranks: Ranks, Init: nc.Init, Loss: nc.Loss, InitRestarts: nc.InitRestarts, Restarts: nc.Restarts,
 		Optimizer: nc.Optimizer, Decay: nc.Decay, LR: nc.LR, Epochs: nc.Epochs, Seed: seed, Workers: workers,
 		Tol: 1e-7, Window: 10}
 	if nc.AuthorsLoss {
