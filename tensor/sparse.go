@@ -280,8 +280,8 @@ func (s *Sparse) MulDenseT(alpha float64, u *Dense, j0, j1 int, dst *Dense) {
 }
 
 // addColumnT adds alpha·s_pj·U[:, j] to row RowIdx[p] of dst for the
-// entries p0:p1 of column j, in order: MulDenseT's and MulDenseTRows's
-// step.
+// entries p0:p1 of column j, in order: MulDenseT's step (MulRows takes the
+// same steps from Uᵀ).
 func (s *Sparse) addColumnT(alpha float64, u *Dense, j, p0, p1 int, dst *Dense) {
 	k := u.Rows
 	for p := p0; p < p1; p++ {

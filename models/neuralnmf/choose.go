@@ -431,10 +431,7 @@ func trainChoosing(cfg Config, opt *ChooseOptions, x data, fit func(Config) (*Mo
 		}
 	}
 	ch.Chosen, ch.Prior = ch.Best, -1
-	prior := o.Prior
-	if prior == 0 {
-		prior = DefaultPrior
-	}
+	prior := cmp.Or(o.Prior, DefaultPrior)
 	for i, c := range ch.Candidates {
 		if c.Kind == prior {
 			ch.Prior = i
@@ -509,7 +506,7 @@ func trainChoosing(cfg Config, opt *ChooseOptions, x data, fit func(Config) (*Mo
 		return nil, nil, err
 	}
 	if best.EarlyStop && strings.HasPrefix(m.History.Stopped, "max epochs") {
-		m.History.Stopped = fmt.Sprintf("refitted for the %d epochs at which its validation fit stopped early (no gain in held-out accuracy for %d epochs)", best.Epochs, o.Patience)
+		m.History.Stopped = fmt.Sprintf("refitted for the %d epochs at which its validation fit stopped early", best.Epochs)
 	}
 	if best.Kind == SupervisedReadout {
 		return readout(m, best.Layer)

@@ -3,7 +3,6 @@ package neuralnmf
 import (
 	"fmt"
 	"math"
-	"sync"
 
 	"github.com/neuralnmf/neuralnmf/models/ssnmf"
 	"github.com/neuralnmf/neuralnmf/nnls"
@@ -251,12 +250,12 @@ func (t *trainer) resetDeadTopics() int {
 	return n
 }
 
-// startCache keeps HNMF starts of one X by their init, starts per layer
-// and seed: the fits TrainChoosing compares start where Train would, and
-// the start, most of a fit's cost on a large corpus, is computed once.
+// startCache keeps HNMF starts of one X by their init, starts and updates
+// per layer, and seed: the fits TrainChoosing compares (one after another,
+// never concurrently) start where Train would, and the start, most of a
+// fit's cost on a large corpus, is computed once.
 type startCache struct {
-	mu sync.Mutex
-	a  map[startKey][]*tensor.Dense
+	a map[startKey][]*tensor.Dense
 }
 
 type startKey struct {
@@ -271,8 +270,6 @@ func (c *startCache) get(init Init, restarts, iters int, seed uint64) []*tensor.
 	if c == nil {
 		return nil
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
 	a, ok := c.a[startKey{init, restarts, iters, seed}]
 	if !ok {
 		return nil
@@ -289,8 +286,6 @@ func (c *startCache) put(init Init, restarts, iters int, seed uint64, a []*tenso
 	if c == nil {
 		return
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
 	if c.a == nil {
 		c.a = map[startKey][]*tensor.Dense{}
 	}

@@ -1,6 +1,8 @@
 package neuralnmf
 
 import (
+	"cmp"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -100,8 +102,9 @@ func TestSharedStartChangesNothing(t *testing.T) {
 	}
 }
 
-// behind stops a fit whose held-out accuracy, rising at its recent rate,
-// cannot reach the target by the cap, and no other.
+// behind stops a fit whose held-out accuracy, rising at its rate over
+// the last Patience epochs (50, as TrainChoosing sets it), cannot reach
+// the target by the cap, and no other.
 func TestBehindStopsOnlyAFitThatCannotCatchUp(t *testing.T) {
 	rising := func(n int, from, perEpoch float64) []float64 {
 		acc := make([]float64, n)
@@ -111,39 +114,33 @@ func TestBehindStopsOnlyAFitThatCannotCatchUp(t *testing.T) {
 		return acc
 	}
 	for _, tc := range []struct {
-		name   string
-		acc    []float64
-		target float64
-		cap    int
-		stop   bool
+		name     string
+		acc      []float64
+		target   float64
+		cap      int
+		stop     bool
+		patience int // 0: DefaultPatience
 	}{
 		// 0.30 + 0.0004·(1000−100) = 0.66 < 0.8.
-		{"slow and far behind", rising(100, 0.26, 0.0004), 0.8, 1000, true},
+		{"slow and far behind", rising(100, 0.26, 0.0004), 0.8, 1000, true, 0},
 		// 0.30 + 0.0004·900 = 0.66 ≥ 0.6.
-		{"slow but within reach", rising(100, 0.26, 0.0004), 0.6, 1000, false},
-		{"fast", rising(100, 0.2, 0.005), 0.8, 1000, false},
-		{"no target", rising(100, 0.26, 0.0004), 0, 1000, false},
-		{"window not yet full", rising(40, 0.26, 0.0004), 0.8, 1000, false},
+		{"slow but within reach", rising(100, 0.26, 0.0004), 0.6, 1000, false, 0},
+		{"fast", rising(100, 0.2, 0.005), 0.8, 1000, false, 0},
+		{"no target", rising(100, 0.26, 0.0004), 0, 1000, false, 0},
+		{"window not yet full", rising(40, 0.26, 0.0004), 0.8, 1000, false, 0},
+		{"no window (no Patience)", rising(100, 0.26, 0.0004), 0.8, 1000, false, -1},
 		// Flat for the last 50 epochs at 0.5, the best reached before.
-		{"flat", append(rising(50, 0.3, 0.004), slicesRepeat(0.49, 50)...), 0.55, 1000, true},
+		{"flat", append(rising(50, 0.3, 0.004), slices.Repeat([]float64{0.49}, 50)...), 0.55, 1000, true, 0},
 		// A dip does not lower the running best: 0.7 is kept.
-		{"best kept through a dip", append(rising(60, 0.1, 0.01), slicesRepeat(0.2, 40)...), 0.69, 1000, false},
+		{"best kept through a dip", append(rising(60, 0.1, 0.01), slices.Repeat([]float64{0.2}, 40)...), 0.69, 1000, false, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			tr := &trainer{cfg: Config{Epochs: tc.cap, Supervision: &Supervision{target: tc.target}}}
+			tr := &trainer{cfg: Config{Epochs: tc.cap, Supervision: &Supervision{target: tc.target, Patience: cmp.Or(tc.patience, DefaultPatience)}}}
 			tr.hist.HeldOutAccuracy = tc.acc
 			msg := tr.behind(len(tc.acc))
 			require.Equal(t, tc.stop, msg != "", msg)
 		})
 	}
-}
-
-func slicesRepeat(v float64, n int) []float64 {
-	out := make([]float64, n)
-	for i := range out {
-		out[i] = v
-	}
-	return out
 }
 
 // A negative InitIters is refused; a positive one bounds the start's

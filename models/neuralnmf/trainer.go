@@ -1,7 +1,6 @@
 package neuralnmf
 
 import (
-	"cmp"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -348,8 +347,8 @@ func (t *trainer) gradients(g autograd.Grads, f *Forward) []*tensor.Dense {
 
 // behind returns the reason to stop at epoch when Supervision.target is
 // out of reach, or "". The best held-out accuracy so far, rising for the
-// rest of the epochs at the rate it rose over the last window (Patience
-// epochs, DefaultPatience if 0), stays below the target: the fit cannot
+// rest of the epochs at the rate it rose over the last Patience epochs,
+// stays below the target: the fit cannot
 // be chosen over the candidate that set it. The rate of the running best
 // is an optimistic projection for the usual concave learning curve.
 func (t *trainer) behind(epoch int) string {
@@ -357,9 +356,8 @@ func (t *trainer) behind(epoch int) string {
 	if s == nil || !(s.target > 0) {
 		return ""
 	}
-	acc := t.hist.HeldOutAccuracy
-	w := cmp.Or(s.Patience, DefaultPatience)
-	if len(acc) <= w || t.cfg.Epochs <= epoch {
+	acc, w := t.hist.HeldOutAccuracy, s.Patience // TrainChoosing sets a target with a positive Patience
+	if w <= 0 || len(acc) <= w || t.cfg.Epochs <= epoch {
 		return ""
 	}
 	best, before := math.Inf(-1), math.Inf(-1)
