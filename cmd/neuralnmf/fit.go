@@ -9,6 +9,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/neuralnmf/neuralnmf/matio"
 	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
@@ -23,7 +24,7 @@ type fitFlags struct {
 	classifier, optimizer, initFlag, preset, batchUpdate                     *string
 	lambda, balance, lr, decay, tol, forget, holdOut                         *float64
 	epochs, decayEvery, initRestarts, initIters, restarts, window, batchSize *int
-	patience, readoutLayer                                                   *int
+	patience, readoutLayer, folds                                            *int
 	candidates, prior                                                        *string
 	algorithm1, normalize, quiet, choose                                     *bool
 	seed                                                                     *uint64
@@ -66,9 +67,10 @@ func newFitFlags(stderr io.Writer) *fitFlags {
 		quiet:        fs.Bool("quiet", false, "no progress output"),
 		choose:       fs.Bool("choose", true, "with labels, choose for this data on held-out known labels between the supervised fit, read-outs of the supervised and the unsupervised topics, and logistic regressions on the words (see -candidates), and refit the best on all known labels, so that labels do not make the model worse than ignoring them (-choose=false: the supervised fit as configured, the paper's way; off with -batch-size, -algorithm1 and -preset)"),
 		candidates:   fs.String("candidates", "", "with -choose, the kinds of candidate compared, comma-separated (default: all): supervised (the supervised fit's own classifier), supervised-readout and readout (a least-squares read-out of the supervised or the unsupervised fit's topics), words (a logistic regression on the documents' words: the rows of X, each column at unit length), topics+words (one on the unsupervised first layer's topics and the words), spread (the known labels spread to every document over a graph of 7 nearest neighbours on the words, as scikit-learn's LabelSpreading, then a regression on the words fitted to them); the regressions' C by 3-fold cross-validation on the known labels. One kind pins the choice"),
-		prior:        fs.String("prior", "", fmt.Sprintf("with -choose, the kind of candidate kept unless another beats it on the held-out labels by more than two standard errors of the paired difference (a kind of -candidates, or none: the highest held-out accuracy; default %v)", neuralnmf.DefaultPrior)),
+		prior:        fs.String("prior", "", fmt.Sprintf("with -choose, the kind of candidate kept unless another beats it on the labels both were scored on by more than two standard errors of the paired difference (a kind of -candidates; none: the highest accuracy; cross-validated: the best candidate that needs no supervised fit; default %v)", neuralnmf.DefaultPrior)),
 		readoutLayer: fs.Int("readout-layer", 0, "with -choose, the one layer whose topics the read-out candidates read (0: each layer)"),
 		patience:     fs.Int("patience", 0, fmt.Sprintf("with -choose, stop a supervised validation fit when its held-out accuracy has not risen for this many epochs, or when rising at its rate over this many epochs it could not reach another candidate's, and refit the chosen one for as many epochs (0: the library default, %d; -1: no early stop)", neuralnmf.DefaultPatience)),
+		folds:        fs.Int("folds", 0, fmt.Sprintf("with -choose, the folds of the known labels on which the candidates that need no supervised fit are cross-validated, the held-out share one of them (0: the library default, %d)", neuralnmf.DefaultFolds)),
 		holdOut:      fs.Float64("hold-out", 0, fmt.Sprintf("with -choose, the share of each class's known labels held out to choose on (0: the library default, %.3g)", neuralnmf.DefaultHoldOut)),
 	}
 	f.text = addTextFlags(fs)
@@ -135,15 +137,11 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 		if *f.readoutLayer < 0 || *f.readoutLayer > len(cfg.Ranks) {
 			return usageError{fmt.Errorf("-readout-layer is %d: want 0 (each layer) or 1..%d, a layer of -ranks", *f.readoutLayer, len(cfg.Ranks))}
 		}
-		chooseOpt = &neuralnmf.ChooseOptions{HoldOut: *f.holdOut, Patience: *f.patience, Layer: *f.readoutLayer}
-		switch *f.prior {
-		case "":
-		case "none":
-			chooseOpt.Prior = neuralnmf.NoPrior
-		default:
-			k, err := neuralnmf.ParseKind(*f.prior)
+		chooseOpt = &neuralnmf.ChooseOptions{HoldOut: *f.holdOut, Folds: *f.folds, Patience: *f.patience, Layer: *f.readoutLayer}
+		if *f.prior != "" {
+			k, err := neuralnmf.ParsePrior(*f.prior)
 			if err != nil {
-				return usageError{fmt.Errorf("-prior %s: %w (or none)", *f.prior, err)}
+				return usageError{fmt.Errorf("-prior %s: %w", *f.prior, err)}
 			}
 			chooseOpt.Prior = k
 		}
@@ -220,8 +218,10 @@ func (f *fitFlags) check() error {
 		return usageError{fmt.Errorf("-hold-out is %v: want a share in (0, 1) (0: the default)", *f.holdOut)}
 	case flagSet(fs, "choose") && *f.choose && (*f.batchSize > 0 || *f.algorithm1 || *f.preset != ""):
 		return usageError{errors.New("-choose trains several full-batch fits: it does not combine with -batch-size, -algorithm1 or -preset")}
-	case flagSet(fs, "hold-out") && (!*f.choose || (*f.labelsPath == "" && *f.docs.labelField == "")):
-		return usageError{errors.New("-hold-out applies to -choose with labels (-labels or -label-field)")}
+	case *f.folds != 0 && *f.folds < 2:
+		return usageError{fmt.Errorf("-folds is %d: want at least 2 (0: the default)", *f.folds)}
+	case (flagSet(fs, "hold-out") || flagSet(fs, "folds")) && (!*f.choose || (*f.labelsPath == "" && *f.docs.labelField == "")):
+		return usageError{errors.New("-hold-out and -folds apply to -choose with labels (-labels or -label-field)")}
 	case *f.patience < -1:
 		return usageError{fmt.Errorf("-patience is %d: want a number of epochs, 0 (the default) or -1 (none)", *f.patience)}
 	case flagSet(fs, "patience") && (!*f.choose || (*f.labelsPath == "" && *f.docs.labelField == "")):
@@ -549,11 +549,25 @@ func writeChoice(w io.Writer, c *neuralnmf.Choice, m *neuralnmf.Model, x *matio.
 		return
 	}
 	best := c.Candidates[c.Chosen]
-	if c.Chosen == c.Prior {
-		fmt.Fprintf(w, "labels: chose %s, the prior, which no candidate beats by two standard errors on %d held-out known labels of %d:\n", best.Name, c.HeldOut, c.Known)
+	how := fmt.Sprintf("on %d known labels, cross-validated in %d folds (a supervised fit on the %d of one fold, held out)", c.Known, c.Folds, c.HeldOut)
+	if c.Chosen == c.Best {
+		fmt.Fprintf(w, "labels: chose %s by its accuracy %s:\n", best.Name, how)
 	} else {
-		fmt.Fprintf(w, "labels: chose %s by its accuracy on %d held-out known labels of %d:\n", best.Name, c.HeldOut, c.Known)
+		fmt.Fprintf(w, "labels: chose %s, the prior, which the best, %s, does not beat by two standard errors of the paired difference, %s:\n", best.Name, c.Candidates[c.Best].Name, how)
 	}
+	names := make([]string, len(c.Candidates))
+	width := len("candidate")
+	for i, cand := range c.Candidates {
+		names[i] = cand.Name
+		if cand.Kind == neuralnmf.SupervisedFit {
+			names[i] += fmt.Sprintf(", %d epochs", cand.Epochs)
+			if cand.EarlyStop {
+				names[i] += ", early stop"
+			}
+		}
+		width = max(width, utf8.RuneCountInString(names[i]))
+	}
+	fmt.Fprintf(w, "  %-*s %9s %9s\n", width, "candidate", "all known", "held out")
 	for i, cand := range c.Candidates {
 		mark := ""
 		switch {
@@ -562,17 +576,14 @@ func writeChoice(w io.Writer, c *neuralnmf.Choice, m *neuralnmf.Model, x *matio.
 		case i == c.Prior:
 			mark = "  (the prior)"
 		}
-		name := cand.Name
-		if cand.Kind == neuralnmf.SupervisedFit {
-			name += fmt.Sprintf(", %d epochs", cand.Epochs)
-			if cand.EarlyStop {
-				name += ", early stop"
-			}
+		all := fmt.Sprintf("%.3f", cand.Accuracy)
+		if cand.Kind == neuralnmf.SupervisedFit || cand.Kind == neuralnmf.SupervisedReadout {
+			all = "-"
 		}
-		fmt.Fprintf(w, "  %-64s %.3f%s\n", name, cand.Accuracy, mark)
+		fmt.Fprintf(w, "  %-*s %9s %9.3f%s\n", width, names[i], all, cand.HeldOutAccuracy, mark)
 	}
-	if !c.Trusted() && c.Chosen != c.Prior {
-		fmt.Fprintf(w, "  the margin over the next best (%.3f) is within two standard errors (2 × %.3f) of %d held-out labels: they cannot tell these candidates apart; more known labels would\n", c.Margin, c.StdErr, c.HeldOut)
+	if !c.Trusted() && c.Chosen == c.Best {
+		fmt.Fprintf(w, "  the margin over the next best (%.3f) is within two standard errors (2 × %.3f) of the %d labels it was scored on: they cannot tell these candidates apart; more known labels would\n", c.Margin, c.StdErr, best.Scored)
 	}
 	if best.Kind == neuralnmf.SupervisedFit {
 		return
@@ -590,11 +601,11 @@ func writeChoice(w io.Writer, c *neuralnmf.Choice, m *neuralnmf.Model, x *matio.
 	known, _ := neuralnmf.SplitLabels(sup.Labels, sup.Known)
 	switch {
 	case best.Kind == neuralnmf.TopicsWords:
-		fmt.Fprintf(w, "  the model's classifier reads the words and layer %d's topics (logistic regression, its C chosen again on all known labels): train accuracy %.3f\n", best.Layer, neuralnmf.Accuracy(pred, known))
+		fmt.Fprintf(w, "  the model's classifier reads the words and layer %d's topics (logistic regression, its C chosen by cross-validation on all known labels): train accuracy %.3f\n", best.Layer, neuralnmf.Accuracy(pred, known))
 	case best.Kind == neuralnmf.SpreadWords:
-		fmt.Fprintf(w, "  the model's classifier reads the words (logistic regression on the spread labels, its C chosen again on all known labels): train accuracy %.3f\n", neuralnmf.Accuracy(pred, known))
+		fmt.Fprintf(w, "  the model's classifier reads the words (logistic regression on the spread labels, its C chosen by cross-validation on all known labels): train accuracy %.3f\n", neuralnmf.Accuracy(pred, known))
 	case best.Kind == neuralnmf.Words:
-		fmt.Fprintf(w, "  the model's classifier reads the words (logistic regression, its C chosen again on all known labels): train accuracy %.3f\n", neuralnmf.Accuracy(pred, known))
+		fmt.Fprintf(w, "  the model's classifier reads the words (logistic regression, its C chosen by cross-validation on all known labels): train accuracy %.3f\n", neuralnmf.Accuracy(pred, known))
 	default:
 		fmt.Fprintf(w, "  the model's classifier reads layer %d (B = Y·S%d† on the known labels): train accuracy %.3f\n", best.Layer, best.Layer, neuralnmf.Accuracy(pred, known))
 	}

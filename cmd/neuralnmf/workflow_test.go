@@ -446,9 +446,9 @@ func TestFitChoosesWithLabels(t *testing.T) {
 	p := func(n string) string { return filepath.Join(dir, n) }
 	code, out, errOut := cli(t, "fit", "-x", p("x.mtx"), "-ranks", "4,2", "-labels", p("y.txt"), "-o", p("m.nnmf"), "-quiet")
 	require.Equal(t, 0, code, errOut)
-	require.Regexp(t, `labels: chose .+ by its accuracy on 6 held-out known labels of 20:`, out)
-	require.Regexp(t, `\n  supervised \(ce, balance 0\.3\), \d+ epochs(, early stop)?\s+[01]\.\d{3}`, out)
-	require.Regexp(t, `\n  unsupervised \+ read-out of layer 1\s+[01]\.\d{3}`, out)
+	require.Regexp(t, `labels: chose .+ on 20 known labels, cross-validated in 3 folds \(a supervised fit on the 6 of one fold, held out\):`, out)
+	require.Regexp(t, `\n  supervised \(ce, balance 0\.3\), \d+ epochs(, early stop)?\s+-\s+[01]\.\d{3}`, out)
+	require.Regexp(t, `\n  unsupervised \+ read-out of layer 1\s+[01]\.\d{3}\s+[01]\.\d{3}`, out)
 	require.Contains(t, out, "<- chosen, refitted on all known labels")
 	m, err := neuralnmf.Load(p("m.nnmf"))
 	require.NoError(t, err)
@@ -461,7 +461,9 @@ func TestFitChoosesWithLabels(t *testing.T) {
 	for _, tc := range []struct{ args, want string }{
 		{"-batch-size 10 -choose", "-choose trains several full-batch fits"},
 		{"-hold-out 1.5", "-hold-out is 1.5"},
-		{"-choose=false -hold-out 0.2", "-hold-out applies to -choose with labels"},
+		{"-folds 1", "-folds is 1"},
+		{"-choose=false -folds 4", "-hold-out and -folds apply to -choose with labels"},
+		{"-choose=false -hold-out 0.2", "-hold-out and -folds apply to -choose with labels"},
 		{"-choose=false -patience 5", "-patience applies to -choose with labels"},
 		{"-patience -2", "-patience is -2"},
 	} {
@@ -546,7 +548,7 @@ func TestFitChoosesTheWords(t *testing.T) {
 	require.NotContains(t, out, "supervised (")
 	for _, tc := range []struct{ args, want string }{
 		{"-choose=false -candidates words", "-candidates, -readout-layer and -prior apply to -choose with labels"},
-		{"-prior lasso", `-prior lasso: unknown kind of candidate "lasso"`},
+		{"-prior lasso", `-prior lasso: unknown prior "lasso"`},
 		{"-candidates lasso", `unknown kind of candidate "lasso"`},
 		{"-readout-layer 2", "-readout-layer is 2: want 0 (each layer) or 1..1"},
 	} {

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -108,9 +109,17 @@ func methods(cands []semisup.Candidate) []string {
 // of semisup.ChoiceCorpora (seeds semisup.ValidationSeeds) and prints the
 // table and the choice. Opt-in: NEURALNMF_CORPORA=DIR, with -timeout 60m
 // (21 minutes on 2 cores; logs select.log and select-choose1.log).
+// NEURALNMF_CANDIDATES="NAME;NAME" runs only the candidates so named (the
+// names hold commas); TestSelectFromLogs then weighs runs of several
+// processes together.
 func TestSelect(t *testing.T) {
 	corpusDir(t)
 	cands := semisup.Candidates()
+	if only := os.Getenv("NEURALNMF_CANDIDATES"); only != "" {
+		names := strings.Split(only, ";") // names hold commas
+		cands = slices.DeleteFunc(cands, func(c semisup.Candidate) bool { return !slices.Contains(names, c.Name) })
+		require.NotEmpty(t, cands, "NEURALNMF_CANDIDATES=%s names no candidate", only)
+	}
 	runs := suite(t, semisup.ChoiceCorpora, false, semisup.ValidationSeeds, cands)
 	table := semisup.Summarise(runs)
 	var b strings.Builder
@@ -164,6 +173,39 @@ func TestReportFromLogs(t *testing.T) {
 	if files == "" {
 		t.Skip("set NEURALNMF_REPORT_LOGS=FILE,... to rebuild the report from TestReport logs")
 	}
+	runs := runsFromLogs(t, files)
+	def := semisup.Default()
+	table := semisup.Summarise(runs)
+	var b strings.Builder
+	semisup.WriteTable(&b, table, methods([]semisup.Candidate{def}))
+	semisup.WriteVerdict(&b, table, def.Name)
+	t.Log(b.String())
+}
+
+// TestSelectFromLogs chooses, as TestSelect does, among Candidates and
+// EarlierCandidates from the runs logged by TestSelect processes
+// (NEURALNMF_SELECT_LOGS=FILE,FILE,…, later runs of a key winning), so
+// that a new rule is weighed against the logged runs of rules whose code
+// is gone.
+func TestSelectFromLogs(t *testing.T) {
+	files := os.Getenv("NEURALNMF_SELECT_LOGS")
+	if files == "" {
+		t.Skip("set NEURALNMF_SELECT_LOGS=FILE,... to choose from TestSelect logs")
+	}
+	runs := runsFromLogs(t, files)
+	cands := slices.Concat(semisup.EarlierCandidates, semisup.Candidates())
+	table := semisup.Summarise(runs)
+	var b strings.Builder
+	semisup.WriteTable(&b, table, methods(cands))
+	chosen, why := semisup.Choose(table, cands)
+	fmt.Fprintf(&b, "\nchosen: %s\n%s", chosen.Name, why)
+	t.Log(b.String())
+}
+
+// runsFromLogs reads the runs that eachSplit logged in the comma-separated
+// files; a run logged twice (same corpus, fraction, seed and method)
+// counts once, the last one read.
+func runsFromLogs(t *testing.T, files string) []semisup.Run {
 	type key struct {
 		corpus string
 		frac   float64
@@ -198,10 +240,5 @@ func TestReportFromLogs(t *testing.T) {
 	for _, k := range order {
 		runs = append(runs, byKey[k])
 	}
-	def := semisup.Default()
-	table := semisup.Summarise(runs)
-	var b strings.Builder
-	semisup.WriteTable(&b, table, methods([]semisup.Candidate{def}))
-	semisup.WriteVerdict(&b, table, def.Name)
-	t.Log(b.String())
+	return runs
 }

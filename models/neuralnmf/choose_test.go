@@ -50,9 +50,17 @@ func TestTrainChoosingPicksTheLayerThatReadsTheClasses(t *testing.T) {
 	require.Equal(t, 30, ch.Known)
 	require.Equal(t, 6, ch.HeldOut, "one of the five known labels of each class")
 	require.Len(t, ch.Candidates, 3, "supervised, read-out of layer 2, read-out of layer 1")
+	require.Equal(t, neuralnmf.DefaultFolds, ch.Folds)
 	best := ch.Candidates[ch.Chosen]
 	for _, c := range ch.Candidates {
-		require.LessOrEqual(t, c.Accuracy, best.Accuracy, "the chosen candidate has the best held-out accuracy")
+		if c.Kind == neuralnmf.SupervisedFit {
+			require.Equal(t, 6, c.Scored, "a supervised fit is scored on the held-out labels")
+			require.Equal(t, c.HeldOutAccuracy, c.Accuracy)
+			require.Less(t, c.HeldOutAccuracy, best.HeldOutAccuracy, "the supervised fit is chosen when at least as good on the held-out labels")
+			continue
+		}
+		require.Equal(t, 30, c.Scored, "a read-out is cross-validated on every known label")
+		require.LessOrEqual(t, c.Accuracy, best.Accuracy, "the chosen candidate has the best cross-validated accuracy")
 	}
 	require.Equal(t, neuralnmf.UnsupervisedReadout, best.Kind, "%+v", ch.Candidates)
 	require.Equal(t, 1, best.Layer, "%+v", ch.Candidates)
@@ -73,11 +81,15 @@ func TestTrainChoosingPicksTheLayerThatReadsTheClasses(t *testing.T) {
 	// With the supervised fit's own read-outs and the regressions on the
 	// words among the candidates, the chosen model still reads layer 1
 	// (the words do no better here, and ties go to the earlier
-	// candidate), whichever fit it comes from.
+	// candidate). The supervised read-out of layer 1 ties on the held-out
+	// labels, so it is Best, but by default the best cross-validated
+	// candidate is the prior, which a supervised fit must beat clearly.
 	m, ch, err = neuralnmf.TrainChoosing(x, cfg, nil)
 	require.NoError(t, err)
 	require.Len(t, ch.Candidates, 8)
-	require.Equal(t, -1, ch.Prior, "no prior by default")
+	require.Equal(t, neuralnmf.SupervisedReadout, ch.Candidates[ch.Best].Kind, "%+v", ch.Candidates)
+	require.Equal(t, neuralnmf.UnsupervisedReadout, ch.Candidates[ch.Prior].Kind, "%+v", ch.Candidates)
+	require.Equal(t, ch.Prior, ch.Chosen)
 	require.Equal(t, 1, ch.Candidates[ch.Chosen].Layer, "%+v", ch.Candidates)
 	require.Equal(t, 1, m.ClassifierLayer)
 	require.Greater(t, neuralnmf.Accuracy(m.Predict(), y), 0.95)
@@ -132,7 +144,7 @@ func TestTrainChoosingHoldOut(t *testing.T) {
 	require.NotNil(t, m.B)
 	require.Zero(t, m.ClassifierLayer)
 
-	for _, bad := range []neuralnmf.ChooseOptions{{HoldOut: 1}, {HoldOut: -0.1}, {Balances: []float64{0}}, {Kinds: []neuralnmf.Kind{0}}, {Kinds: []neuralnmf.Kind{}}, {Layer: 3}, {Layer: -1}} {
+	for _, bad := range []neuralnmf.ChooseOptions{{HoldOut: 1}, {HoldOut: -0.1}, {Folds: 1}, {Folds: -2}, {Balances: []float64{0}}, {Kinds: []neuralnmf.Kind{0}}, {Kinds: []neuralnmf.Kind{}}, {Layer: 3}, {Layer: -1}} {
 		_, _, err := neuralnmf.TrainChoosing(x, cfg, &bad)
 		require.ErrorIs(t, err, neuralnmf.ErrConfig)
 	}
@@ -177,7 +189,10 @@ func TestTrainChoosingReadsTheWords(t *testing.T) {
 	require.NoError(t, err)
 	best := ch.Candidates[ch.Chosen]
 	require.Contains(t, []neuralnmf.Kind{neuralnmf.Words, neuralnmf.TopicsWords}, best.Kind, "%+v", ch.Candidates)
-	require.NotEqual(t, ch.Prior, ch.Chosen, "the neighbours on the words follow the strong topics, not the classes: the regression beats the prior clearly")
+	require.Equal(t, ch.Best, ch.Chosen)
+	_, spread, err := neuralnmf.TrainChoosing(x, cfg, &neuralnmf.ChooseOptions{Prior: neuralnmf.SpreadWords})
+	require.NoError(t, err)
+	require.NotEqual(t, spread.Prior, spread.Chosen, "the neighbours on the words follow the strong topics, not the classes: the regression beats the spread prior clearly")
 	require.Greater(t, best.Accuracy, 0.9)
 	for _, c := range ch.Candidates {
 		if c.Kind != neuralnmf.Words && c.Kind != neuralnmf.TopicsWords {

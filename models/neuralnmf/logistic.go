@@ -21,8 +21,9 @@ import (
 // classifier on topics by 0.04–0.17. TrainChoosing therefore also
 // compares multinomial logistic regressions that read the columns of X
 // themselves, alone and beside the unsupervised model's first-layer
-// topics, with the L2 penalty chosen by 3-fold cross-validation on the
-// known labels (as scikit-learn's LogisticRegressionCV does). Such a
+// topics, with the L2 penalty chosen by cross-validation on the known
+// labels (as scikit-learn's LogisticRegressionCV does), on the folds that
+// also score the candidates (ChooseOptions.Folds). Such a
 // classifier scores a column x with S⁽ˡ⁾ = s as
 //
 //	B·s + BX·x/‖x‖₂ + Intercept
@@ -49,8 +50,6 @@ var logisticCs = func() []float64 {
 }()
 
 const (
-	// logisticFolds is the number of cross-validation folds that choose C.
-	logisticFolds = 3
 	// logisticGradTol bounds the largest entry of the gradient of the
 	// mean loss at the optimum: 10⁻⁴ is scikit-learn's default tol.
 	logisticGradTol = 1e-4
@@ -315,28 +314,19 @@ func fitLogisticRows(f *features, y []int, classes int, c float64, w0 []float64)
 	return &logistic{rows: F, classes: P, w: w}
 }
 
-// chooseLogistic chooses C among logisticCs by logisticFolds-fold
-// stratified cross-validation on the columns of f with labels y (seeded
-// fold assignment), then fits on all of them with that C. It returns the
-// fit and the chosen C.
-func chooseLogistic(f *features, y []int, classes int, seed uint64) (*logistic, float64) {
-	fold := make([]int, len(y))
-	byClass := make([][]int, classes)
-	for j, l := range y {
-		byClass[l] = append(byClass[l], j)
-	}
-	rng := tensor.NewRand(seed ^ 0x6c6f6769)
-	next := 0
-	for _, idx := range byClass {
-		rng.Shuffle(len(idx), func(a, b int) { idx[a], idx[b] = idx[b], idx[a] })
-		for _, j := range idx {
-			fold[j] = next % logisticFolds
-			next++
-		}
-	}
-	right := make([][]int, logisticFolds)
+// crossValidateLogistic chooses C among logisticCs by cross-validation
+// over the folds fold[j] ∈ 0..F−1 of the columns of f (labels y): for
+// each fold, the path of C's is fitted on the other folds (each fit warm
+// from the last) and scored on it; the C with the most right in all is
+// chosen (ties to the smaller). It returns the fit on every column with
+// that C, the C, and each column's class as predicted at that C by the
+// fit without its fold (its cross-validated prediction).
+func crossValidateLogistic(f *features, y []int, classes int, fold []int) (*logistic, float64, []int) {
+	F := slices.Max(fold) + 1
+	preds := make([][][]int, F) // per fold and C, the fold's predictions
+	tests := make([][]int, F)
 	var wg sync.WaitGroup
-	for k := range logisticFolds {
+	for k := range F {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -348,8 +338,8 @@ func chooseLogistic(f *features, y []int, classes int, seed uint64) (*logistic, 
 					tr = append(tr, j)
 				}
 			}
+			tests[k] = te
 			if len(te) == 0 || len(tr) == 0 {
-				right[k] = make([]int, len(logisticCs))
 				return
 			}
 			ftr, fte := f.subset(tr), f.subset(te)
@@ -361,13 +351,7 @@ func chooseLogistic(f *features, y []int, classes int, seed uint64) (*logistic, 
 			for _, c := range logisticCs {
 				l := fitLogistic(ftr, ytr, classes, c, w)
 				w = l.w
-				n := 0
-				for i, p := range l.predict(fte) {
-					if p == y[te[i]] {
-						n++
-					}
-				}
-				right[k] = append(right[k], n)
+				preds[k] = append(preds[k], l.predict(fte))
 			}
 		}()
 	}
@@ -375,14 +359,30 @@ func chooseLogistic(f *features, y []int, classes int, seed uint64) (*logistic, 
 	best, bestRight := 0, -1
 	for ci := range logisticCs {
 		n := 0
-		for k := range logisticFolds {
-			n += right[k][ci]
+		for k := range F {
+			if preds[k] == nil {
+				continue
+			}
+			for i, p := range preds[k][ci] {
+				if p == y[tests[k][i]] {
+					n++
+				}
+			}
 		}
 		if n > bestRight {
 			best, bestRight = ci, n
 		}
 	}
-	return fitLogistic(f, y, classes, logisticCs[best], nil), logisticCs[best]
+	cv := make([]int, len(y))
+	for k := range F {
+		for i, j := range tests[k] {
+			cv[j] = -1
+			if preds[k] != nil {
+				cv[j] = preds[k][best][i]
+			}
+		}
+	}
+	return fitLogistic(f, y, classes, logisticCs[best], nil), logisticCs[best], cv
 }
 
 // logisticCandidate is what a regression of TrainChoosing reads beside

@@ -193,3 +193,75 @@ func TestSpreadLabelsReachesTheCluster(t *testing.T) {
 	}
 	require.Equal(t, -1, got[20])
 }
+
+// Each column's cross-validated prediction comes from a fit without its
+// fold. Every column here has a feature of its own and nothing else, so a
+// fit that never saw the column can only predict the most frequent class
+// of the others (class 0: 30 of 60), while a fit that saw it could learn
+// its label: a prediction that leaked the column would get classes 1 and
+// 2 right.
+func TestCrossValidateLogisticScoresEachColumnWithoutIt(t *testing.T) {
+	const n = 60
+	x := tensor.New(n, n)
+	y := make([]int, n)
+	for j := range n {
+		x.Set(j, j, 1)
+		switch {
+		case j < 30:
+			y[j] = 0
+		case j < 50:
+			y[j] = 1
+		default:
+			y[j] = 2
+		}
+	}
+	held := make([]bool, n)
+	for j := 0; j < n; j += 3 {
+		held[j] = true
+	}
+	cols := make([]int, n)
+	for j := range cols {
+		cols[j] = j
+	}
+	fold := cvFolds(cols, y, held, 3, 3, 1)
+	f := buildFeatures(nil, 1, data{dense: x}, cols)
+	_, c, cv := crossValidateLogistic(f, y, 3, fold)
+	require.Equal(t, slices.Repeat([]int{0}, n), cv, "only the majority class of the other folds")
+	require.Equal(t, logisticCs[0], c, "every C scores alike: the smallest")
+	// With every column seen, a large C learns every label: the leak the
+	// cross-validated predictions above do not have.
+	l := fitLogistic(f, y, 3, logisticCs[len(logisticCs)-1], nil)
+	require.Equal(t, y, l.predict(f))
+}
+
+// The held-out labels are fold 0; the others are dealt to the other folds
+// class by class, so that every fold gets its share of each class and the
+// folds' sizes differ by at most one.
+func TestCVFolds(t *testing.T) {
+	y := []int{0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2}
+	cols := make([]int, len(y))
+	held := make([]bool, 40)
+	for i := range cols {
+		cols[i] = 2 * i // columns need not be positions
+		held[cols[i]] = i%4 == 0
+	}
+	for _, folds := range []int{2, 3, 4} {
+		fold := cvFolds(cols, y, held, 3, folds, 7)
+		size := make([]int, folds)
+		perClass := make([][]int, folds)
+		for f := range perClass {
+			perClass[f] = make([]int, 3)
+		}
+		for i, f := range fold {
+			require.Equal(t, held[cols[i]], f == 0, "label %d", i)
+			size[f]++
+			perClass[f][y[i]]++
+		}
+		require.LessOrEqual(t, slices.Max(size[1:])-slices.Min(size[1:]), 1, "folds %d: sizes %v", folds, size)
+		for f := 1; f < folds; f++ {
+			for c := range 3 {
+				require.Positive(t, perClass[f][c], "folds %d: fold %d has no label of class %d", folds, f, c)
+			}
+		}
+	}
+}

@@ -147,7 +147,7 @@ func TestDefaultSemiSupervised(t *testing.T) {
 			Supervision: &neuralnmf.Supervision{Labels: d.Super, Classes: news20.Classes, Known: d.KnownNNMF}}, nil)
 		require.NoError(t, err)
 		for i, c := range ch.Candidates {
-			t.Logf("seed %d: %-64s held-out %.3f%s", seed, c.Name, c.Accuracy, map[bool]string{true: " (chosen)"}[i == ch.Chosen])
+			t.Logf("seed %d: %-64s scored %.3f on %d, held-out %.3f%s", seed, c.Name, c.Accuracy, c.Scored, c.HeldOutAccuracy, map[bool]string{true: " (chosen)"}[i == ch.Chosen])
 		}
 		pred, _, err := m.ScoresSparse(d.X, m.S)
 		require.NoError(t, err)
