@@ -146,14 +146,24 @@ func TestReport(t *testing.T) {
 }
 
 // TestBaselines runs only scikit-learn's baselines on the test splits
-// (NEURALNMF_SKLEARN=1 and NEURALNMF_CORPORA=DIR), a minute or two.
+// (NEURALNMF_SKLEARN=1 and NEURALNMF_CORPORA=DIR), a minute or two;
+// NEURALNMF_SEEDS=103,104 runs other seeds.
 func TestBaselines(t *testing.T) {
 	corpusDir(t)
 	if os.Getenv("NEURALNMF_SKLEARN") == "" {
 		t.Skip("set NEURALNMF_SKLEARN=1 (needs python3-sklearn)")
 	}
+	seeds := semisup.TestSeeds
+	if only := os.Getenv("NEURALNMF_SEEDS"); only != "" {
+		seeds = nil
+		for _, s := range strings.Split(only, ",") {
+			n, err := strconv.ParseUint(s, 10, 32)
+			require.NoError(t, err, "NEURALNMF_SEEDS")
+			seeds = append(seeds, uint32(n))
+		}
+	}
 	runs := eachSplit(t, semisup.Corpora, true, func(sp *semisup.Split, emit func(semisup.Run)) {
-		sklearn(t, sp, semisup.TestSeeds, emit)
+		sklearn(t, sp, seeds, emit)
 	})
 	var b strings.Builder
 	semisup.WriteTable(&b, semisup.Summarise(runs), []string{semisup.SklearnNMFName, semisup.LogRegName, semisup.LogRegCVName, semisup.SpreadingName})
