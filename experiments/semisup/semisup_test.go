@@ -14,6 +14,7 @@ import (
 
 	"github.com/neuralnmf/neuralnmf/experiments/corpora"
 	"github.com/neuralnmf/neuralnmf/experiments/semisup"
+	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
 )
 
 // corpusDir is NEURALNMF_CORPORA, the directory the corpora were built into;
@@ -153,15 +154,7 @@ func TestBaselines(t *testing.T) {
 	if os.Getenv("NEURALNMF_SKLEARN") == "" {
 		t.Skip("set NEURALNMF_SKLEARN=1 (needs python3-sklearn)")
 	}
-	seeds := semisup.TestSeeds
-	if only := os.Getenv("NEURALNMF_SEEDS"); only != "" {
-		seeds = nil
-		for _, s := range strings.Split(only, ",") {
-			n, err := strconv.ParseUint(s, 10, 32)
-			require.NoError(t, err, "NEURALNMF_SEEDS")
-			seeds = append(seeds, uint32(n))
-		}
-	}
+	seeds := envSeeds(t, semisup.TestSeeds)
 	runs := eachSplit(t, semisup.Corpora, true, func(sp *semisup.Split, emit func(semisup.Run)) {
 		sklearn(t, sp, seeds, emit)
 	})
@@ -251,4 +244,68 @@ func runsFromLogs(t *testing.T, files string) []semisup.Run {
 		runs = append(runs, byKey[k])
 	}
 	return runs
+}
+
+// TestCandidates shows how well the choice's scores on the known labels
+// rank its candidates: for each corpus (NEURALNMF_ONLY), seed
+// (NEURALNMF_SEEDS, default semisup.TestSeeds) and fraction
+// (NEURALNMF_FRACTIONS, default semisup.Fractions) of the test split, it
+// runs the default choice and then every kind of candidate pinned, and
+// logs each one's scores on the known labels beside its accuracy on the
+// scored documents. Opt-in: NEURALNMF_CORPORA=DIR. A diagnosis, not a
+// choice: nothing is chosen on these numbers.
+func TestCandidates(t *testing.T) {
+	corpusDir(t)
+	seeds := envSeeds(t, semisup.TestSeeds)
+	fracs := semisup.Fractions
+	if only := os.Getenv("NEURALNMF_FRACTIONS"); only != "" {
+		fracs = nil
+		for _, s := range strings.Split(only, ",") {
+			f, err := strconv.ParseFloat(s, 64)
+			require.NoError(t, err, "NEURALNMF_FRACTIONS")
+			fracs = append(fracs, f)
+		}
+	}
+	kinds := []neuralnmf.Kind{0, neuralnmf.UnsupervisedReadout, neuralnmf.Words, neuralnmf.TopicsWords, neuralnmf.SpreadWords}
+	eachSplit(t, semisup.Corpora, true, func(sp *semisup.Split, _ func(semisup.Run)) {
+		for _, seed := range seeds {
+			start, err := semisup.Start(sp, seed)
+			require.NoError(t, err)
+			for _, frac := range fracs {
+				known := corpora.Known(sp.YTrain, frac, seed)
+				for _, k := range kinds {
+					opt := &neuralnmf.ChooseOptions{}
+					pinned := "the default choice"
+					if k != 0 {
+						opt.Kinds, pinned = []neuralnmf.Kind{k}, "pinned to "+k.String()
+					}
+					r, ch, err := semisup.Candidate{Name: pinned, Choose: opt}.SemiChoice(sp, known, seed, start)
+					require.NoError(t, err)
+					t.Logf("%s %3.0f %% seed %d, %s: %.3f on the scored documents", sp.Corpus, 100*frac, seed, pinned, r.Accuracy)
+					for i, c := range ch.Candidates {
+						mark := ""
+						if i == ch.Chosen {
+							mark = "  <- chosen"
+						}
+						t.Logf("    %-80s %.3f on %d known labels, %.3f on the %d held out%s", c.Name, c.Accuracy, c.Scored, c.HeldOutAccuracy, ch.HeldOut, mark)
+					}
+				}
+			}
+		}
+	})
+}
+
+// envSeeds is NEURALNMF_SEEDS (comma-separated), or def.
+func envSeeds(t *testing.T, def []uint32) []uint32 {
+	only := os.Getenv("NEURALNMF_SEEDS")
+	if only == "" {
+		return def
+	}
+	var seeds []uint32
+	for _, s := range strings.Split(only, ",") {
+		n, err := strconv.ParseUint(s, 10, 32)
+		require.NoError(t, err, "NEURALNMF_SEEDS")
+		seeds = append(seeds, uint32(n))
+	}
+	return seeds
 }

@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/neuralnmf/neuralnmf/tensor"
 )
@@ -492,11 +493,23 @@ func trainChoosing(cfg Config, opt *ChooseOptions, x data, fit func(Config) (*Mo
 	}
 	var graph [][]int
 	if use[SpreadWords] {
-		graph = neighbourGraph(featuresOf(Words))
+		words := featuresOf(Words)
+		graph = neighbourGraph(words)
+		// The folds' fits are independent: one goroutine each, as the
+		// regressions' cross-validation runs its folds.
+		preds := make([][]int, o.Folds)
+		var wg sync.WaitGroup
+		for k := range o.Folds {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				preds[k] = fitSpread(graph, words, without(k), sup.Classes, wordsC).predict(words.subset(colsOf[k]))
+			}()
+		}
+		wg.Wait()
 		pred := unscored()
 		for k := range o.Folds {
-			l := fitSpread(graph, featuresOf(Words), without(k), sup.Classes, wordsC)
-			for n, p := range l.predict(featuresOf(Words).subset(colsOf[k])) {
+			for n, p := range preds[k] {
 				pred[posOf[k][n]] = p
 			}
 		}
