@@ -425,6 +425,68 @@ func trainChoosing(cfg Config, opt *ChooseOptions, x data, fit func(Config) (*Mo
 			pred[i] = p[knownCols[i]]
 		}
 	}
+	// The regressions on the words read X alone, not the topics: the one
+	// on the words and the spread labels are fitted beside the
+	// unsupervised fit (below), which leaves part of the cores idle. The
+	// features of every column are built once (featuresOf) and subsets of
+	// them fitted. A regression's C is chosen by cross-validation on the
+	// same folds, which also scores it; its fit with that C on all the
+	// known labels is the refit.
+	var regressions map[Kind]logisticCandidate
+	built := map[Kind]*features{}
+	featuresOf := func(k Kind) *features {
+		if f, ok := built[k]; ok {
+			return f
+		}
+		every := make([]int, len(sup.Labels))
+		for j := range every {
+			every[j] = j
+		}
+		r := regressions[k]
+		built[k] = buildFeatures(r.topics, r.scale, x, every)
+		return built[k]
+	}
+	refits := map[Kind]*logistic{}
+	var (
+		wordsC                float64 // Words' C
+		wordsPred, spreadPred []int
+		graph                 [][]int
+		wordsDone             sync.WaitGroup
+	)
+	if use[Words] || use[SpreadWords] {
+		words := featuresOf(Words)
+		wordsDone.Add(1)
+		defer wordsDone.Wait() // on an early return too: no fit outlives the call
+		go func() {
+			defer wordsDone.Done()
+			var l *logistic
+			l, wordsC, wordsPred = crossValidateLogistic(words.subset(knownCols), knownY, sup.Classes, fold)
+			if !use[SpreadWords] {
+				refits[Words] = l
+				return
+			}
+			graph = neighbourGraph(words)
+			// The folds' fits are independent: one goroutine each, as
+			// the regressions' cross-validation runs its folds.
+			preds := make([][]int, o.Folds)
+			var wg sync.WaitGroup
+			for k := range o.Folds {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					preds[k] = fitSpread(graph, words, without(k), sup.Classes, wordsC).predict(words.subset(colsOf[k]))
+				}()
+			}
+			wg.Wait()
+			spreadPred = unscored()
+			for k := range o.Folds {
+				for n, p := range preds[k] {
+					spreadPred[posOf[k][n]] = p
+				}
+			}
+			refits[Words] = l
+		}()
+	}
 	// The unsupervised model: its read-outs, the topics beside the words,
 	// and the model the regressions are saved in.
 	var um *Model
@@ -449,72 +511,23 @@ func trainChoosing(cfg Config, opt *ChooseOptions, x data, fit func(Config) (*Mo
 			add(Candidate{Name: fmt.Sprintf("unsupervised + read-out of layer %d", l), Kind: UnsupervisedReadout, Layer: l}, pred)
 		}
 	}
-	// The logistic regressions on the words, alone and beside the first
-	// layer's topics (the widest). Each reads the features of every
-	// column, built once (featuresOf), and fits subsets of them. Their C
-	// is chosen by cross-validation on the same folds, which also scores
-	// them; the fit with it on all the known labels is the refit.
-	var regressions map[Kind]logisticCandidate
-	built := map[Kind]*features{}
-	featuresOf := func(k Kind) *features {
-		if f, ok := built[k]; ok {
-			return f
-		}
-		every := make([]int, len(sup.Labels))
-		for j := range every {
-			every[j] = j
-		}
-		r := regressions[k]
-		built[k] = buildFeatures(r.topics, r.scale, x, every)
-		return built[k]
+	wordsDone.Wait()
+	if use[Words] {
+		add(Candidate{Name: fmt.Sprintf("logistic regression on the words (C %.3g)", wordsC), Kind: Words, C: wordsC}, wordsPred)
 	}
+	// The regression on the words beside the first layer's topics (the
+	// widest).
 	if um != nil {
 		regressions = map[Kind]logisticCandidate{Words: {}, TopicsWords: {topics: um.S[0], scale: topicScale(um.S[0])}}
 	}
-	refits := map[Kind]*logistic{}
-	var wordsC float64 // Words' C
-	for _, k := range []Kind{Words, TopicsWords} {
-		if !use[k] && !(k == Words && use[SpreadWords]) {
-			continue
-		}
-		l, c, pred := crossValidateLogistic(featuresOf(k).subset(knownCols), knownY, sup.Classes, fold)
-		refits[k] = l
-		if k == Words {
-			wordsC = c
-			if !use[k] {
-				continue
-			}
-		}
-		cand := Candidate{Name: fmt.Sprintf("logistic regression on the words (C %.3g)", c), Kind: k, C: c}
-		if k == TopicsWords {
-			cand.Name, cand.Layer = fmt.Sprintf("unsupervised layer-1 topics + words, logistic (C %.3g)", c), 1
-		}
-		add(cand, pred)
+	if use[TopicsWords] {
+		l, c, pred := crossValidateLogistic(featuresOf(TopicsWords).subset(knownCols), knownY, sup.Classes, fold)
+		refits[TopicsWords] = l
+		add(Candidate{Name: fmt.Sprintf("unsupervised layer-1 topics + words, logistic (C %.3g)", c), Kind: TopicsWords, C: c, Layer: 1}, pred)
 	}
-	var graph [][]int
 	if use[SpreadWords] {
-		words := featuresOf(Words)
-		graph = neighbourGraph(words)
-		// The folds' fits are independent: one goroutine each, as the
-		// regressions' cross-validation runs its folds.
-		preds := make([][]int, o.Folds)
-		var wg sync.WaitGroup
-		for k := range o.Folds {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				preds[k] = fitSpread(graph, words, without(k), sup.Classes, wordsC).predict(words.subset(colsOf[k]))
-			}()
-		}
-		wg.Wait()
-		pred := unscored()
-		for k := range o.Folds {
-			for n, p := range preds[k] {
-				pred[posOf[k][n]] = p
-			}
-		}
 		add(Candidate{Name: fmt.Sprintf("labels spread by 7 nearest neighbours, then logistic on the words (C %.3g)", wordsC),
-			Kind: SpreadWords, C: wordsC}, pred)
+			Kind: SpreadWords, C: wordsC}, spreadPred)
 	}
 	// The supervised fits last, listed first: each stops early once its
 	// held-out accuracy cannot reach the best of the candidates above
