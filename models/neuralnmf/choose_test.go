@@ -277,3 +277,37 @@ func TestPatienceStopsEarly(t *testing.T) {
 	_, err = neuralnmf.Train(x, cfg)
 	require.ErrorIs(t, err, neuralnmf.ErrConfig)
 }
+
+// A class with a single known label is never held out, and the fold that
+// scores it trains without the class: the choice still runs, and the
+// refitted model, which has that label, can predict the class.
+func TestTrainChoosingWithAClassOfOneLabel(t *testing.T) {
+	x, y := sixGroups()
+	labels, known := make([]int, len(y)), make([]bool, len(y))
+	seen := map[int]int{}
+	for j := range y {
+		labels[j] = -1
+		limit := 5
+		if y[j] == 5 {
+			limit = 1
+		}
+		if seen[y[j]] < limit {
+			seen[y[j]]++
+			labels[j], known[j] = y[j], true
+		}
+	}
+	cfg := neuralnmf.Config{Ranks: []int{6, 2}, Seed: 1, Epochs: 30, Supervision: &neuralnmf.Supervision{Labels: labels, Classes: 6, Known: known}}
+	m, ch, err := neuralnmf.TrainChoosing(x, cfg, nil)
+	require.NoError(t, err)
+	require.Equal(t, 26, ch.Known)
+	require.Equal(t, 5, ch.HeldOut, "one of the five of each class but the last")
+	require.GreaterOrEqual(t, ch.Chosen, 0)
+	for _, c := range ch.Candidates {
+		if c.Kind != neuralnmf.SupervisedFit && c.Kind != neuralnmf.SupervisedReadout {
+			require.Equal(t, 26, c.Scored, "%+v", c)
+		}
+	}
+	pred, _, err := m.Classify(x)
+	require.NoError(t, err)
+	require.Contains(t, pred, 5, "the class of one known label is predicted for some column")
+}
