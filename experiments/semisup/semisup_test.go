@@ -147,7 +147,7 @@ func TestReport(t *testing.T) {
 }
 
 // TestBaselines runs only scikit-learn's baselines on the test splits
-// (NEURALNMF_SKLEARN=1 and NEURALNMF_CORPORA=DIR), a minute or two;
+// (NEURALNMF_SKLEARN=1 and NEURALNMF_CORPORA=DIR): 24 minutes for one seed on the five corpora on 2 cores, most of it javadoc (report-sklearn103.log);
 // NEURALNMF_SEEDS=103,104 runs other seeds.
 func TestBaselines(t *testing.T) {
 	corpusDir(t)
@@ -252,11 +252,16 @@ func runsFromLogs(t *testing.T, files string) []semisup.Run {
 // (NEURALNMF_FRACTIONS, default semisup.Fractions) of the test split, it
 // runs the default choice and then every kind of candidate pinned, and
 // logs each one's scores on the known labels beside its accuracy on the
-// scored documents. Opt-in: NEURALNMF_CORPORA=DIR. A diagnosis, not a
-// choice: nothing is chosen on these numbers.
+// scored documents. NEURALNMF_SPLIT=validation reads the validation split
+// of semisup.ChoiceCorpora instead (seeds semisup.ValidationSeeds), the
+// split to study before changing the choice. Opt-in: NEURALNMF_CORPORA=DIR.
+// A diagnosis, not a choice: nothing is chosen on these numbers.
 func TestCandidates(t *testing.T) {
 	corpusDir(t)
-	seeds := envSeeds(t, semisup.TestSeeds)
+	report, names, seeds := true, semisup.Corpora, envSeeds(t, semisup.TestSeeds)
+	if os.Getenv("NEURALNMF_SPLIT") == "validation" {
+		report, names, seeds = false, semisup.ChoiceCorpora, envSeeds(t, semisup.ValidationSeeds)
+	}
 	fracs := semisup.Fractions
 	if only := os.Getenv("NEURALNMF_FRACTIONS"); only != "" {
 		fracs = nil
@@ -267,7 +272,7 @@ func TestCandidates(t *testing.T) {
 		}
 	}
 	kinds := []neuralnmf.Kind{0, neuralnmf.UnsupervisedReadout, neuralnmf.Words, neuralnmf.TopicsWords, neuralnmf.SpreadWords}
-	eachSplit(t, semisup.Corpora, true, func(sp *semisup.Split, _ func(semisup.Run)) {
+	eachSplit(t, names, report, func(sp *semisup.Split, _ func(semisup.Run)) {
 		for _, seed := range seeds {
 			start, err := semisup.Start(sp, seed)
 			require.NoError(t, err)
