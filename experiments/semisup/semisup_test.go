@@ -147,8 +147,9 @@ func TestReport(t *testing.T) {
 }
 
 // TestBaselines runs only scikit-learn's baselines on the test splits
-// (NEURALNMF_SKLEARN=1 and NEURALNMF_CORPORA=DIR): 24 minutes for one seed on the five corpora on 2 cores, most of it javadoc (report-sklearn103.log);
-// NEURALNMF_SEEDS=103,104 runs other seeds.
+// (NEURALNMF_SKLEARN=1 and NEURALNMF_CORPORA=DIR): 24 minutes for one seed
+// on the five corpora on 2 cores, most of it javadoc
+// (report-sklearn103.log). NEURALNMF_SEEDS=103,104 runs other seeds.
 func TestBaselines(t *testing.T) {
 	corpusDir(t)
 	if os.Getenv("NEURALNMF_SKLEARN") == "" {
