@@ -2,6 +2,7 @@ package semisup_test
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -15,6 +16,7 @@ import (
 	"github.com/neuralnmf/neuralnmf/experiments/corpora"
 	"github.com/neuralnmf/neuralnmf/experiments/semisup"
 	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
+	"github.com/neuralnmf/neuralnmf/tensor"
 )
 
 // corpusDir is NEURALNMF_CORPORA, the directory the corpora were built into;
@@ -314,4 +316,59 @@ func envSeeds(t *testing.T, def []uint32) []uint32 {
 		seeds = append(seeds, uint32(n))
 	}
 	return seeds
+}
+
+// TestEnsembles asks whether averaging the scores of two or three of the
+// choice's regressions (each kind pinned, as TestCandidates runs them)
+// would beat the choice at 5 % known labels, on the validation split of
+// semisup.ChoiceCorpora (seeds semisup.ValidationSeeds). Opt-in:
+// NEURALNMF_CORPORA=DIR, about 4 minutes on 2 cores (log
+// ensembles-validation.log). A diagnosis for the next change to the
+// choice, not a choice.
+func TestEnsembles(t *testing.T) {
+	corpusDir(t)
+	pinned := []neuralnmf.Kind{neuralnmf.Words, neuralnmf.TopicsWords, neuralnmf.SpreadWords}
+	eachSplit(t, semisup.ChoiceCorpora, false, func(sp *semisup.Split, _ func(semisup.Run)) {
+		for _, seed := range semisup.ValidationSeeds {
+			start, err := semisup.Start(sp, seed)
+			require.NoError(t, err)
+			known := corpora.Known(sp.YTrain, 0.05, seed)
+			scores := map[neuralnmf.Kind]*tensor.Dense{}
+			acc := map[neuralnmf.Kind]float64{}
+			for _, k := range append([]neuralnmf.Kind{0}, pinned...) {
+				opt := &neuralnmf.ChooseOptions{}
+				if k != 0 {
+					opt.Kinds = []neuralnmf.Kind{k}
+				}
+				sup := &neuralnmf.Supervision{Labels: sp.YTrain, Classes: len(sp.Classes), Known: known}
+				cfg := neuralnmf.Config{Ranks: sp.Ranks(), Init: neuralnmf.GivenInit, InitA: start, Seed: uint64(seed), Supervision: sup}
+				m, _, err := neuralnmf.TrainSparseChoosing(sp.XTrain, cfg, opt)
+				require.NoError(t, err)
+				pred, sc, err := m.ClassifySparse(sp.XEval)
+				require.NoError(t, err)
+				scores[k], acc[k] = sc, neuralnmf.Accuracy(pred, sp.YEval)
+			}
+			// ens scores the sum of the kinds' scores (their logits).
+			ens := func(ks ...neuralnmf.Kind) float64 {
+				P, M := scores[ks[0]].Rows, scores[ks[0]].Cols
+				pred := make([]int, M)
+				for j := range M {
+					best := math.Inf(-1)
+					for p := range P {
+						var v float64
+						for _, k := range ks {
+							v += scores[k].At(p, j)
+						}
+						if v > best {
+							pred[j], best = p, v
+						}
+					}
+				}
+				return neuralnmf.Accuracy(pred, sp.YEval)
+			}
+			t.Logf("%s 5 %% seed %d: the choice %.3f; words %.3f, topics+words %.3f, spread %.3f; averaged: words+spread %.3f, topics+words+spread %.3f, all three %.3f",
+				sp.Corpus, seed, acc[0], acc[neuralnmf.Words], acc[neuralnmf.TopicsWords], acc[neuralnmf.SpreadWords],
+				ens(neuralnmf.Words, neuralnmf.SpreadWords), ens(neuralnmf.TopicsWords, neuralnmf.SpreadWords), ens(pinned...))
+		}
+	})
 }
