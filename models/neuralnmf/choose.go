@@ -57,7 +57,8 @@ type ChooseOptions struct {
 	Folds int
 	// Seed draws the held-out labels; 0 means the Config's Seed.
 	Seed uint64
-	// Kinds are the kinds of candidate compared; nil means all. A
+	// Kinds are the kinds of candidate compared; nil means every kind but
+	// TopicsWordsSpread. A
 	// single kind pins the choice to it (and Layer pins the layer a
 	// read-out reads); leaving out both supervised kinds skips the
 	// supervised fits.
@@ -139,13 +140,21 @@ const (
 	// LabelSpreading), then fits Words' regression to the spread classes
 	// (see "Spreading the known labels").
 	SpreadWords
+	// TopicsWordsSpread sums the scores of TopicsWords' and SpreadWords'
+	// regressions: one linear classifier on the first layer's topics and
+	// the words. Not among the default kinds (ChooseOptions.Kinds): it
+	// is being weighed in experiments/semisup.
+	TopicsWordsSpread
 )
 
 // Kinds are every Kind, in the order TrainChoosing lists its candidates.
-var kinds = []Kind{SupervisedFit, SupervisedReadout, UnsupervisedReadout, Words, TopicsWords, SpreadWords}
+var kinds = []Kind{SupervisedFit, SupervisedReadout, UnsupervisedReadout, Words, TopicsWords, SpreadWords, TopicsWordsSpread}
+
+// defaultKinds are the kinds compared when ChooseOptions.Kinds is nil.
+var defaultKinds = kinds[:len(kinds)-1]
 
 var kindNames = map[Kind]string{SupervisedFit: "supervised", SupervisedReadout: "supervised-readout",
-	UnsupervisedReadout: "readout", Words: "words", TopicsWords: "topics+words", SpreadWords: "spread",
+	UnsupervisedReadout: "readout", Words: "words", TopicsWords: "topics+words", SpreadWords: "spread", TopicsWordsSpread: "topics+words+spread",
 	NoPrior: "none", CrossValidated: "cross-validated"}
 
 // String returns the kind's name, as ParseKind reads it.
@@ -157,14 +166,14 @@ func (k Kind) String() string {
 }
 
 // ParseKind returns the Kind named name: supervised, supervised-readout,
-// readout, words, topics+words or spread.
+// readout, words, topics+words, spread or topics+words+spread.
 func ParseKind(name string) (Kind, error) {
 	for _, k := range kinds {
 		if kindNames[k] == name {
 			return k, nil
 		}
 	}
-	return 0, fmt.Errorf("unknown kind of candidate %q: want supervised, supervised-readout, readout, words, topics+words or spread", name)
+	return 0, fmt.Errorf("unknown kind of candidate %q: want supervised, supervised-readout, readout, words, topics+words, spread or topics+words+spread", name)
 }
 
 // ParsePrior returns the ChooseOptions.Prior named name: a kind that
@@ -178,7 +187,7 @@ func ParsePrior(name string) (Kind, error) {
 	}
 	k, err := ParseKind(name)
 	if err != nil {
-		return 0, fmt.Errorf("unknown prior %q: want a kind (supervised, supervised-readout, readout, words, topics+words or spread), none or cross-validated", name)
+		return 0, fmt.Errorf("unknown prior %q: want a kind (supervised, supervised-readout, readout, words, topics+words, spread or topics+words+spread), none or cross-validated", name)
 	}
 	return k, nil
 }
@@ -319,7 +328,7 @@ func trainChoosing(cfg Config, opt *ChooseOptions, x data, fit func(Config) (*Mo
 	use := map[Kind]bool{}
 	want := o.Kinds
 	if want == nil {
-		want = kinds
+		want = defaultKinds
 	}
 	for _, k := range want {
 		if _, ok := kindNames[k]; !ok {
@@ -450,9 +459,13 @@ func trainChoosing(cfg Config, opt *ChooseOptions, x data, fit func(Config) (*Mo
 	var (
 		wordsC                float64 // Words' C
 		wordsPred, spreadPred []int
+		spreadScores          = make([][]float64, o.Folds) // per fold, its columns' scores (TopicsWordsSpread)
 		graph                 [][]int
 		wordsDone             sync.WaitGroup
 	)
+	if use[TopicsWordsSpread] && !(use[TopicsWords] && use[SpreadWords]) {
+		return nil, nil, fmt.Errorf("neuralnmf: TrainChoosing: %w: Kinds holds topics+words+spread without topics+words and spread, whose sum it is", ErrConfig)
+	}
 	if use[Words] || use[SpreadWords] {
 		words := featuresOf(Words)
 		wordsDone.Add(1)
@@ -474,7 +487,12 @@ func trainChoosing(cfg Config, opt *ChooseOptions, x data, fit func(Config) (*Mo
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					preds[k] = fitSpread(graph, words, without(k), sup.Classes, wordsC).predict(words.subset(colsOf[k]))
+					l := fitSpread(graph, words, without(k), sup.Classes, wordsC)
+					fk := words.subset(colsOf[k])
+					preds[k] = l.predict(fk)
+					if use[TopicsWordsSpread] {
+						spreadScores[k] = l.allScores(fk)
+					}
 				}()
 			}
 			wg.Wait()
@@ -520,14 +538,44 @@ func trainChoosing(cfg Config, opt *ChooseOptions, x data, fit func(Config) (*Mo
 	if um != nil {
 		regressions = map[Kind]logisticCandidate{Words: {}, TopicsWords: {topics: um.S[0], scale: topicScale(um.S[0])}}
 	}
+	var twC float64
 	if use[TopicsWords] {
 		l, c, pred := crossValidateLogistic(featuresOf(TopicsWords).subset(knownCols), knownY, sup.Classes, fold)
-		refits[TopicsWords] = l
+		refits[TopicsWords], twC = l, c
 		add(Candidate{Name: fmt.Sprintf("unsupervised layer-1 topics + words, logistic (C %.3g)", c), Kind: TopicsWords, C: c, Layer: 1}, pred)
 	}
 	if use[SpreadWords] {
 		add(Candidate{Name: fmt.Sprintf("labels spread by 7 nearest neighbours, then logistic on the words (C %.3g)", wordsC),
 			Kind: SpreadWords, C: wordsC}, spreadPred)
+	}
+	if use[TopicsWordsSpread] {
+		// The sum of the two regressions' scores, fold by fold: the
+		// topics+words regression refitted without each fold at its C.
+		tw := featuresOf(TopicsWords)
+		twScores := make([][]float64, o.Folds)
+		var wg sync.WaitGroup
+		for k := range o.Folds {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				cols, y := labelled(without(k))
+				twScores[k] = fitLogistic(tw.subset(cols), y, sup.Classes, twC, nil).allScores(tw.subset(colsOf[k]))
+			}()
+		}
+		wg.Wait()
+		pred := unscored()
+		P := sup.Classes
+		for k := range o.Folds {
+			for n := range colsOf[k] {
+				z := make([]float64, P)
+				for c := range z {
+					z[c] = twScores[k][n*P+c] + spreadScores[k][n*P+c]
+				}
+				pred[posOf[k][n]] = argmax(z)
+			}
+		}
+		add(Candidate{Name: fmt.Sprintf("topics + words (C %.3g) and spread labels (C %.3g), their scores summed", twC, wordsC),
+			Kind: TopicsWordsSpread, C: twC, Layer: 1}, pred)
 	}
 	// The supervised fits last, listed first: each stops early once its
 	// held-out accuracy cannot reach the best of the candidates above
@@ -589,6 +637,19 @@ func trainChoosing(cfg Config, opt *ChooseOptions, x data, fit func(Config) (*Mo
 		return m, ch, nil
 	}
 	switch best.Kind {
+	case TopicsWordsSpread:
+		n, _ := x.dims()
+		spread := fitSpread(graph, featuresOf(Words), known, sup.Classes, wordsC)
+		b, bx, ic := classifierOf(refits[TopicsWords], regressions[TopicsWords], n, um.A[0].Cols)
+		_, bx2, ic2 := classifierOf(spread, regressions[Words], n, um.A[0].Cols)
+		for i, v := range bx2.Data {
+			bx.Data[i] += v
+		}
+		for i, v := range ic2.Data {
+			ic.Data[i] += v
+		}
+		um.B, um.BX, um.Intercept, um.ClassifierLayer = b, bx, ic, 1
+		return um, ch, nil
 	case Words, TopicsWords, SpreadWords:
 		k := best.Kind
 		if k == SpreadWords {

@@ -2,6 +2,7 @@ package neuralnmf_test
 
 import (
 	"bytes"
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -310,4 +311,38 @@ func TestTrainChoosingWithAClassOfOneLabel(t *testing.T) {
 	pred, _, err := m.Classify(x)
 	require.NoError(t, err)
 	require.Contains(t, pred, 5, "the class of one known label is predicted for some column")
+}
+
+// The summed candidate's model scores a column with the sum of the scores
+// of the two regressions it sums, each as TrainChoosing refits it when
+// pinned alone.
+func TestTopicsWordsSpreadSumsTheTwoRegressions(t *testing.T) {
+	x, y := markedGroups(3)
+	known := make([]bool, len(y))
+	for j := range known {
+		known[j] = j%2 == 0
+	}
+	cfg := neuralnmf.Config{Ranks: []int{3}, Seed: 1, Epochs: 30, Supervision: &neuralnmf.Supervision{Labels: y, Classes: 4, Known: known}}
+	pin := func(prior neuralnmf.Kind, ks ...neuralnmf.Kind) (*neuralnmf.Model, *neuralnmf.Choice) {
+		m, ch, err := neuralnmf.TrainChoosing(x, cfg, &neuralnmf.ChooseOptions{Kinds: ks, Prior: prior})
+		require.NoError(t, err)
+		return m, ch
+	}
+	sum, ch := pin(neuralnmf.TopicsWordsSpread, neuralnmf.TopicsWords, neuralnmf.SpreadWords, neuralnmf.TopicsWordsSpread)
+	require.Len(t, ch.Candidates, 3)
+	require.Equal(t, neuralnmf.TopicsWordsSpread, ch.Candidates[ch.Chosen].Kind, "%+v", ch.Candidates)
+	tw, _ := pin(0, neuralnmf.TopicsWords)
+	sp, _ := pin(0, neuralnmf.SpreadWords)
+	xNew, _ := markedGroups(4)
+	_, s, err := sum.Classify(xNew)
+	require.NoError(t, err)
+	_, s1, err := tw.Classify(xNew)
+	require.NoError(t, err)
+	_, s2, err := sp.Classify(xNew)
+	require.NoError(t, err)
+	for i := range s.Data {
+		require.InDelta(t, s1.Data[i]+s2.Data[i], s.Data[i], 1e-9*(1+math.Abs(s.Data[i])), "entry %d", i)
+	}
+	_, _, err = neuralnmf.TrainChoosing(x, cfg, &neuralnmf.ChooseOptions{Kinds: []neuralnmf.Kind{neuralnmf.TopicsWordsSpread}})
+	require.ErrorIs(t, err, neuralnmf.ErrConfig, "the sum without its two parts")
 }

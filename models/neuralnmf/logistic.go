@@ -176,6 +176,17 @@ func (l *logistic) scores(f *features, j int, z []float64) {
 	}
 }
 
+// allScores returns the scores of every column of f, column by column
+// (cols×classes, row-major).
+func (l *logistic) allScores(f *features) []float64 {
+	P := l.classes
+	out := make([]float64, f.cols()*P)
+	for j := range f.cols() {
+		l.scores(f, j, out[j*P:(j+1)*P])
+	}
+	return out
+}
+
 // predict returns the argmax class of every column of f.
 func (l *logistic) predict(f *features) []int {
 	z := make([]float64, l.classes)
