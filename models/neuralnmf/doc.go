@@ -26,15 +26,17 @@
 //
 // Train with Supervision trains the paper's semi-supervised model as
 // configured. TrainChoosing (what `neuralnmf fit -labels` does) decides
-// for the data in hand instead, from the known labels alone: it holds out
-// a stratified share of them and compares the supervised fit, least-squares
-// read-outs of the supervised and the unsupervised topics at each layer, and
-// logistic regressions on the words (the columns of X), alone, beside the
-// first layer's topics, and fitted to labels spread over a graph of nearest
-// neighbours ("Labels that never hurt", "A classifier that can read the
-// words", "Spreading the known labels" in the source). A prior kind is
-// kept unless another beats it clearly (Choice.Prior); the chosen one is
-// refitted on every known label. Model.BX and Model.Intercept hold a
+// for the data in hand instead, from the known labels alone. It compares
+// the supervised fit and least-squares read-outs of its topics, scored on
+// a held-out third of the known labels, with candidates cross-validated on
+// every known label in three folds: read-outs of the unsupervised topics
+// at each layer, and logistic regressions on the words (the columns of X),
+// alone, beside the first layer's topics, and fitted to labels spread
+// over a graph of nearest neighbours ("Labels that never hurt", "A
+// classifier that can read the words", "Spreading the known labels" in the
+// source). The best cross-validated candidate is kept unless a supervised
+// one beats it clearly (Choice.Prior); the chosen one is refitted on every
+// known label. Model.BX and Model.Intercept hold a
 // classifier that reads X; Model.Scores and Classify use them.
 //
 // # Differences from the paper and from the authors' code
