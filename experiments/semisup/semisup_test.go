@@ -124,12 +124,7 @@ func TestSelect(t *testing.T) {
 		require.NotEmpty(t, cands, "NEURALNMF_CANDIDATES=%s names no candidate", only)
 	}
 	runs := suite(t, semisup.ChoiceCorpora, false, semisup.ValidationSeeds, cands)
-	table := semisup.Summarise(runs)
-	var b strings.Builder
-	semisup.WriteTable(&b, table, methods(cands))
-	chosen, why := semisup.Choose(table, cands)
-	fmt.Fprintf(&b, "\nchosen: %s\n%s", chosen.Name, why)
-	t.Log(b.String())
+	logChoice(t, runs, cands)
 }
 
 // TestReport scores the default `fit -labels` on the test split of every
@@ -139,12 +134,28 @@ func TestSelect(t *testing.T) {
 // NEURALNMF_SKLEARN=1 adds scikit-learn's baselines.
 func TestReport(t *testing.T) {
 	corpusDir(t)
+	logReport(t, suite(t, semisup.Corpora, true, semisup.TestSeeds, []semisup.Candidate{semisup.Default()}))
+}
+
+// logReport logs the table of runs and the default's verdict against the
+// issue's bars.
+func logReport(t *testing.T, runs []semisup.Run) {
 	def := semisup.Default()
-	runs := suite(t, semisup.Corpora, true, semisup.TestSeeds, []semisup.Candidate{def})
 	table := semisup.Summarise(runs)
 	var b strings.Builder
 	semisup.WriteTable(&b, table, methods([]semisup.Candidate{def}))
 	semisup.WriteVerdict(&b, table, def.Name)
+	t.Log(b.String())
+}
+
+// logChoice logs the table of runs and which of cands semisup.Choose
+// takes, and why.
+func logChoice(t *testing.T, runs []semisup.Run, cands []semisup.Candidate) {
+	table := semisup.Summarise(runs)
+	var b strings.Builder
+	semisup.WriteTable(&b, table, methods(cands))
+	chosen, why := semisup.Choose(table, cands)
+	fmt.Fprintf(&b, "\nchosen: %s\n%s", chosen.Name, why)
 	t.Log(b.String())
 }
 
@@ -180,12 +191,7 @@ func TestReportFromLogs(t *testing.T) {
 		t.Skip("set NEURALNMF_REPORT_LOGS=FILE,... to rebuild the report from TestReport logs")
 	}
 	runs := runsFromLogs(t, files)
-	def := semisup.Default()
-	table := semisup.Summarise(runs)
-	var b strings.Builder
-	semisup.WriteTable(&b, table, methods([]semisup.Candidate{def}))
-	semisup.WriteVerdict(&b, table, def.Name)
-	t.Log(b.String())
+	logReport(t, runs)
 }
 
 // TestSelectFromLogs chooses, as TestSelect does, among Candidates and
@@ -200,12 +206,7 @@ func TestSelectFromLogs(t *testing.T) {
 	}
 	runs := runsFromLogs(t, files)
 	cands := slices.Concat(semisup.EarlierCandidates, semisup.Candidates())
-	table := semisup.Summarise(runs)
-	var b strings.Builder
-	semisup.WriteTable(&b, table, methods(cands))
-	chosen, why := semisup.Choose(table, cands)
-	fmt.Fprintf(&b, "\nchosen: %s\n%s", chosen.Name, why)
-	t.Log(b.String())
+	logChoice(t, runs, cands)
 }
 
 // runsFromLogs reads the runs that eachSplit logged in the comma-separated

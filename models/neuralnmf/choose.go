@@ -459,51 +459,46 @@ func trainChoosing(cfg Config, opt *ChooseOptions, x data, fit func(Config) (*Mo
 	var (
 		wordsC                float64 // Words' C
 		wordsPred, spreadPred []int
-		spreadScores          = make([][]float64, o.Folds) // per fold, its columns' scores (TopicsWordsSpread)
+		spreadScores          []float64 // per known label, the spread fit's scores (TopicsWordsSpread)
 		graph                 [][]int
 		wordsDone             sync.WaitGroup
 	)
 	if use[TopicsWordsSpread] && !(use[TopicsWords] && use[SpreadWords]) {
 		return nil, nil, fmt.Errorf("neuralnmf: TrainChoosing: %w: Kinds holds topics+words+spread without topics+words and spread, whose sum it is", ErrConfig)
 	}
+	P := sup.Classes
 	if use[Words] || use[SpreadWords] {
 		words := featuresOf(Words)
-		wordsDone.Add(1)
 		defer wordsDone.Wait() // on an early return too: no fit outlives the call
-		go func() {
-			defer wordsDone.Done()
+		wordsDone.Go(func() {
 			var l *logistic
-			l, wordsC, wordsPred = crossValidateLogistic(words.subset(knownCols), knownY, sup.Classes, fold)
+			l, wordsC, wordsPred, _ = crossValidateLogistic(words.subset(knownCols), knownY, P, fold, false)
+			refits[Words] = l
 			if !use[SpreadWords] {
-				refits[Words] = l
 				return
 			}
 			graph = neighbourGraph(words)
 			// The folds' fits are independent: one goroutine each, as
 			// the regressions' cross-validation runs its folds.
-			preds := make([][]int, o.Folds)
+			spreadPred = unscored()
+			if use[TopicsWordsSpread] {
+				spreadScores = make([]float64, len(knownCols)*P)
+			}
 			var wg sync.WaitGroup
 			for k := range o.Folds {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					l := fitSpread(graph, words, without(k), sup.Classes, wordsC)
-					fk := words.subset(colsOf[k])
-					preds[k] = l.predict(fk)
-					if use[TopicsWordsSpread] {
-						spreadScores[k] = l.allScores(fk)
+				wg.Go(func() {
+					l := fitSpread(graph, words, without(k), P, wordsC)
+					sc := l.allScores(words.subset(colsOf[k]))
+					for n, i := range posOf[k] {
+						spreadPred[i] = argmax(sc[n*P : (n+1)*P])
+						if spreadScores != nil {
+							copy(spreadScores[i*P:(i+1)*P], sc[n*P:(n+1)*P])
+						}
 					}
-				}()
+				})
 			}
 			wg.Wait()
-			spreadPred = unscored()
-			for k := range o.Folds {
-				for n, p := range preds[k] {
-					spreadPred[posOf[k][n]] = p
-				}
-			}
-			refits[Words] = l
-		}()
+		})
 	}
 	// The unsupervised model: its read-outs, the topics beside the words,
 	// and the model the regressions are saved in.
@@ -538,41 +533,33 @@ func trainChoosing(cfg Config, opt *ChooseOptions, x data, fit func(Config) (*Mo
 	if um != nil {
 		regressions = map[Kind]logisticCandidate{Words: {}, TopicsWords: {topics: um.S[0], scale: topicScale(um.S[0])}}
 	}
-	var twC float64
+	var (
+		twC      float64
+		twPred   []int
+		twScores []float64
+	)
 	if use[TopicsWords] {
-		l, c, pred := crossValidateLogistic(featuresOf(TopicsWords).subset(knownCols), knownY, sup.Classes, fold)
-		refits[TopicsWords], twC = l, c
-		add(Candidate{Name: fmt.Sprintf("unsupervised layer-1 topics + words, logistic (C %.3g)", c), Kind: TopicsWords, C: c, Layer: 1}, pred)
+		var l *logistic
+		l, twC, twPred, twScores = crossValidateLogistic(featuresOf(TopicsWords).subset(knownCols), knownY, P, fold, use[TopicsWordsSpread])
+		refits[TopicsWords] = l
+		add(Candidate{Name: fmt.Sprintf("unsupervised layer-1 topics + words, logistic (C %.3g)", twC), Kind: TopicsWords, C: twC, Layer: 1}, twPred)
 	}
 	if use[SpreadWords] {
 		add(Candidate{Name: fmt.Sprintf("labels spread by 7 nearest neighbours, then logistic on the words (C %.3g)", wordsC),
 			Kind: SpreadWords, C: wordsC}, spreadPred)
 	}
 	if use[TopicsWordsSpread] {
-		// The sum of the two regressions' scores, fold by fold: the
-		// topics+words regression refitted without each fold at its C.
-		tw := featuresOf(TopicsWords)
-		twScores := make([][]float64, o.Folds)
-		var wg sync.WaitGroup
-		for k := range o.Folds {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				cols, y := labelled(without(k))
-				twScores[k] = fitLogistic(tw.subset(cols), y, sup.Classes, twC, nil).allScores(tw.subset(colsOf[k]))
-			}()
-		}
-		wg.Wait()
+		// The sum of the two regressions' cross-validated scores.
 		pred := unscored()
-		P := sup.Classes
-		for k := range o.Folds {
-			for n := range colsOf[k] {
-				z := make([]float64, P)
-				for c := range z {
-					z[c] = twScores[k][n*P+c] + spreadScores[k][n*P+c]
-				}
-				pred[posOf[k][n]] = argmax(z)
+		z := make([]float64, P)
+		for i := range pred {
+			if twPred[i] < 0 { // its fold could not be fitted
+				continue
 			}
+			for c := range z {
+				z[c] = twScores[i*P+c] + spreadScores[i*P+c]
+			}
+			pred[i] = argmax(z)
 		}
 		add(Candidate{Name: fmt.Sprintf("topics + words (C %.3g) and spread labels (C %.3g), their scores summed", twC, wordsC),
 			Kind: TopicsWordsSpread, C: twC, Layer: 1}, pred)

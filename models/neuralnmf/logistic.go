@@ -331,16 +331,17 @@ func fitLogisticRows(f *features, y []int, classes int, c float64, w0 []float64)
 // from the last) and scored on it; the C with the most right in all is
 // chosen (ties to the smaller). It returns the fit on every column with
 // that C, the C, and each column's class as predicted at that C by the
-// fit without its fold (its cross-validated prediction).
-func crossValidateLogistic(f *features, y []int, classes int, fold []int) (*logistic, float64, []int) {
+// fit without its fold (its cross-validated prediction), −1 for a column
+// whose fold could not be fitted. With keepScores it also returns those
+// fits' scores, column by column (len(y)×classes, row-major); else nil.
+func crossValidateLogistic(f *features, y []int, classes int, fold []int, keepScores bool) (*logistic, float64, []int, []float64) {
 	F := slices.Max(fold) + 1
-	preds := make([][][]int, F) // per fold and C, the fold's predictions
+	preds := make([][][]int, F)      // per fold and C, the fold's predictions
+	scores := make([][][]float64, F) // and, with keepScores, their scores
 	tests := make([][]int, F)
 	var wg sync.WaitGroup
 	for k := range F {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			var tr, te []int
 			for j, fk := range fold {
 				if fk == k {
@@ -362,9 +363,17 @@ func crossValidateLogistic(f *features, y []int, classes int, fold []int) (*logi
 			for _, c := range logisticCs {
 				l := fitLogistic(ftr, ytr, classes, c, w)
 				w = l.w
-				preds[k] = append(preds[k], l.predict(fte))
+				sc := l.allScores(fte)
+				p := make([]int, len(te))
+				for i := range p {
+					p[i] = argmax(sc[i*classes : (i+1)*classes])
+				}
+				preds[k] = append(preds[k], p)
+				if keepScores {
+					scores[k] = append(scores[k], sc)
+				}
 			}
-		}()
+		})
 	}
 	wg.Wait()
 	best, bestRight := 0, -1
@@ -385,15 +394,23 @@ func crossValidateLogistic(f *features, y []int, classes int, fold []int) (*logi
 		}
 	}
 	cv := make([]int, len(y))
+	var cvScores []float64
+	if keepScores {
+		cvScores = make([]float64, len(y)*classes)
+	}
 	for k := range F {
 		for i, j := range tests[k] {
 			cv[j] = -1
-			if preds[k] != nil {
-				cv[j] = preds[k][best][i]
+			if preds[k] == nil {
+				continue
+			}
+			cv[j] = preds[k][best][i]
+			if keepScores {
+				copy(cvScores[j*classes:(j+1)*classes], scores[k][best][i*classes:(i+1)*classes])
 			}
 		}
 	}
-	return fitLogistic(f, y, classes, logisticCs[best], nil), logisticCs[best], cv
+	return fitLogistic(f, y, classes, logisticCs[best], nil), logisticCs[best], cv, cvScores
 }
 
 // logisticCandidate is what a regression of TrainChoosing reads beside

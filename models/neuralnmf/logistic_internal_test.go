@@ -225,7 +225,7 @@ func TestCrossValidateLogisticScoresEachColumnWithoutIt(t *testing.T) {
 	}
 	fold := cvFolds(cols, y, held, 3, 3, 1)
 	f := buildFeatures(nil, 1, data{dense: x}, cols)
-	_, c, cv := crossValidateLogistic(f, y, 3, fold)
+	_, c, cv, _ := crossValidateLogistic(f, y, 3, fold, false)
 	require.Equal(t, slices.Repeat([]int{0}, n), cv, "only the majority class of the other folds")
 	require.Equal(t, logisticCs[0], c, "every C scores alike: the smallest")
 	// With every column seen, a large C learns every label: the leak the
