@@ -109,14 +109,19 @@ func TestSparseMulDenseTRows(t *testing.T) {
 	want := tensor.New(53, 5)
 	want.Fill(1)
 	s.MulDenseT(-1.5, u, 0, 31, want)
-	for _, splits := range [][]int{{0, 53}, {0, 20, 21, 22, 53}, {0, 0, 1, 52, 53}, {0, 7, 30, 41, 53}} {
-		got := tensor.New(53, 5)
-		got.Fill(1)
-		for i := 1; i < len(splits); i++ {
-			s.MulDenseTRows(-1.5, u, splits[i-1], splits[i], got)
+	for _, x := range []*tensor.Sparse{s, s.WithRows()} { // by search, and from the transpose
+		for _, splits := range [][]int{{0, 53}, {0, 20, 21, 22, 53}, {0, 0, 1, 52, 53}, {0, 7, 30, 41, 53}} {
+			got := tensor.New(53, 5)
+			got.Fill(1)
+			for i := 1; i < len(splits); i++ {
+				x.MulDenseTRows(-1.5, u, splits[i-1], splits[i], got)
+			}
+			require.Equal(t, want.Data, got.Data, "split %v", splits)
 		}
-		require.Equal(t, want.Data, got.Data, "split %v", splits)
 	}
+	w := s.WithRows()
+	require.Same(t, w, w.WithRows(), "a transpose is attached once")
+	require.Equal(t, s.Dense().Data, w.Dense().Data)
 	require.Equal(t, 4, s.RowBlock(1), "53 rows: 16 blocks of at most 4")
 	require.Equal(t, 64, s.RowBlock(64))
 	xu := tensor.MatMul(false, true, d, u)
@@ -159,6 +164,7 @@ func TestSparseParallelProducts(t *testing.T) {
 		s.MulDenseT(-1.5, u, 0, 700, w)
 		wants[beta] = w
 	}
+	sr := s.WithRows()
 	for _, procs := range []int{1, 2, 3} {
 		prev := runtime.GOMAXPROCS(procs)
 		ta := tensor.New(7, 700)
@@ -166,12 +172,14 @@ func TestSparseParallelProducts(t *testing.T) {
 		s.MulTAParallel(a, ta)
 		require.Equal(t, wantTA.Data, ta.Data, "MulTAParallel on %d goroutines", procs)
 		for beta, want := range wants {
-			got := start.Clone()
-			if beta == 0 {
-				got.Fill(math.NaN())
+			for _, x := range []*tensor.Sparse{s, sr} {
+				got := start.Clone()
+				if beta == 0 {
+					got.Fill(math.NaN())
+				}
+				x.MulDenseTParallel(-1.5, u, beta, got)
+				require.Equal(t, want.Data, got.Data, "MulDenseTParallel, beta %v, %d goroutines, transpose held %v", beta, procs, x == sr)
 			}
-			s.MulDenseTParallel(-1.5, u, beta, got)
-			require.Equal(t, want.Data, got.Data, "MulDenseTParallel, beta %v, %d goroutines", beta, procs)
 		}
 		runtime.GOMAXPROCS(prev)
 	}

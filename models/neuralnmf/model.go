@@ -156,7 +156,9 @@ func TrainSparse(x *tensor.Sparse, cfg Config) (*Model, error) {
 	if cfg.BatchSize != 0 {
 		return trainBatches(&memSource{x: data{sparse: x}, seed: cfg.Seed}, cfg, true)
 	}
-	return train(data{sparse: x}, cfg)
+	// Every epoch forms X·Uᵀ (the NNLS backward pass, the loss's gradient):
+	// from X's transpose, held for the fit, it needs no search per column.
+	return train(data{sparse: x.WithRows()}, cfg)
 }
 
 // data is X, dense or sparse.

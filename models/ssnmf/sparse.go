@@ -66,7 +66,7 @@ func NMFSparse(x *tensor.Sparse, k int, opt *Options) (*Factors, error) {
 	if err := validateSparse(x, k, &o); err != nil {
 		return nil, err
 	}
-	in := &layerInput{sparse: x}
+	in := &layerInput{sparse: x.WithRows()} // X·Sᵀ every update, from X's rows
 	f := o.layerStart(in, k, nil, 0, 0)
 	f.iterate(o.solverFor(in, k, nil, nil), o.MaxIter, o)
 	return f, nil
@@ -83,6 +83,7 @@ func HNMFSparse(x *tensor.Sparse, ranks []int, lab *Labels, opt *Options) (*Hier
 		return nil, err
 	}
 	h := &Hierarchy{}
+	x = x.WithRows() // X·Sᵀ every update, from X's rows
 	xm := sparseFit{x}
 	if err := h.addLayer(xm, layerInput{sparse: x}, ranks, 0, lab, o); err != nil {
 		return nil, err
