@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"sort"
 
+	"gonum.org/v1/gonum/floats"
+
 	"github.com/neuralnmf/neuralnmf/internal/parallel"
 )
 
@@ -255,12 +257,7 @@ func (s *Sparse) MulTRows(alpha float64, b *Dense, r0, r1 int, dst *Dense) {
 	for i := r0; i < r1; i++ {
 		row := dst.Data[i*dst.Stride : i*dst.Stride+k]
 		for p := s.ColPtr[i]; p < s.ColPtr[i+1]; p++ {
-			v := alpha * s.Val[p]
-			br := b.Data[s.RowIdx[p]*b.Stride : s.RowIdx[p]*b.Stride+k]
-			br = br[:len(row)]
-			for c, bv := range br {
-				row[c] += v * bv
-			}
+			floats.AddScaled(row, alpha*s.Val[p], b.Data[s.RowIdx[p]*b.Stride:s.RowIdx[p]*b.Stride+k])
 		}
 	}
 }
@@ -278,11 +275,7 @@ func (s *Sparse) MulTA(a *Dense, j0, j1 int, dst []float64, stride int) {
 	for j := j0; j < j1; j++ {
 		clear(acc)
 		for p := s.ColPtr[j]; p < s.ColPtr[j+1]; p++ {
-			v := s.Val[p]
-			row := a.Data[s.RowIdx[p]*a.Stride : s.RowIdx[p]*a.Stride+k]
-			for i, av := range row {
-				acc[i] += av * v
-			}
+			floats.AddScaled(acc, s.Val[p], a.Data[s.RowIdx[p]*a.Stride:s.RowIdx[p]*a.Stride+k])
 		}
 		c := j - j0
 		for i, v := range acc {
@@ -350,11 +343,7 @@ func (s *Sparse) MulRows(alpha float64, b *Dense, r0, r1 int, dst *Dense) {
 		}
 		bj := b.Data[j*b.Stride : j*b.Stride+k]
 		for p := p0; p < p1; p++ {
-			v := alpha * s.Val[p]
-			row := dst.Data[s.RowIdx[p]*dst.Stride : s.RowIdx[p]*dst.Stride+k]
-			for i, w := range bj {
-				row[i] += v * w
-			}
+			floats.AddScaled(dst.Data[s.RowIdx[p]*dst.Stride:s.RowIdx[p]*dst.Stride+k], alpha*s.Val[p], bj)
 		}
 	}
 }

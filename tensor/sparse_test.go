@@ -237,5 +237,19 @@ func BenchmarkSparseMulDenseT(b *testing.B) {
 				s.MulRows(1, ut, 0, s.Rows, dst)
 			}
 		})
+		sr := s.WithRows()
+		b.Run(fmt.Sprintf("k=%d/rows", k), func(b *testing.B) {
+			for b.Loop() {
+				ut := tensor.New(s.Cols, k)
+				tensor.TransposeInto(ut, u)
+				sr.MulRows(1, ut, 0, s.Rows, dst)
+			}
+		})
+		a := tensor.Uniform(s.Rows, k, 0, 1, rng)
+		b.Run(fmt.Sprintf("k=%d/AtX", k), func(b *testing.B) {
+			for b.Loop() {
+				s.MulTA(a, 0, s.Cols, u.Data, u.Stride)
+			}
+		})
 	}
 }
