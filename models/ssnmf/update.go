@@ -1,6 +1,7 @@
 package ssnmf
 
 import (
+	"math"
 	"runtime"
 
 	"github.com/neuralnmf/neuralnmf/internal/parallel"
@@ -136,10 +137,32 @@ func multiply(m, num, den *tensor.Dense, eps float64) {
 // 87×90 problems of the demo stay on one goroutine.
 const multiplyChunk = 1 << 15
 
-// multiplyRun is multiply on one run of memory.
+// multiplyRun is multiply on one run of memory, each result flushed by
+// flushSubnormal.
 func multiplyRun(m, num, den []float64, eps float64) {
 	num, den = num[:len(m)], den[:len(m)]
 	for i, v := range m {
-		m[i] = v * num[i] / max(den[i]+eps, floor)
+		m[i] = flushSubnormal(v * num[i] / max(den[i]+eps, floor))
 	}
+}
+
+// flushSubnormal returns 0 for a nonnegative r below the smallest normal
+// float64, 2⁻¹⁰²² ≈ 2.2e-308 (its exponent bits are 0), and r otherwise.
+//
+// Multiplicative updates drive the entries they zero down geometrically,
+// and can leave them in the subnormal range for dozens of updates; x86
+// processors take a microcode assist of about a hundred cycles for every
+// multiply with a subnormal operand. On a text corpus (4,231×4,331, rank
+// 24) 1 % subnormal entries made a start's updates a third slower. A
+// subnormal is absorbed by any sum with a normal term above 2⁻⁹⁷⁰, so
+// flushing changes no sum at the data's scale; what it changes is that an
+// entry at 0 stays there, where a subnormal one could in principle grow
+// back (on that corpus the start's final error moved by 1e-6, relative).
+//
+// It has no branch: a branch on the updates' mix of zeros and positive
+// entries is mispredicted so often that it made multiply five times slower.
+func flushSubnormal(r float64) float64 {
+	u := math.Float64bits(r)
+	keep := (u>>52&0x7ff + 0x7ff) >> 11 // 0 for a zero exponent, else 1
+	return math.Float64frombits(u & -keep)
 }
