@@ -167,6 +167,9 @@ func describeConfig(r neuralnmf.Config) string {
 	if r.Normalize {
 		b.WriteString(" -normalize")
 	}
+	if r.AlphaS > 0 || r.AlphaA > 0 {
+		fmt.Fprintf(&b, ", -alpha-s %g -alpha-a %g -l1-ratio %g (elastic-net penalties, scikit-learn's alpha_W, alpha_H and l1_ratio)", r.AlphaS, r.AlphaA, r.L1Ratio)
+	}
 	if s := r.Supervision; s != nil {
 		fmt.Fprintf(&b, ", -classifier %s", s.Classifier)
 		if s.Lambda == 0 {

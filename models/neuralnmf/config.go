@@ -313,7 +313,28 @@ type Config struct {
 	// 1×1 variable built from f with ops. With Supervision it must add the
 	// label term with f.AddSupervision (Train returns an error otherwise).
 	CustomLoss func(t *autograd.Tape, f *Forward) *autograd.Var
-	Optimizer  Optimizer
+	// AlphaS, AlphaA and L1Ratio are scikit-learn's elastic-net penalties
+	// (its NMF's alpha_W, alpha_H and l1_ratio). Its X is samples ×
+	// features, ours features × samples, so its W (the samples' weights)
+	// is our S and its H (the components) our A:
+	//
+	//   - AlphaS > 0 makes every layer the elastic-net NNLS problem
+	//     S⁽ˡ⁾ = argmin over S ≥ 0 of ½‖S⁽ˡ⁻¹⁾ − A⁽ˡ⁾S‖² + α(ρ·ΣS + ½(1−ρ)‖S‖²)
+	//     (ops.NNLSElasticNet) with α = AlphaS × the rows of the layer's
+	//     input (N for the first layer), as scikit-learn scales alpha_W by
+	//     its number of features. Transform and Predict solve the same
+	//     problems (Model.AlphaS). L1Ratio must be below 1 with it: a pure
+	//     ℓ₁ penalty on S is not built yet.
+	//   - AlphaA > 0 adds 2·AlphaA·M·(ρ·ΣA + ½(1−ρ)‖A‖²) for every A⁽ˡ⁾
+	//     to the built-in loss (not to a CustomLoss), scikit-learn's
+	//     alpha_H·n_samples·(…) doubled because our fit term ‖X − A·S‖²
+	//     is twice its ½‖X − W·H‖².
+	//
+	// L1Ratio = ρ in [0, 1] is shared, as scikit-learn's l1_ratio. All
+	// three 0 (the default): no penalty. Not with BatchSize. The HNMF start
+	// is unpenalised.
+	AlphaS, AlphaA, L1Ratio float64
+	Optimizer               Optimizer
 	// LR is the learning rate. Default 0.01 for Adam (relative to the mean
 	// entry of each A), 1e-3 for GD; DefaultBatchLR with BatchSize. Decay
 	// multiplies it on a schedule counted in epochs (passes with BatchSize,
@@ -427,6 +448,9 @@ func (c *Config) validate(rows, cols int) error {
 		if l > 0 && k >= c.Ranks[l-1] {
 			return fmt.Errorf("neuralnmf: %w: ranks must decrease, layer %d has %d after %d", ErrConfig, l+1, k, c.Ranks[l-1])
 		}
+	}
+	if err := c.checkPenalties(); err != nil {
+		return err
 	}
 	if c.InitIters < 0 {
 		return fmt.Errorf("neuralnmf: %w: InitIters is %d, want 0 (the default, 1000) or a number of updates", ErrConfig, c.InitIters)

@@ -2,6 +2,7 @@ package neuralnmf_test
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/neuralnmf/neuralnmf/autograd"
@@ -224,4 +225,46 @@ func ExampleForwardLoss() {
 	// Output:
 	// dense: <nil>
 	// sparse: <nil>
+}
+
+// scikit-learn's elastic-net penalty on the documents' weights S
+// (its alpha_W and l1_ratio) inside every layer: the layers' S become
+// sparser, and Transform solves the same penalised problems.
+func ExampleConfig_elasticNet() {
+	x := synthetic.X()
+	share := func(d *tensor.Dense) float64 {
+		z := 0
+		for _, v := range d.Data {
+			if v == 0 {
+				z++
+			}
+		}
+		return float64(z) / float64(len(d.Data))
+	}
+	cfg := neuralnmf.Config{Ranks: []int{9}, Epochs: 50, Seed: 1}
+	plain, err := neuralnmf.Train(x, cfg)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	cfg.AlphaS, cfg.L1Ratio = 0.001, 0.9 // α = 0.001 × 87 rows
+	pen, err := neuralnmf.Train(x, cfg)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	s, err := pen.Transform(x)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("sparser S:", share(pen.S[0]) > share(plain.S[0]))
+	diff := 0.0
+	for i, v := range s[0].Data {
+		diff = max(diff, math.Abs(v-pen.S[0].Data[i]))
+	}
+	fmt.Println("Transform gives the training S:", diff < 1e-9)
+	// Output:
+	// sparser S: true
+	// Transform gives the training S: true
 }

@@ -77,6 +77,10 @@ type FileHeader struct {
 	// ClassifierLayer is Model.ClassifierLayer when B reads a layer other
 	// than the last (absent: the last).
 	ClassifierLayer int `json:"classifier_layer,omitempty"`
+	// AlphaS and L1Ratio are Model.AlphaS and Model.L1Ratio, when AlphaS
+	// is set (absent: unpenalised layers).
+	AlphaS  float64 `json:"alpha_s,omitempty"`
+	L1Ratio float64 `json:"l1_ratio,omitempty"`
 }
 
 // Save writes the model to path atomically (temporary file, then rename).
@@ -124,6 +128,9 @@ func (m *Model) validate() error {
 			return err
 		}
 	}
+	if !(m.AlphaS >= 0) || math.IsInf(m.AlphaS, 0) || !(m.L1Ratio >= 0 && m.L1Ratio <= 1) || (m.AlphaS > 0 && m.L1Ratio == 1) {
+		return fmt.Errorf("the layers' penalty is AlphaS %v, L1Ratio %v: want a finite AlphaS ≥ 0 and L1Ratio in [0, 1), or AlphaS 0", m.AlphaS, m.L1Ratio)
+	}
 	if m.ClassifierLayer < 0 || m.ClassifierLayer > L || (m.ClassifierLayer > 0 && m.B == nil) {
 		return fmt.Errorf("the classifier's layer is %d, want 1..%d with a classifier B", m.ClassifierLayer, L)
 	}
@@ -169,6 +176,9 @@ func (m *Model) Write(w io.Writer) error {
 	h := FileHeader{Loss: m.cfg.Loss.String(), Epochs: len(m.History.Loss), Vectorizer: m.Vectorizer, ClassNames: m.ClassNames}
 	if m.ClassifierLayer != len(m.A) {
 		h.ClassifierLayer = m.ClassifierLayer
+	}
+	if m.AlphaS > 0 {
+		h.AlphaS, h.L1Ratio = m.AlphaS, m.L1Ratio
 	}
 	if finiteAll(m.History.Loss) && finiteAll(m.History.RelError) && len(m.History.Loss) == len(m.History.RelError) {
 		h.LossHistory, h.RelErrorHistory = m.History.Loss, m.History.RelError
@@ -341,7 +351,7 @@ func Read(r io.Reader) (*Model, error) {
 	if p != len(body) {
 		return nil, bad("%d unexpected bytes after the matrices", len(body)-p)
 	}
-	m := &Model{History: History{Stopped: "loaded"}, Vectorizer: h.Vectorizer, ClassNames: h.ClassNames, ClassifierLayer: h.ClassifierLayer}
+	m := &Model{History: History{Stopped: "loaded"}, Vectorizer: h.Vectorizer, ClassNames: h.ClassNames, ClassifierLayer: h.ClassifierLayer, AlphaS: h.AlphaS, L1Ratio: h.L1Ratio}
 	if n := len(h.LossHistory); n > 0 && n == len(h.RelErrorHistory) && finiteAll(h.LossHistory) && finiteAll(h.RelErrorHistory) {
 		m.History.Loss, m.History.RelError = h.LossHistory, h.RelErrorHistory
 		if len(h.TrainAccuracy) == n && finiteAll(h.TrainAccuracy) {

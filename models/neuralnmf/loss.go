@@ -30,9 +30,26 @@ func (t *trainer) forward(tape *autograd.Tape) (*Forward, []*nnls.Result) {
 		}
 		var s *autograd.Var
 		var r *nnls.Result
-		if l == 0 && f.XSparse != nil {
+		pen, penalised := layerPenalty(t.cfg.AlphaS, t.cfg.L1Ratio, a.Rows)
+		switch {
+		case penalised: // the elastic-net layer as NNLS of the augmented system
+			aug := ops.ConcatRows(av, tape.Const(pen.ridge(a.Cols)))
+			if l == 0 {
+				xa := t.augmentedX(pen, a.Cols)
+				if xa.sparse != nil {
+					s, r = ops.NNLSSparse(aug, xa.sparse, opt)
+				} else {
+					s, r = ops.NNLS(aug, tape.Const(xa.dense), opt)
+				}
+				break
+			}
+			_, m := in.Shape()
+			shift := tape.Alloc(a.Cols, m)
+			shift.Fill(pen.shift)
+			s, r = ops.NNLS(aug, ops.ConcatRows(in, tape.Const(shift)), opt)
+		case l == 0 && f.XSparse != nil:
 			s, r = ops.NNLSSparse(av, f.XSparse, opt)
-		} else {
+		default:
 			s, r = ops.NNLS(av, in, opt)
 		}
 		f.A = append(f.A, av)
@@ -49,6 +66,19 @@ func (t *trainer) forward(tape *autograd.Tape) (*Forward, []*nnls.Result) {
 		}
 	}
 	return f, res
+}
+
+// augmentedX returns the first layer's input under the elastic-net
+// penalty pen for rank k, [X; shift·1], formed on the first call.
+func (t *trainer) augmentedX(pen elasticNet, k int) data {
+	if t.xAug.dense == nil && t.xAug.sparse == nil {
+		if t.x.sparse != nil {
+			t.xAug.sparse = pen.augmentSparse(t.x.sparse, k).WithRows()
+		} else {
+			t.xAug.dense = pen.augmentX(t.x.dense, k)
+		}
+	}
+	return t.xAug
 }
 
 // builtinLoss is the configured loss on f. fit is its unnormalised term
@@ -68,6 +98,9 @@ func (t *trainer) builtinLoss(f *Forward) (loss, fit *autograd.Var) {
 		if t.cfg.DataMask != nil {
 			fit = nil // a masked fit is not the error over all of X
 		}
+	}
+	if t.cfg.AlphaA > 0 {
+		loss = ops.Add(loss, t.per(factorPenalty(f.A, t.cfg.AlphaA, t.cfg.L1Ratio, mcols), n*mcols))
 	}
 	if t.cfg.Supervision != nil {
 		loss = t.addSupervision(f, loss)

@@ -82,7 +82,12 @@ type Model struct {
 	// class p (one per row of B). The model file stores them; Train leaves
 	// them nil.
 	ClassNames []string
-	cfg        Config
+	// AlphaS and L1Ratio are Config.AlphaS and Config.L1Ratio of the fit:
+	// with AlphaS > 0 every layer is the elastic-net NNLS problem, in
+	// training and in Transform and Predict alike. The model file stores
+	// them.
+	AlphaS, L1Ratio float64
+	cfg             Config
 }
 
 // Train fits a Neural NMF model to X (N×M, nonnegative, columns are
@@ -353,7 +358,7 @@ func (t *trainer) model() (*Model, error) {
 	if n := len(h.RelError); n > 0 {
 		h.FinalRelError = h.RelError[n-1]
 	}
-	m := &Model{History: h, cfg: t.cfg}
+	m := &Model{History: h, cfg: t.cfg, AlphaS: t.cfg.AlphaS, L1Ratio: t.cfg.L1Ratio}
 	m.cfg.starts = nil // TrainChoosing's, not the model's
 	for l, a := range t.a {
 		m.A = append(m.A, a.Clone())

@@ -199,6 +199,9 @@ func (m *Model) TransformSparse(x *tensor.Sparse) ([]*tensor.Dense, error) {
 		if err := tensor.CheckSparseData("x", x); err != nil {
 			return nil, err
 		}
+		if pen, ok := layerPenalty(m.AlphaS, m.L1Ratio, m.A[0].Rows); ok {
+			return nnls.SolveSparse(pen.augmentA(m.A[0]), pen.augmentSparse(x, m.A[0].Cols), opt)
+		}
 		return nnls.SolveSparse(m.A[0], x, opt)
 	})
 }
@@ -214,6 +217,9 @@ func (m *Model) Transform(x *tensor.Dense) ([]*tensor.Dense, error) {
 	return m.transform("Transform", rows, func(opt *nnls.Options) (*nnls.Result, error) {
 		if err := tensor.CheckData("x", x); err != nil {
 			return nil, err
+		}
+		if pen, ok := layerPenalty(m.AlphaS, m.L1Ratio, m.A[0].Rows); ok {
+			return nnls.Solve(pen.augmentA(m.A[0]), pen.augmentX(x, m.A[0].Cols), opt)
 		}
 		return nnls.Solve(m.A[0], x, opt)
 	})
@@ -233,7 +239,11 @@ func (m *Model) transform(name string, rows int, first func(*nnls.Options) (*nnl
 	var out []*tensor.Dense
 	for l := range m.A {
 		if l > 0 {
-			res, err = nnls.Solve(m.A[l], out[l-1], opt)
+			if pen, ok := layerPenalty(m.AlphaS, m.L1Ratio, m.A[l].Rows); ok {
+				res, err = nnls.Solve(pen.augmentA(m.A[l]), pen.augmentX(out[l-1], m.A[l].Cols), opt)
+			} else {
+				res, err = nnls.Solve(m.A[l], out[l-1], opt)
+			}
 		}
 		if err != nil {
 			return nil, fmt.Errorf("neuralnmf: %s: layer %d: %w", name, l+1, err)

@@ -52,6 +52,9 @@ type trainer struct {
 	lrScale       float64
 	// online is the running model of the Statistics mini-batch update.
 	online *onlineStats
+	// xAug is [X; shift·1], the first layer's input under Config.AlphaS
+	// (elasticNet), formed once; zero without a penalty.
+	xAug data
 }
 
 // Safeguard constants: a trial step is accepted when its loss is at most the
