@@ -141,7 +141,9 @@ func checkScale(mx float64) error {
 // TrainSparse is Train for a sparse X (N×M in CSC form). No dense N×M matrix
 // is formed: the first NNLS layer, the loss term on X and the HNMF
 // initialisation all work on the non-zeros. Given the same data, it trains
-// the same model as Train up to rounding.
+// the same model as Train up to rounding. For the fit it holds a transpose
+// of X (tensor.Sparse.WithRows: 16 more bytes per non-zero), from which
+// every epoch's X·Uᵀ reads X's rows; with BatchSize, only each batch.
 func TrainSparse(x *tensor.Sparse, cfg Config) (*Model, error) {
 	if err := tensor.CheckSparseData("X", x); err != nil {
 		return nil, fmt.Errorf("neuralnmf: %w", err)
