@@ -143,7 +143,8 @@ func checkScale(mx float64) error {
 // initialisation all work on the non-zeros. Given the same data, it trains
 // the same model as Train up to rounding. For the fit it holds a transpose
 // of X (tensor.Sparse.WithRows: 16 more bytes per non-zero), from which
-// every epoch's X·Uᵀ reads X's rows; with BatchSize, only each batch.
+// every epoch's X·Uᵀ reads X's rows (not with BatchSize, whose batches
+// are new matrices every step).
 func TrainSparse(x *tensor.Sparse, cfg Config) (*Model, error) {
 	if err := tensor.CheckSparseData("X", x); err != nil {
 		return nil, fmt.Errorf("neuralnmf: %w", err)
