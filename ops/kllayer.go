@@ -1,0 +1,621 @@
+package ops
+
+import (
+	"fmt"
+	"math"
+	"runtime"
+
+	"github.com/neuralnmf/neuralnmf/autograd"
+	"github.com/neuralnmf/neuralnmf/internal/parallel"
+	"github.com/neuralnmf/neuralnmf/nnls"
+	"github.com/neuralnmf/neuralnmf/tensor"
+	"gonum.org/v1/gonum/mat"
+)
+
+// KLLayer returns the layer whose S minimises the generalised
+// Kullback–Leibler divergence instead of the squared error:
+//
+//	S = argmin_{S ≥ 0} D(X ‖ A·S),  D(X ‖ Y) = Σ x·log(x/y) − x + y,
+//
+// column by column, for a nonnegative a (N×k) and x (N×M); S is k×M. One
+// KLLayer trained on the KL loss is KL-NMF; stacked, a KL Neural NMF.
+//
+// The forward pass solves each column by projected Newton steps with an
+// Armijo line search (D is convex in s; its gradient and Hessian are
+// g = Aᵀ(1 − x/y) and H = Aᵀdiag(x/y²)A, y = A·s, summed over the rows
+// where x > 0 apart from the constant Aᵀ1) and certifies the result: the
+// optimality conditions g_c = 0 where s_c > 0 and g_c ≥ 0 where s_c = 0
+// hold to klTol relative to the largest column sum of A, or the op records
+// an error naming the column. The backward pass is the same
+// implicit-differentiation argument as the paper's theorem for NNLS: on
+// each column's support T, with r = 1 − x/y, w = x/y² and U_T = H_TT⁻¹·G_T,
+//
+//	∂L/∂A = −Σ_m (r_m·u_mᵀ + (w_m ∘ A·u_m)·s_mᵀ),   ∂L/∂X = (A·U) / Y,
+//
+// the division element-wise (0 where y = 0, where x must be 0 and D is not
+// differentiable in x). Like NNLS the map is piecewise smooth, one piece
+// per set of supports, marked on the tape for gradcheck.
+//
+// Errors recorded on the tape: negative or non-finite entries, mismatched
+// rows, a column of x with a positive entry in a row where A is all zero
+// (D is infinite for every S), and a column whose solution is not
+// certified.
+func KLLayer(a, x *autograd.Var) *autograd.Var {
+	const op = "ops.KLLayer"
+	t := autograd.TapeOf(op, a, x)
+	if t.Err() != nil {
+		return t.Failed()
+	}
+	av, xv := a.Value(), x.Value()
+	if av.Rows != xv.Rows {
+		return t.Fail(fmt.Errorf("%s: %w: A is %d×%d, X is %d×%d", op, tensor.ErrShape, av.Rows, av.Cols, xv.Rows, xv.Cols))
+	}
+	if err := tensor.CheckData("A", av); err != nil {
+		return t.Fail(fmt.Errorf("%s: %w", op, err))
+	}
+	if err := tensor.CheckData("X", xv); err != nil {
+		return t.Fail(fmt.Errorf("%s: %w", op, err))
+	}
+	s, sup, err := klSolve(av, xv)
+	if err != nil {
+		return t.Fail(fmt.Errorf("%s: %w", op, err))
+	}
+	t.MarkPiece(sup.Hash())
+	return t.Record(op, s, func(g *tensor.Dense, need []bool) []*tensor.Dense {
+		var ga, gx *tensor.Dense
+		if need[0] {
+			ga = t.Alloc(av.Rows, av.Cols)
+		}
+		if need[1] {
+			gx = t.Alloc(xv.Rows, xv.Cols)
+		}
+		if err := klBackward(av, xv, s, sup, g, ga, gx); err != nil {
+			t.Fail(fmt.Errorf("%s: %w", op, err))
+			return []*tensor.Dense{nil, nil}
+		}
+		return []*tensor.Dense{ga, gx}
+	}, a, x)
+}
+
+// klTol bounds the certified optimality residual of a KLLayer column,
+// relative to the largest column sum of A (the scale of both terms of the
+// gradient): Newton's method converges quadratically, so the residual
+// reaches rounding (about N·ε relative) within a step or two of the last
+// one that mattered.
+const klTol = 1e-10
+
+// klColumn is one column's problem and workspace: rows are the rows where
+// x > 0, with their values and A's rows packed (nz×k) for contiguous sums.
+type klColumn struct {
+	k          int
+	colSum     []float64 // Aᵀ1, over all rows
+	rows       []int
+	xv, ar     []float64 // x on rows, A's rows packed
+	y, g, h, d []float64
+	trial      []float64
+	gSave      []float64
+	free       []bool
+}
+
+func newKLColumn(k int, colSum []float64) *klColumn {
+	return &klColumn{k: k, colSum: colSum, g: make([]float64, k), h: make([]float64, k*k), d: make([]float64, k),
+		trial: make([]float64, k), gSave: make([]float64, k), free: make([]bool, k)}
+}
+
+// load packs column j of x and the rows of a where it is positive.
+func (c *klColumn) load(a, x *tensor.Dense, j int) {
+	c.rows, c.xv, c.ar = c.rows[:0], c.xv[:0], c.ar[:0]
+	for i := range x.Rows {
+		if v := x.At(i, j); v > 0 {
+			c.rows = append(c.rows, i)
+			c.xv = append(c.xv, v)
+			c.ar = append(c.ar, a.Row(i)...)
+		}
+	}
+	c.y = append(c.y[:0], make([]float64, len(c.rows))...)
+}
+
+// objective returns D(x ‖ A·s) up to a constant, setting c.y = A·s on the
+// rows; +Inf if some y is 0 where x > 0.
+func (c *klColumn) objective(s []float64) float64 {
+	f := 0.0
+	for i, v := range s {
+		f += c.colSum[i] * v
+	}
+	k := c.k
+	for r, xv := range c.xv {
+		y := 0.0
+		for i, av := range c.ar[r*k : r*k+k] {
+			y += av * s[i]
+		}
+		c.y[r] = y
+		if !(y > 0) {
+			return math.Inf(1)
+		}
+		f -= xv * math.Log(y)
+	}
+	return f
+}
+
+// gradient sets c.g (and c.h when hess) at the point whose c.y objective
+// last computed.
+func (c *klColumn) gradient(hess bool) {
+	k := c.k
+	copy(c.g, c.colSum)
+	if hess {
+		clear(c.h)
+	}
+	for r, xv := range c.xv {
+		row := c.ar[r*k : r*k+k]
+		q := xv / c.y[r]
+		for i, av := range row {
+			c.g[i] -= av * q
+		}
+		if hess {
+			w := q / c.y[r]
+			for i, ai := range row {
+				if ai == 0 {
+					continue
+				}
+				hr := c.h[i*k : i*k+k]
+				for l, al := range row {
+					hr[l] += w * ai * al
+				}
+			}
+		}
+	}
+}
+
+// residual returns the optimality residual of s given c.g, relative to
+// scale: |g| where s > 0, max(0, −g) where s = 0.
+func (c *klColumn) residual(s []float64, scale float64) float64 {
+	r := 0.0
+	for i, v := range s {
+		if v > 0 {
+			r = math.Max(r, math.Abs(c.g[i]))
+		} else {
+			r = math.Max(r, -c.g[i])
+		}
+	}
+	return r / scale
+}
+
+// solve minimises D over s ≥ 0 from s (positive where it may be) by
+// projected Newton steps and returns the certified residual, or an error.
+func (c *klColumn) solve(s []float64, scale float64) (float64, error) {
+	k := c.k
+	f := c.objective(s)
+	if math.IsInf(f, 1) {
+		return 0, fmt.Errorf("the start has A·s = 0 where x > 0")
+	}
+	polish, lastRes := 0, math.Inf(1)
+	for iter := 0; iter < 200; iter++ {
+		c.gradient(true)
+		res := c.residual(s, scale)
+		// Below klTol, Newton steps continue while they halve the residual
+		// (at most 3 of them): quadratic convergence takes S to rounding,
+		// which finite differences of the layer need.
+		if res <= klTol && (polish >= 3 || res >= lastRes/2) {
+			return res, nil
+		}
+		if res <= klTol {
+			polish++
+		}
+		lastRes = res
+		// ε-active set (Bertsekas 1982): entries at or near 0 whose gradient
+		// pushes them down stay at 0; Newton on the others.
+		eps := 0.0
+		for i, v := range s {
+			eps = math.Max(eps, math.Abs(v-math.Max(0, v-c.g[i])))
+		}
+		eps = math.Min(eps, 1e-3)
+		nf := 0
+		for i, v := range s {
+			// H_ii = 0 means A's column i is 0 wherever x > 0, so D is
+			// linear in s_i with slope Aᵀ1 > 0: s_i = 0.
+			c.free[i] = !(v <= eps && c.g[i] > 0) && c.h[i*k+i] > 0
+			if c.free[i] {
+				nf++
+			}
+		}
+		for i := range c.d {
+			c.d[i] = 0
+			if !c.free[i] {
+				c.d[i] = -s[i]
+			}
+		}
+		if nf > 0 && !c.newton() {
+			return 0, fmt.Errorf("the Hessian on the free set is singular")
+		}
+		// Armijo backtracking along the projected arc. Near the solution the
+		// decrease falls below the rounding of D itself; there the full step
+		// is taken when it lowers the optimality residual instead.
+		t := 1.0
+		accepted := false
+		for ls := 0; ls < 60; ls++ {
+			dec := 0.0
+			for i := range s {
+				c.trial[i] = math.Max(0, s[i]+t*c.d[i])
+				dec += c.g[i] * (s[i] - c.trial[i])
+			}
+			ft := c.objective(c.trial)
+			if ft <= f-1e-4*dec || (ft <= f && dec <= 0) {
+				copy(s, c.trial)
+				f = ft
+				accepted = true
+				break
+			}
+			if t == 1 && math.Abs(dec) <= 1e-9*(1+math.Abs(f)) && !math.IsInf(ft, 1) {
+				copy(c.gSave, c.g)
+				c.gradient(false)
+				if c.residual(c.trial, scale) < res {
+					copy(s, c.trial)
+					f = ft
+					accepted = true
+					break
+				}
+				copy(c.g, c.gSave)
+			}
+			t /= 2
+		}
+		if !accepted {
+			// No decrease is representable: s is optimal to rounding if the
+			// residual allows it.
+			c.objective(s)
+			c.gradient(false)
+			if res := c.residual(s, scale); res <= klTol {
+				return res, nil
+			}
+			return 0, fmt.Errorf("the line search found no decrease (residual %.2g)", c.residual(s, scale))
+		}
+	}
+	c.objective(s)
+	c.gradient(false)
+	if res := c.residual(s, scale); res <= klTol {
+		return res, nil
+	}
+	return 0, fmt.Errorf("not converged in 200 Newton steps (residual %.2g)", c.residual(s, scale))
+}
+
+// purify moves a minimiser s whose support's columns of A, on the rows
+// where x > 0, are dependent to a basic one: along a null vector v of that
+// submatrix A·s is unchanged on those rows, and so is D (its gradient on
+// the support is 0, so Aᵀ1·v = (x/y)ᵀ·A·v = 0); s moves along ±v until an
+// entry reaches 0, which leaves the support. Then H on the support is
+// positive definite and S is differentiable in A there, as NNLS's solution
+// is on its independent support columns. The result is certified again.
+func (c *klColumn) purify(s []float64, scale float64) error {
+	k := c.k
+	for range k {
+		idx := make([]int, 0, k)
+		for i, v := range s {
+			if v > 0 {
+				idx = append(idx, i)
+			}
+		}
+		nr, nt := len(c.rows), len(idx)
+		if nt == 0 {
+			return nil
+		}
+		b := mat.NewDense(max(nr, nt), nt, nil)
+		for r := range nr {
+			for q, i := range idx {
+				b.Set(r, q, c.ar[r*k+i])
+			}
+		}
+		var svd mat.SVD
+		if !svd.Factorize(b, mat.SVDFull) {
+			return fmt.Errorf("the SVD of the support's columns failed")
+		}
+		sv := svd.Values(nil)
+		if sv[nt-1] > 1e-12*sv[0]*float64(max(nr, nt)) && nr >= nt {
+			break // independent: basic already
+		}
+		var vm mat.Dense
+		svd.VTo(&vm)
+		v := make([]float64, nt)
+		for q := range nt {
+			v[q] = vm.At(q, nt-1)
+		}
+		// Step along whichever sign of v reaches 0 first.
+		step, hit := math.Inf(1), -1
+		for _, sign := range []float64{1, -1} {
+			for q, i := range idx {
+				if d := sign * v[q]; d < 0 && s[i]/-d < step {
+					step, hit = s[i]/-d, q
+					if sign < 0 {
+						step = -step
+					}
+				}
+			}
+			if hit >= 0 {
+				break
+			}
+		}
+		if hit < 0 {
+			return fmt.Errorf("no null direction reaches the boundary")
+		}
+		for q, i := range idx {
+			s[i] = math.Max(0, s[i]+step*v[q])
+		}
+		s[idx[hit]] = 0
+	}
+	f := c.objective(s)
+	if math.IsInf(f, 1) {
+		return fmt.Errorf("the basic minimiser has A·s = 0 where x > 0")
+	}
+	if _, err := c.solve(s, scale); err != nil { // polish and certify
+		return err
+	}
+	return nil
+}
+
+// newton sets c.d on the free set to −H_FF⁻¹·g_F (Cholesky), and reports
+// whether H_FF was positive definite.
+func (c *klColumn) newton() bool {
+	k := c.k
+	idx := make([]int, 0, k)
+	for i, f := range c.free {
+		if f {
+			idx = append(idx, i)
+		}
+	}
+	n := len(idx)
+	l := make([]float64, n*n)
+	for p, i := range idx {
+		for q, j := range idx {
+			l[p*n+q] = c.h[i*k+j]
+		}
+	}
+	if !cholesky(l, n) {
+		// Singular on the free set (fewer rows with x > 0 than free
+		// entries): Levenberg damping gives a descent direction; purify
+		// picks a basic minimiser at the end.
+		dmax := 0.0
+		for _, i := range idx {
+			dmax = math.Max(dmax, c.h[i*k+i])
+		}
+		ok := false
+		for mu := 1e-12 * dmax; mu <= dmax && !ok; mu *= 1e3 {
+			for p, i := range idx {
+				for q, j := range idx {
+					l[p*n+q] = c.h[i*k+j]
+				}
+				l[p*n+p] += mu
+			}
+			ok = cholesky(l, n)
+		}
+		if !ok {
+			return false
+		}
+	}
+	b := make([]float64, n)
+	for p, i := range idx {
+		b[p] = -c.g[i]
+	}
+	cholSolve(l, n, b)
+	for p, i := range idx {
+		c.d[i] = b[p]
+	}
+	return true
+}
+
+// cholesky factors the symmetric n×n m (row-major) in place into its lower
+// factor L (m = L·Lᵀ), and reports whether m was positive definite.
+func cholesky(m []float64, n int) bool {
+	for j := range n {
+		d := m[j*n+j]
+		for p := range j {
+			d -= m[j*n+p] * m[j*n+p]
+		}
+		if !(d > 0) {
+			return false
+		}
+		d = math.Sqrt(d)
+		m[j*n+j] = d
+		for i := j + 1; i < n; i++ {
+			v := m[i*n+j]
+			for p := range j {
+				v -= m[i*n+p] * m[j*n+p]
+			}
+			m[i*n+j] = v / d
+		}
+	}
+	return true
+}
+
+// cholSolve solves L·Lᵀ·z = b in place for the factor cholesky left in l.
+func cholSolve(l []float64, n int, b []float64) {
+	for i := range n {
+		v := b[i]
+		for p := range i {
+			v -= l[i*n+p] * b[p]
+		}
+		b[i] = v / l[i*n+i]
+	}
+	for i := n - 1; i >= 0; i-- {
+		v := b[i]
+		for p := i + 1; p < n; p++ {
+			v -= l[p*n+i] * b[p]
+		}
+		b[i] = v / l[i*n+i]
+	}
+}
+
+// klSolve solves every column of x and returns S and its supports.
+func klSolve(a, x *tensor.Dense) (*tensor.Dense, *nnls.Support, error) {
+	n, k := a.Rows, a.Cols
+	m := x.Cols
+	colSum := make([]float64, k)
+	rowZero := make([]bool, n)
+	for i := range n {
+		z := true
+		for c, v := range a.Row(i) {
+			colSum[c] += v
+			z = z && v == 0
+		}
+		rowZero[i] = z
+	}
+	scale := 0.0
+	for _, v := range colSum {
+		scale = math.Max(scale, v)
+	}
+	s := tensor.New(k, m)
+	errs := make([]error, m)
+	if scale == 0 {
+		for j := range m {
+			for i := range n {
+				if x.At(i, j) > 0 {
+					return nil, nil, fmt.Errorf("every entry of A is 0 but column %d of X is not: the divergence is infinite for every S", j)
+				}
+			}
+		}
+		return s, nnls.NewSupport(k, m), nil
+	}
+	workers := runtime.GOMAXPROCS(0)
+	parallel.ForChunks(m, max(1, m/(4*workers)), workers, func(_, j0, j1 int) {
+		c := newKLColumn(k, colSum)
+		col := make([]float64, k)
+		for j := j0; j < j1; j++ {
+			c.load(a, x, j)
+			if len(c.rows) == 0 {
+				continue // x_j = 0: S's column is 0 (g = Aᵀ1 ≥ 0)
+			}
+			total := 0.0
+			for r, i := range c.rows {
+				if rowZero[i] {
+					errs[j] = fmt.Errorf("column %d of X is positive in row %d, where A is zero: the divergence is infinite for every S", j, i)
+					break
+				}
+				total += c.xv[r]
+			}
+			if errs[j] != nil {
+				continue
+			}
+			// Start where Σ A·s = Σ x, every usable entry equal.
+			sumCol := 0.0
+			for _, v := range colSum {
+				sumCol += v
+			}
+			for i, v := range colSum {
+				col[i] = 0
+				if v > 0 {
+					col[i] = total / sumCol
+				}
+			}
+			if _, err := c.solve(col, scale); err != nil {
+				errs[j] = fmt.Errorf("column %d: %w", j, err)
+				continue
+			}
+			if err := c.purify(col, scale); err != nil {
+				errs[j] = fmt.Errorf("column %d: %w", j, err)
+				continue
+			}
+			for i, v := range col {
+				s.Set(i, j, v)
+			}
+		}
+	})
+	for _, err := range errs {
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+	sup := nnls.NewSupport(k, m)
+	for j := range m {
+		for i := range k {
+			if s.At(i, j) > 0 {
+				sup.Set(i, j, true)
+			}
+		}
+	}
+	return s, sup, nil
+}
+
+// klBackward forms ∂L/∂A into ga and ∂L/∂X into gx (either may be nil)
+// from the upstream gradient g of S, as KLLayer's doc states.
+func klBackward(a, x, s *tensor.Dense, sup *nnls.Support, g, ga, gx *tensor.Dense) error {
+	n, k := a.Rows, a.Cols
+	m := x.Cols
+	colSum := make([]float64, k)
+	for i := range n {
+		for c, v := range a.Row(i) {
+			colSum[c] += v
+		}
+	}
+	y := make([]float64, n)
+	au := make([]float64, n)
+	u := make([]float64, k)
+	c := newKLColumn(k, colSum)
+	for j := range m {
+		c.load(a, x, j)
+		sj := make([]float64, k)
+		for i := range k {
+			sj[i] = s.At(i, j)
+		}
+		if len(c.rows) == 0 {
+			continue // S's column is 0 for every A near this one
+		}
+		c.objective(sj)
+		c.gradient(true)
+		clear(u)
+		idx := make([]int, 0, k)
+		for i := range k {
+			if sup.Has(i, j) {
+				idx = append(idx, i)
+			}
+		}
+		if len(idx) == 0 {
+			continue
+		}
+		nt := len(idx)
+		l := make([]float64, nt*nt)
+		b := make([]float64, nt)
+		for p, i := range idx {
+			for q, jj := range idx {
+				l[p*nt+q] = c.h[i*k+jj]
+			}
+			b[p] = g.At(i, j)
+		}
+		if !cholesky(l, nt) {
+			return fmt.Errorf("column %d: the Hessian on the support is singular", j)
+		}
+		cholSolve(l, nt, b)
+		for p, i := range idx {
+			u[i] = b[p]
+		}
+		// y = A·s and A·u over all rows.
+		for i := range n {
+			row := a.Row(i)
+			yi, ai := 0.0, 0.0
+			for cc, av := range row {
+				yi += av * sj[cc]
+				ai += av * u[cc]
+			}
+			y[i], au[i] = yi, ai
+		}
+		if ga != nil {
+			// −(r·uᵀ + (w ∘ A·u)·sᵀ), r = 1 − x/y, w = x/y².
+			for i := range n {
+				xi := x.At(i, j)
+				r, w := 1.0, 0.0
+				if xi > 0 {
+					r = 1 - xi/y[i]
+					w = xi / (y[i] * y[i])
+				}
+				gr := ga.Row(i)
+				for cc := range k {
+					gr[cc] -= r*u[cc] + w*au[i]*sj[cc]
+				}
+			}
+		}
+		if gx != nil {
+			for i := range n {
+				if y[i] > 0 {
+					gx.Set(i, j, au[i]/y[i])
+				}
+			}
+		}
+	}
+	return nil
+}
