@@ -136,3 +136,22 @@ func ExampleNNLSElasticNet() {
 	fmt.Println("more zeros as α grows:", zeros[0] < zeros[1] && zeros[1] < zeros[2])
 	// Output: more zeros as α grows: true
 }
+
+// The KL layer recovers S exactly when X = A·S (here with a zero entry),
+// as the least-squares layer does: both divergences are 0 there.
+func ExampleKLLayer() {
+	a := tensor.MustFromRows([][]float64{{1, 0}, {1, 1}, {0, 2}})
+	s0 := tensor.MustFromRows([][]float64{{1, 0.5}, {2, 0}})
+	tape := autograd.NewTape()
+	s := ops.KLLayer(tape.Const(a), tape.Const(tensor.MatMul(false, false, a, s0)))
+	if err := tape.Err(); err != nil {
+		fmt.Println(err)
+		return
+	}
+	for i := range 2 {
+		fmt.Printf("%.6f %.6f\n", s.Value().At(i, 0), s.Value().At(i, 1))
+	}
+	// Output:
+	// 1.000000 0.500000
+	// 2.000000 0.000000
+}
