@@ -56,7 +56,7 @@ func KLLayer(a, x *autograd.Var) *autograd.Var {
 	if err := tensor.CheckData("X", xv); err != nil {
 		return t.Fail(fmt.Errorf("%s: %w", op, err))
 	}
-	s, sup, err := klSolve(av, xv)
+	s, sup, err := klSolve(av, klData{dense: xv})
 	if err != nil {
 		return t.Fail(fmt.Errorf("%s: %w", op, err))
 	}
@@ -69,12 +69,48 @@ func KLLayer(a, x *autograd.Var) *autograd.Var {
 		if need[1] {
 			gx = t.Alloc(xv.Rows, xv.Cols)
 		}
-		if err := klBackward(av, xv, s, sup, g, ga, gx); err != nil {
+		if err := klBackward(av, klData{dense: xv}, s, sup, g, ga, gx); err != nil {
 			t.Fail(fmt.Errorf("%s: %w", op, err))
 			return []*tensor.Dense{nil, nil}
 		}
 		return []*tensor.Dense{ga, gx}
 	}, a, x)
+}
+
+// KLLayerSparse is KLLayer for a sparse, constant X (N×M): the solves and
+// the backward pass touch only X's non-zeros (each Newton step costs
+// k²·(non-zeros of the column)), and no N×M matrix is formed. X receives
+// no gradient (it is data). Errors are recorded on the tape as for
+// KLLayer.
+func KLLayerSparse(a *autograd.Var, x *tensor.Sparse) *autograd.Var {
+	const op = "ops.KLLayerSparse"
+	t := autograd.TapeOf(op, a)
+	if t.Err() != nil {
+		return t.Failed()
+	}
+	av := a.Value()
+	if av.Rows != x.Rows {
+		return t.Fail(fmt.Errorf("%s: %w: A is %d×%d, X is %d×%d", op, tensor.ErrShape, av.Rows, av.Cols, x.Rows, x.Cols))
+	}
+	if err := tensor.CheckData("A", av); err != nil {
+		return t.Fail(fmt.Errorf("%s: %w", op, err))
+	}
+	if err := tensor.CheckSparseData("X", x); err != nil {
+		return t.Fail(fmt.Errorf("%s: %w", op, err))
+	}
+	s, sup, err := klSolve(av, klData{sparse: x})
+	if err != nil {
+		return t.Fail(fmt.Errorf("%s: %w", op, err))
+	}
+	t.MarkPiece(sup.Hash())
+	return t.Record(op, s, func(g *tensor.Dense, need []bool) []*tensor.Dense {
+		ga := t.Alloc(av.Rows, av.Cols)
+		if err := klBackward(av, klData{sparse: x}, s, sup, g, ga, nil); err != nil {
+			t.Fail(fmt.Errorf("%s: %w", op, err))
+			return []*tensor.Dense{nil}
+		}
+		return []*tensor.Dense{ga}
+	}, a)
 }
 
 // klTol bounds the certified optimality residual of a KLLayer column,
@@ -83,6 +119,9 @@ func KLLayer(a, x *autograd.Var) *autograd.Var {
 // reaches rounding (about N·ε relative) within a step or two of the last
 // one that mattered.
 const klTol = 1e-10
+
+// klMaxSteps bounds the Newton steps of one column's solve.
+const klMaxSteps = 500
 
 // klColumn is one column's problem and workspace: rows are the rows where
 // x > 0, with their values and A's rows packed (nz×k) for contiguous sums.
@@ -102,17 +141,81 @@ func newKLColumn(k int, colSum []float64) *klColumn {
 		trial: make([]float64, k), gSave: make([]float64, k), free: make([]bool, k)}
 }
 
-// load packs column j of x and the rows of a where it is positive.
-func (c *klColumn) load(a, x *tensor.Dense, j int) {
+// klData is X for the KL layer, dense or sparse (CSC).
+type klData struct {
+	dense  *tensor.Dense
+	sparse *tensor.Sparse
+}
+
+func (d klData) dims() (int, int) {
+	if d.sparse != nil {
+		return d.sparse.Dims()
+	}
+	return d.dense.Rows, d.dense.Cols
+}
+
+// load packs column j of x's positive entries and the rows of a there.
+func (c *klColumn) load(a *tensor.Dense, x klData, j int) {
 	c.rows, c.xv, c.ar = c.rows[:0], c.xv[:0], c.ar[:0]
-	for i := range x.Rows {
-		if v := x.At(i, j); v > 0 {
+	add := func(i int, v float64) {
+		if v > 0 {
 			c.rows = append(c.rows, i)
 			c.xv = append(c.xv, v)
 			c.ar = append(c.ar, a.Row(i)...)
 		}
 	}
+	if x.sparse != nil {
+		rows, vals := x.sparse.Column(j)
+		for p, i := range rows {
+			add(i, vals[p])
+		}
+	} else {
+		for i := range x.dense.Rows {
+			add(i, x.dense.At(i, j))
+		}
+	}
 	c.y = append(c.y[:0], make([]float64, len(c.rows))...)
+}
+
+// start sets s to the best one-entry solution, s_c = Σx / (Aᵀ1)_c for the
+// column c of A that is positive on every row where x > 0 and gives the
+// lowest D; if no column is, every usable entry equal, with Σ A·s = Σ x.
+// Few entries start free, so Newton's systems start small.
+func (c *klColumn) start(s []float64, total float64) {
+	k := c.k
+	best, bestF := -1, math.Inf(1)
+	for cc, cs := range c.colSum {
+		if !(cs > 0) {
+			continue
+		}
+		v := total / cs
+		f := cs * v
+		for r, xv := range c.xv {
+			y := c.ar[r*k+cc] * v
+			if !(y > 0) {
+				f = math.Inf(1)
+				break
+			}
+			f -= xv * math.Log(y)
+		}
+		if f < bestF {
+			best, bestF = cc, f
+		}
+	}
+	clear(s)
+	if best >= 0 {
+		s[best] = total / c.colSum[best]
+		return
+	}
+	sum := 0.0
+	for _, v := range c.colSum {
+		sum += v
+	}
+	for i, v := range c.colSum {
+		if v > 0 {
+			s[i] = total / sum
+		}
+	}
 }
 
 // objective returns D(x ‖ A·s) up to a constant, setting c.y = A·s on the
@@ -189,7 +292,7 @@ func (c *klColumn) solve(s []float64, scale float64) (float64, error) {
 		return 0, fmt.Errorf("the start has A·s = 0 where x > 0")
 	}
 	polish, lastRes := 0, math.Inf(1)
-	for iter := 0; iter < 200; iter++ {
+	for iter := 0; iter < klMaxSteps; iter++ {
 		c.gradient(true)
 		res := c.residual(s, scale)
 		// Below klTol, Newton steps continue while they halve the residual
@@ -208,7 +311,11 @@ func (c *klColumn) solve(s []float64, scale float64) (float64, error) {
 		for i, v := range s {
 			eps = math.Max(eps, math.Abs(v-math.Max(0, v-c.g[i])))
 		}
-		eps = math.Min(eps, 1e-3)
+		smax := 0.0
+		for _, v := range s {
+			smax = math.Max(smax, v)
+		}
+		eps = math.Min(eps, 1e-3*smax)
 		nf := 0
 		for i, v := range s {
 			// H_ii = 0 means A's column i is 0 wherever x > 0, so D is
@@ -224,8 +331,31 @@ func (c *klColumn) solve(s []float64, scale float64) (float64, error) {
 				c.d[i] = -s[i]
 			}
 		}
-		if nf > 0 && !c.newton() {
-			return 0, fmt.Errorf("the Hessian on the free set is singular")
+		// Newton on the free set; an entry at 0 that the step would push
+		// below 0 is bound instead, and the step taken again without it, so
+		// that the projected step is a descent direction (its reduced
+		// system is positive definite and the bound entries do not move).
+		for nf > 0 {
+			if !c.newton() {
+				return 0, fmt.Errorf("the Hessian on the free set is singular")
+			}
+			bound := false
+			for i, v := range s {
+				if c.free[i] && v == 0 && c.d[i] < 0 {
+					c.free[i], c.d[i], bound = false, -v, true
+					nf--
+				}
+			}
+			if !bound {
+				break
+			}
+		}
+		if nf == 0 { // nothing free: a scaled gradient step on the entries that want to grow
+			for i, v := range s {
+				if v <= eps && c.g[i] < 0 && c.h[i*k+i] > 0 {
+					c.free[i], c.d[i] = true, -c.g[i]/c.h[i*k+i]
+				}
+			}
 		}
 		// Armijo backtracking along the projected arc. Near the solution the
 		// decrease falls below the rounding of D itself; there the full step
@@ -236,6 +366,9 @@ func (c *klColumn) solve(s []float64, scale float64) (float64, error) {
 			dec := 0.0
 			for i := range s {
 				c.trial[i] = math.Max(0, s[i]+t*c.d[i])
+				if !c.free[i] {
+					c.trial[i] = 0 // the active set goes to 0 at any step length
+				}
 				dec += c.g[i] * (s[i] - c.trial[i])
 			}
 			ft := c.objective(c.trial)
@@ -274,7 +407,7 @@ func (c *klColumn) solve(s []float64, scale float64) (float64, error) {
 	if res := c.residual(s, scale); res <= klTol {
 		return res, nil
 	}
-	return 0, fmt.Errorf("not converged in 200 Newton steps (residual %.2g)", c.residual(s, scale))
+	return 0, fmt.Errorf("not converged in %d Newton steps (residual %.2g)", klMaxSteps, c.residual(s, scale))
 }
 
 // purify moves a minimiser s whose support's columns of A, on the rows
@@ -286,6 +419,9 @@ func (c *klColumn) solve(s []float64, scale float64) (float64, error) {
 // is on its independent support columns. The result is certified again.
 func (c *klColumn) purify(s []float64, scale float64) error {
 	k := c.k
+	if c.supportDefinite(s) {
+		return nil // the usual case: basic already, no SVD needed
+	}
 	for range k {
 		idx := make([]int, 0, k)
 		for i, v := range s {
@@ -348,6 +484,41 @@ func (c *klColumn) purify(s []float64, scale float64) error {
 		return err
 	}
 	return nil
+}
+
+// supportDefinite reports whether H on s's support is positive definite
+// with every Cholesky pivot above 1e-10 of the largest diagonal entry
+// (then the support's columns are independent on the rows where x > 0).
+func (c *klColumn) supportDefinite(s []float64) bool {
+	k := c.k
+	if math.IsInf(c.objective(s), 1) {
+		return false
+	}
+	c.gradient(true)
+	idx := make([]int, 0, k)
+	dmax := 0.0
+	for i, v := range s {
+		if v > 0 {
+			idx = append(idx, i)
+			dmax = math.Max(dmax, c.h[i*k+i])
+		}
+	}
+	n := len(idx)
+	l := make([]float64, n*n)
+	for p, i := range idx {
+		for q, j := range idx {
+			l[p*n+q] = c.h[i*k+j]
+		}
+	}
+	if !cholesky(l, n) {
+		return false
+	}
+	for p := range n {
+		if l[p*n+p]*l[p*n+p] <= 1e-10*dmax {
+			return false
+		}
+	}
+	return true
 }
 
 // newton sets c.d on the free set to −H_FF⁻¹·g_F (Cholesky), and reports
@@ -443,9 +614,9 @@ func cholSolve(l []float64, n int, b []float64) {
 }
 
 // klSolve solves every column of x and returns S and its supports.
-func klSolve(a, x *tensor.Dense) (*tensor.Dense, *nnls.Support, error) {
+func klSolve(a *tensor.Dense, x klData) (*tensor.Dense, *nnls.Support, error) {
 	n, k := a.Rows, a.Cols
-	m := x.Cols
+	_, m := x.dims()
 	colSum := make([]float64, k)
 	rowZero := make([]bool, n)
 	for i := range n {
@@ -463,11 +634,10 @@ func klSolve(a, x *tensor.Dense) (*tensor.Dense, *nnls.Support, error) {
 	s := tensor.New(k, m)
 	errs := make([]error, m)
 	if scale == 0 {
+		c := newKLColumn(k, colSum)
 		for j := range m {
-			for i := range n {
-				if x.At(i, j) > 0 {
-					return nil, nil, fmt.Errorf("every entry of A is 0 but column %d of X is not: the divergence is infinite for every S", j)
-				}
+			if c.load(a, x, j); len(c.rows) > 0 {
+				return nil, nil, fmt.Errorf("every entry of A is 0 but column %d of X is not: the divergence is infinite for every S", j)
 			}
 		}
 		return s, nnls.NewSupport(k, m), nil
@@ -492,17 +662,7 @@ func klSolve(a, x *tensor.Dense) (*tensor.Dense, *nnls.Support, error) {
 			if errs[j] != nil {
 				continue
 			}
-			// Start where Σ A·s = Σ x, every usable entry equal.
-			sumCol := 0.0
-			for _, v := range colSum {
-				sumCol += v
-			}
-			for i, v := range colSum {
-				col[i] = 0
-				if v > 0 {
-					col[i] = total / sumCol
-				}
-			}
+			c.start(col, total)
 			if _, err := c.solve(col, scale); err != nil {
 				errs[j] = fmt.Errorf("column %d: %w", j, err)
 				continue
@@ -532,34 +692,36 @@ func klSolve(a, x *tensor.Dense) (*tensor.Dense, *nnls.Support, error) {
 	return s, sup, nil
 }
 
-// klBackward forms ∂L/∂A into ga and ∂L/∂X into gx (either may be nil)
-// from the upstream gradient g of S, as KLLayer's doc states.
-func klBackward(a, x, s *tensor.Dense, sup *nnls.Support, g, ga, gx *tensor.Dense) error {
+// klBackward forms ∂L/∂A into ga and ∂L/∂X into gx (either may be nil;
+// gx only for a dense x) from the upstream gradient g of S, as KLLayer's
+// doc states. In ∂L/∂A = −Σ_m (r_m·u_mᵀ + (w_m ∘ A·u_m)·s_mᵀ) the rows
+// where x = 0 have r = 1 and w = 0, so they get −Σ_m u_m, formed once;
+// the rest is summed over each column's positive entries.
+func klBackward(a *tensor.Dense, x klData, s *tensor.Dense, sup *nnls.Support, g, ga, gx *tensor.Dense) error {
 	n, k := a.Rows, a.Cols
-	m := x.Cols
+	_, m := x.dims()
 	colSum := make([]float64, k)
 	for i := range n {
 		for c, v := range a.Row(i) {
 			colSum[c] += v
 		}
 	}
-	y := make([]float64, n)
-	au := make([]float64, n)
 	u := make([]float64, k)
+	usum := make([]float64, k)
+	sj := make([]float64, k)
 	c := newKLColumn(k, colSum)
+	idx := make([]int, 0, k)
 	for j := range m {
 		c.load(a, x, j)
-		sj := make([]float64, k)
-		for i := range k {
-			sj[i] = s.At(i, j)
-		}
 		if len(c.rows) == 0 {
 			continue // S's column is 0 for every A near this one
 		}
+		for i := range k {
+			sj[i] = s.At(i, j)
+		}
 		c.objective(sj)
 		c.gradient(true)
-		clear(u)
-		idx := make([]int, 0, k)
+		idx = idx[:0]
 		for i := range k {
 			if sup.Has(i, j) {
 				idx = append(idx, i)
@@ -581,39 +743,48 @@ func klBackward(a, x, s *tensor.Dense, sup *nnls.Support, g, ga, gx *tensor.Dens
 			return fmt.Errorf("column %d: the Hessian on the support is singular", j)
 		}
 		cholSolve(l, nt, b)
+		clear(u)
 		for p, i := range idx {
 			u[i] = b[p]
 		}
-		// y = A·s and A·u over all rows.
-		for i := range n {
-			row := a.Row(i)
-			yi, ai := 0.0, 0.0
-			for cc, av := range row {
-				yi += av * sj[cc]
-				ai += av * u[cc]
-			}
-			y[i], au[i] = yi, ai
-		}
 		if ga != nil {
-			// −(r·uᵀ + (w ∘ A·u)·sᵀ), r = 1 − x/y, w = x/y².
-			for i := range n {
-				xi := x.At(i, j)
-				r, w := 1.0, 0.0
-				if xi > 0 {
-					r = 1 - xi/y[i]
-					w = xi / (y[i] * y[i])
+			for cc, v := range u {
+				usum[cc] += v
+			}
+			// On the positive entries: +(x/y)·uᵀ − (w ∘ A·u)·sᵀ.
+			for r, i := range c.rows {
+				row := c.ar[r*k : r*k+k]
+				au := 0.0
+				for cc, av := range row {
+					au += av * u[cc]
 				}
+				y := c.y[r]
+				q, w := c.xv[r]/y, c.xv[r]/(y*y)
 				gr := ga.Row(i)
 				for cc := range k {
-					gr[cc] -= r*u[cc] + w*au[i]*sj[cc]
+					gr[cc] += q*u[cc] - w*au*sj[cc]
 				}
 			}
 		}
-		if gx != nil {
+		if gx != nil { // (A·u)/y on every row with y > 0
 			for i := range n {
-				if y[i] > 0 {
-					gx.Set(i, j, au[i]/y[i])
+				row := a.Row(i)
+				yi, ai := 0.0, 0.0
+				for cc, av := range row {
+					yi += av * sj[cc]
+					ai += av * u[cc]
 				}
+				if yi > 0 {
+					gx.Set(i, j, ai/yi)
+				}
+			}
+		}
+	}
+	if ga != nil {
+		for i := range n {
+			gr := ga.Row(i)
+			for cc, v := range usum {
+				gr[cc] -= v
 			}
 		}
 	}
