@@ -15,7 +15,10 @@
 // ItakuraSaito (β = 0); β = 2 is FrobeniusLoss. NNLSElasticNet is the
 // NNLS layer with scikit-learn's elastic-net penalty on S, composed of
 // ConcatRows and NNLS on an augmented system, so its gradient is the
-// paper's theorem there.
+// paper's theorem there. KLLayer (and KLLayerSparse) is the layer whose S
+// minimises the generalised KL divergence instead of the squared error,
+// certified by its optimality conditions and differentiated by the same
+// implicit-function argument with the KL Hessian.
 //
 // Every op takes and returns *autograd.Var. Shapes are in each op's doc as
 // rows×cols. An op that meets a shape mismatch or other bad input does not
