@@ -113,6 +113,44 @@ func KLLayerSparse(a *autograd.Var, x *tensor.Sparse) *autograd.Var {
 	}, a)
 }
 
+// SolveKL is KLLayer's forward pass off the tape: the certified S (k×M)
+// of min over S ≥ 0 of D(X ‖ A·S) for a nonnegative a (N×k) and x (N×M),
+// or an error for bad input or a column that is not certified.
+func SolveKL(a, x *tensor.Dense) (*tensor.Dense, error) {
+	if a.Rows != x.Rows {
+		return nil, fmt.Errorf("ops.SolveKL: %w: A is %d×%d, X is %d×%d", tensor.ErrShape, a.Rows, a.Cols, x.Rows, x.Cols)
+	}
+	if err := tensor.CheckData("A", a); err != nil {
+		return nil, fmt.Errorf("ops.SolveKL: %w", err)
+	}
+	if err := tensor.CheckData("X", x); err != nil {
+		return nil, fmt.Errorf("ops.SolveKL: %w", err)
+	}
+	s, _, err := klSolve(a, klData{dense: x})
+	if err != nil {
+		return nil, fmt.Errorf("ops.SolveKL: %w", err)
+	}
+	return s, nil
+}
+
+// SolveKLSparse is SolveKL for a sparse x.
+func SolveKLSparse(a *tensor.Dense, x *tensor.Sparse) (*tensor.Dense, error) {
+	if a.Rows != x.Rows {
+		return nil, fmt.Errorf("ops.SolveKLSparse: %w: A is %d×%d, X is %d×%d", tensor.ErrShape, a.Rows, a.Cols, x.Rows, x.Cols)
+	}
+	if err := tensor.CheckData("A", a); err != nil {
+		return nil, fmt.Errorf("ops.SolveKLSparse: %w", err)
+	}
+	if err := tensor.CheckSparseData("X", x); err != nil {
+		return nil, fmt.Errorf("ops.SolveKLSparse: %w", err)
+	}
+	s, _, err := klSolve(a, klData{sparse: x})
+	if err != nil {
+		return nil, fmt.Errorf("ops.SolveKLSparse: %w", err)
+	}
+	return s, nil
+}
+
 // klTol bounds the certified optimality residual of a KLLayer column,
 // relative to the largest column sum of A (the scale of both terms of the
 // gradient): Newton's method converges quadratically, so the residual
@@ -291,7 +329,7 @@ func (c *klColumn) solve(s []float64, scale float64) (float64, error) {
 	if math.IsInf(f, 1) {
 		return 0, fmt.Errorf("the start has A·s = 0 where x > 0")
 	}
-	polish, lastRes := 0, math.Inf(1)
+	polish, lastRes, muRuns := 0, math.Inf(1), 0
 	for iter := 0; iter < klMaxSteps; iter++ {
 		c.gradient(true)
 		res := c.residual(s, scale)
@@ -325,10 +363,16 @@ func (c *klColumn) solve(s []float64, scale float64) (float64, error) {
 				nf++
 			}
 		}
+		// The held entries take a diagonally scaled gradient step, which
+		// the projection stops at 0 (Bertsekas's projected Newton): sending
+		// them to 0 outright can empty a row of y where x > 0.
 		for i := range c.d {
 			c.d[i] = 0
-			if !c.free[i] {
+			if !c.free[i] && s[i] > 0 {
 				c.d[i] = -s[i]
+				if hii := c.h[i*k+i]; hii > 0 {
+					c.d[i] = -c.g[i] / hii
+				}
 			}
 		}
 		// Newton on the free set; an entry at 0 that the step would push
@@ -342,7 +386,7 @@ func (c *klColumn) solve(s []float64, scale float64) (float64, error) {
 			bound := false
 			for i, v := range s {
 				if c.free[i] && v == 0 && c.d[i] < 0 {
-					c.free[i], c.d[i], bound = false, -v, true
+					c.free[i], c.d[i], bound = false, 0, true
 					nf--
 				}
 			}
@@ -366,9 +410,6 @@ func (c *klColumn) solve(s []float64, scale float64) (float64, error) {
 			dec := 0.0
 			for i := range s {
 				c.trial[i] = math.Max(0, s[i]+t*c.d[i])
-				if !c.free[i] {
-					c.trial[i] = 0 // the active set goes to 0 at any step length
-				}
 				dec += c.g[i] * (s[i] - c.trial[i])
 			}
 			ft := c.objective(c.trial)
@@ -392,14 +433,22 @@ func (c *klColumn) solve(s []float64, scale float64) (float64, error) {
 			t /= 2
 		}
 		if !accepted {
-			// No decrease is representable: s is optimal to rounding if the
-			// residual allows it.
+			// No decrease along Newton's step: s is optimal to rounding if
+			// the residual allows it; otherwise a run of multiplicative
+			// updates, which decrease D from any positive point (Lee &
+			// Seung), moves s where Newton's model is good again (a badly
+			// scaled A, with entries near 0 on rows where x > 0, makes it
+			// poor far from the solution).
 			c.objective(s)
 			c.gradient(false)
 			if res := c.residual(s, scale); res <= klTol {
 				return res, nil
 			}
-			return 0, fmt.Errorf("the line search found no decrease (residual %.2g)", c.residual(s, scale))
+			if muRuns >= 20 {
+				return 0, fmt.Errorf("no decrease after %d runs of multiplicative updates (residual %.2g)", muRuns, c.residual(s, scale))
+			}
+			muRuns++
+			f = c.multiplicative(s, 50)
 		}
 	}
 	c.objective(s)
@@ -484,6 +533,41 @@ func (c *klColumn) purify(s []float64, scale float64) error {
 		return err
 	}
 	return nil
+}
+
+// multiplicative runs n multiplicative updates s_c ← s_c·(Aᵀ(x/y))_c/(Aᵀ1)_c,
+// each of which does not increase D, from an s whose entries that may move
+// are positive (an entry at 0 with a negative gradient is first set to a
+// small positive value, so that it can grow), and returns D at the end.
+func (c *klColumn) multiplicative(s []float64, n int) float64 {
+	k := c.k
+	smax := 0.0
+	for _, v := range s {
+		smax = math.Max(smax, v)
+	}
+	for i, v := range s {
+		if v == 0 && c.g[i] < 0 {
+			s[i] = 1e-6 * smax
+		}
+	}
+	num := make([]float64, k)
+	f := c.objective(s)
+	for range n {
+		clear(num)
+		for r, xv := range c.xv {
+			q := xv / c.y[r]
+			for i, av := range c.ar[r*k : r*k+k] {
+				num[i] += av * q
+			}
+		}
+		for i := range s {
+			if c.colSum[i] > 0 {
+				s[i] *= num[i] / c.colSum[i]
+			}
+		}
+		f = c.objective(s)
+	}
+	return f
 }
 
 // supportDefinite reports whether H on s's support is positive definite
