@@ -379,9 +379,11 @@ func (c *klColumn) solve(s []float64, scale float64) (float64, error) {
 		// below 0 is bound instead, and the step taken again without it, so
 		// that the projected step is a descent direction (its reduced
 		// system is positive definite and the bound entries do not move).
+		singular := false
 		for nf > 0 {
 			if !c.newton() {
-				return 0, fmt.Errorf("the Hessian on the free set is singular")
+				singular = true
+				break
 			}
 			bound := false
 			for i, v := range s {
@@ -393,6 +395,14 @@ func (c *klColumn) solve(s []float64, scale float64) (float64, error) {
 			if !bound {
 				break
 			}
+		}
+		if singular { // no Newton step (H zero or not finite on the free set): multiplicative updates instead
+			if muRuns >= 20 {
+				return 0, fmt.Errorf("the Hessian on the free set is singular or not finite (residual %.2g)", res)
+			}
+			muRuns++
+			f = c.multiplicative(s, 50)
+			continue
 		}
 		if nf == 0 { // nothing free: a scaled gradient step on the entries that want to grow
 			for i, v := range s {
@@ -630,8 +640,11 @@ func (c *klColumn) newton() bool {
 		for _, i := range idx {
 			dmax = math.Max(dmax, c.h[i*k+i])
 		}
+		if !(dmax > 0) || math.IsInf(dmax, 1) {
+			return false // a zero or non-finite Hessian: no damping helps
+		}
 		ok := false
-		for mu := 1e-12 * dmax; mu <= dmax && !ok; mu *= 1e3 {
+		for mu, tries := 1e-12*dmax, 0; tries < 5 && !ok; mu, tries = mu*1e3, tries+1 {
 			for p, i := range idx {
 				for q, j := range idx {
 					l[p*n+q] = c.h[i*k+j]
