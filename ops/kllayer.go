@@ -9,6 +9,9 @@ import (
 	"github.com/neuralnmf/neuralnmf/internal/parallel"
 	"github.com/neuralnmf/neuralnmf/nnls"
 	"github.com/neuralnmf/neuralnmf/tensor"
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -47,18 +50,9 @@ func KLLayer(a, x *autograd.Var) *autograd.Var {
 		return t.Failed()
 	}
 	av, xv := a.Value(), x.Value()
-	if av.Rows != xv.Rows {
-		return t.Fail(fmt.Errorf("%s: %w: A is %d×%d, X is %d×%d", op, tensor.ErrShape, av.Rows, av.Cols, xv.Rows, xv.Cols))
-	}
-	if err := tensor.CheckData("A", av); err != nil {
-		return t.Fail(fmt.Errorf("%s: %w", op, err))
-	}
-	if err := tensor.CheckData("X", xv); err != nil {
-		return t.Fail(fmt.Errorf("%s: %w", op, err))
-	}
-	s, sup, err := klSolve(av, klData{dense: xv})
+	s, sup, err := klCheckedSolve(op, av, klData{dense: xv})
 	if err != nil {
-		return t.Fail(fmt.Errorf("%s: %w", op, err))
+		return t.Fail(err)
 	}
 	t.MarkPiece(sup.Hash())
 	return t.Record(op, s, func(g *tensor.Dense, need []bool) []*tensor.Dense {
@@ -89,18 +83,9 @@ func KLLayerSparse(a *autograd.Var, x *tensor.Sparse) *autograd.Var {
 		return t.Failed()
 	}
 	av := a.Value()
-	if av.Rows != x.Rows {
-		return t.Fail(fmt.Errorf("%s: %w: A is %d×%d, X is %d×%d", op, tensor.ErrShape, av.Rows, av.Cols, x.Rows, x.Cols))
-	}
-	if err := tensor.CheckData("A", av); err != nil {
-		return t.Fail(fmt.Errorf("%s: %w", op, err))
-	}
-	if err := tensor.CheckSparseData("X", x); err != nil {
-		return t.Fail(fmt.Errorf("%s: %w", op, err))
-	}
-	s, sup, err := klSolve(av, klData{sparse: x})
+	s, sup, err := klCheckedSolve(op, av, klData{sparse: x})
 	if err != nil {
-		return t.Fail(fmt.Errorf("%s: %w", op, err))
+		return t.Fail(err)
 	}
 	t.MarkPiece(sup.Hash())
 	return t.Record(op, s, func(g *tensor.Dense, need []bool) []*tensor.Dense {
@@ -117,38 +102,38 @@ func KLLayerSparse(a *autograd.Var, x *tensor.Sparse) *autograd.Var {
 // of min over S ≥ 0 of D(X ‖ A·S) for a nonnegative a (N×k) and x (N×M),
 // or an error for bad input or a column that is not certified.
 func SolveKL(a, x *tensor.Dense) (*tensor.Dense, error) {
-	if a.Rows != x.Rows {
-		return nil, fmt.Errorf("ops.SolveKL: %w: A is %d×%d, X is %d×%d", tensor.ErrShape, a.Rows, a.Cols, x.Rows, x.Cols)
-	}
-	if err := tensor.CheckData("A", a); err != nil {
-		return nil, fmt.Errorf("ops.SolveKL: %w", err)
-	}
-	if err := tensor.CheckData("X", x); err != nil {
-		return nil, fmt.Errorf("ops.SolveKL: %w", err)
-	}
-	s, _, err := klSolve(a, klData{dense: x})
-	if err != nil {
-		return nil, fmt.Errorf("ops.SolveKL: %w", err)
-	}
-	return s, nil
+	s, _, err := klCheckedSolve("ops.SolveKL", a, klData{dense: x})
+	return s, err
 }
 
 // SolveKLSparse is SolveKL for a sparse x.
 func SolveKLSparse(a *tensor.Dense, x *tensor.Sparse) (*tensor.Dense, error) {
-	if a.Rows != x.Rows {
-		return nil, fmt.Errorf("ops.SolveKLSparse: %w: A is %d×%d, X is %d×%d", tensor.ErrShape, a.Rows, a.Cols, x.Rows, x.Cols)
+	s, _, err := klCheckedSolve("ops.SolveKLSparse", a, klData{sparse: x})
+	return s, err
+}
+
+// klCheckedSolve checks a and x (matching rows, finite, nonnegative) and
+// solves, with errors prefixed by op: the KL layers' and SolveKL's shared
+// opening.
+func klCheckedSolve(op string, a *tensor.Dense, x klData) (*tensor.Dense, *nnls.Support, error) {
+	n, m := x.dims()
+	if a.Rows != n {
+		return nil, nil, fmt.Errorf("%s: %w: A is %d×%d, X is %d×%d", op, tensor.ErrShape, a.Rows, a.Cols, n, m)
 	}
-	if err := tensor.CheckData("A", a); err != nil {
-		return nil, fmt.Errorf("ops.SolveKLSparse: %w", err)
+	err := tensor.CheckData("A", a)
+	if err == nil && x.sparse != nil {
+		err = tensor.CheckSparseData("X", x.sparse)
+	} else if err == nil {
+		err = tensor.CheckData("X", x.dense)
 	}
-	if err := tensor.CheckSparseData("X", x); err != nil {
-		return nil, fmt.Errorf("ops.SolveKLSparse: %w", err)
+	if err == nil {
+		var s *tensor.Dense
+		var sup *nnls.Support
+		if s, sup, err = klSolve(a, x); err == nil {
+			return s, sup, nil
+		}
 	}
-	s, _, err := klSolve(a, klData{sparse: x})
-	if err != nil {
-		return nil, fmt.Errorf("ops.SolveKLSparse: %w", err)
-	}
-	return s, nil
+	return nil, nil, fmt.Errorf("%s: %w", op, err)
 }
 
 // klTol bounds the certified optimality residual of a KLLayer column,
@@ -172,11 +157,47 @@ type klColumn struct {
 	trial      []float64
 	gSave      []float64
 	free       []bool
+	// Scratch of the Newton systems, reused by every step: the entries a
+	// system is on, its Cholesky factor and its right-hand side.
+	idx  []int
+	l, b []float64
 }
 
 func newKLColumn(k int, colSum []float64) *klColumn {
 	return &klColumn{k: k, colSum: colSum, g: make([]float64, k), h: make([]float64, k*k), d: make([]float64, k),
-		trial: make([]float64, k), gSave: make([]float64, k), free: make([]bool, k)}
+		trial: make([]float64, k), gSave: make([]float64, k), free: make([]bool, k),
+		idx: make([]int, 0, k), l: make([]float64, k*k), b: make([]float64, k)}
+}
+
+// factorOn factors H + mu·I on the entries idx (rows and columns) into
+// c.l by LAPACK's Cholesky, and reports whether it is positive definite.
+func (c *klColumn) factorOn(idx []int, mu float64) (blas64.Triangular, bool) {
+	n, k := len(idx), c.k
+	l := c.l[:n*n]
+	for p, i := range idx {
+		for q, j := range idx {
+			l[p*n+q] = c.h[i*k+j]
+		}
+		l[p*n+p] += mu
+	}
+	return lapack64.Potrf(blas64.Symmetric{N: n, Stride: max(n, 1), Data: l, Uplo: blas.Lower})
+}
+
+// solveOn solves the system factorOn factored for b (of its size), in place.
+func solveOn(t blas64.Triangular, b []float64) {
+	lapack64.Potrs(t, blas64.General{Rows: t.N, Cols: 1, Stride: 1, Data: b})
+}
+
+// entries sets c.idx to the i with keep(i), in increasing order, and
+// returns it.
+func (c *klColumn) entries(keep func(i int) bool) []int {
+	c.idx = c.idx[:0]
+	for i := range c.k {
+		if keep(i) {
+			c.idx = append(c.idx, i)
+		}
+	}
+	return c.idx
 }
 
 // klData is X for the KL layer, dense or sparse (CSC).
@@ -535,14 +556,8 @@ func (c *klColumn) purify(s []float64, scale float64) error {
 		}
 		s[idx[hit]] = 0
 	}
-	f := c.objective(s)
-	if math.IsInf(f, 1) {
-		return fmt.Errorf("the basic minimiser has A·s = 0 where x > 0")
-	}
-	if _, err := c.solve(s, scale); err != nil { // polish and certify
-		return err
-	}
-	return nil
+	_, err := c.solve(s, scale) // polish and certify
+	return err
 }
 
 // multiplicative runs n multiplicative updates s_c ← s_c·(Aᵀ(x/y))_c/(Aᵀ1)_c,
@@ -560,7 +575,7 @@ func (c *klColumn) multiplicative(s []float64, n int) float64 {
 			s[i] = 1e-6 * smax
 		}
 	}
-	num := make([]float64, k)
+	num := c.b // scratch of size k, free between Newton systems
 	f := c.objective(s)
 	for range n {
 		clear(num)
@@ -589,26 +604,17 @@ func (c *klColumn) supportDefinite(s []float64) bool {
 		return false
 	}
 	c.gradient(true)
-	idx := make([]int, 0, k)
+	idx := c.entries(func(i int) bool { return s[i] > 0 })
 	dmax := 0.0
-	for i, v := range s {
-		if v > 0 {
-			idx = append(idx, i)
-			dmax = math.Max(dmax, c.h[i*k+i])
-		}
+	for _, i := range idx {
+		dmax = math.Max(dmax, c.h[i*k+i])
 	}
-	n := len(idx)
-	l := make([]float64, n*n)
-	for p, i := range idx {
-		for q, j := range idx {
-			l[p*n+q] = c.h[i*k+j]
-		}
-	}
-	if !cholesky(l, n) {
+	t, ok := c.factorOn(idx, 0)
+	if !ok {
 		return false
 	}
-	for p := range n {
-		if l[p*n+p]*l[p*n+p] <= 1e-10*dmax {
+	for p := range t.N {
+		if d := t.Data[p*t.Stride+p]; d*d <= 1e-10*dmax {
 			return false
 		}
 	}
@@ -616,23 +622,13 @@ func (c *klColumn) supportDefinite(s []float64) bool {
 }
 
 // newton sets c.d on the free set to −H_FF⁻¹·g_F (Cholesky), and reports
-// whether H_FF was positive definite.
+// whether H_FF, or H_FF with a little Levenberg damping, was positive
+// definite.
 func (c *klColumn) newton() bool {
 	k := c.k
-	idx := make([]int, 0, k)
-	for i, f := range c.free {
-		if f {
-			idx = append(idx, i)
-		}
-	}
-	n := len(idx)
-	l := make([]float64, n*n)
-	for p, i := range idx {
-		for q, j := range idx {
-			l[p*n+q] = c.h[i*k+j]
-		}
-	}
-	if !cholesky(l, n) {
+	idx := c.entries(func(i int) bool { return c.free[i] })
+	t, ok := c.factorOn(idx, 0)
+	if !ok {
 		// Singular on the free set (fewer rows with x > 0 than free
 		// entries): Levenberg damping gives a descent direction; purify
 		// picks a basic minimiser at the end.
@@ -643,71 +639,22 @@ func (c *klColumn) newton() bool {
 		if !(dmax > 0) || math.IsInf(dmax, 1) {
 			return false // a zero or non-finite Hessian: no damping helps
 		}
-		ok := false
 		for mu, tries := 1e-12*dmax, 0; tries < 5 && !ok; mu, tries = mu*1e3, tries+1 {
-			for p, i := range idx {
-				for q, j := range idx {
-					l[p*n+q] = c.h[i*k+j]
-				}
-				l[p*n+p] += mu
-			}
-			ok = cholesky(l, n)
+			t, ok = c.factorOn(idx, mu)
 		}
 		if !ok {
 			return false
 		}
 	}
-	b := make([]float64, n)
+	b := c.b[:len(idx)]
 	for p, i := range idx {
 		b[p] = -c.g[i]
 	}
-	cholSolve(l, n, b)
+	solveOn(t, b)
 	for p, i := range idx {
 		c.d[i] = b[p]
 	}
 	return true
-}
-
-// cholesky factors the symmetric n×n m (row-major) in place into its lower
-// factor L (m = L·Lᵀ), and reports whether m was positive definite.
-func cholesky(m []float64, n int) bool {
-	for j := range n {
-		d := m[j*n+j]
-		for p := range j {
-			d -= m[j*n+p] * m[j*n+p]
-		}
-		if !(d > 0) {
-			return false
-		}
-		d = math.Sqrt(d)
-		m[j*n+j] = d
-		for i := j + 1; i < n; i++ {
-			v := m[i*n+j]
-			for p := range j {
-				v -= m[i*n+p] * m[j*n+p]
-			}
-			m[i*n+j] = v / d
-		}
-	}
-	return true
-}
-
-// cholSolve solves L·Lᵀ·z = b in place for the factor cholesky left in l.
-func cholSolve(l []float64, n int, b []float64) {
-	for i := range n {
-		v := b[i]
-		for p := range i {
-			v -= l[i*n+p] * b[p]
-		}
-		b[i] = v / l[i*n+i]
-	}
-	for i := n - 1; i >= 0; i-- {
-		v := b[i]
-		for p := i + 1; p < n; p++ {
-			v -= l[p*n+i] * b[p]
-		}
-		b[i] = v / l[i*n+i]
-	}
 }
 
 // klSolve solves every column of x and returns S and its supports.
@@ -807,7 +754,6 @@ func klBackward(a *tensor.Dense, x klData, s *tensor.Dense, sup *nnls.Support, g
 	usum := make([]float64, k)
 	sj := make([]float64, k)
 	c := newKLColumn(k, colSum)
-	idx := make([]int, 0, k)
 	for j := range m {
 		c.load(a, x, j)
 		if len(c.rows) == 0 {
@@ -818,28 +764,19 @@ func klBackward(a *tensor.Dense, x klData, s *tensor.Dense, sup *nnls.Support, g
 		}
 		c.objective(sj)
 		c.gradient(true)
-		idx = idx[:0]
-		for i := range k {
-			if sup.Has(i, j) {
-				idx = append(idx, i)
-			}
-		}
+		idx := c.entries(func(i int) bool { return sup.Has(i, j) })
 		if len(idx) == 0 {
 			continue
 		}
-		nt := len(idx)
-		l := make([]float64, nt*nt)
-		b := make([]float64, nt)
-		for p, i := range idx {
-			for q, jj := range idx {
-				l[p*nt+q] = c.h[i*k+jj]
-			}
-			b[p] = g.At(i, j)
-		}
-		if !cholesky(l, nt) {
+		t, ok := c.factorOn(idx, 0)
+		if !ok {
 			return fmt.Errorf("column %d: the Hessian on the support is singular", j)
 		}
-		cholSolve(l, nt, b)
+		b := c.b[:len(idx)]
+		for p, i := range idx {
+			b[p] = g.At(i, j)
+		}
+		solveOn(t, b)
 		clear(u)
 		for p, i := range idx {
 			u[i] = b[p]
