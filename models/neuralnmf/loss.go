@@ -32,21 +32,18 @@ func (t *trainer) forward(tape *autograd.Tape) (*Forward, []*nnls.Result) {
 		var r *nnls.Result
 		pen, penalised := layerPenalty(t.cfg.AlphaS, t.cfg.L1Ratio, a.Rows)
 		switch {
-		case penalised: // the elastic-net layer as NNLS of the augmented system
+		case penalised && l == 0:
+			// The elastic-net layer as NNLS of the augmented system, whose
+			// X part is formed once for the fit.
 			aug := ops.ConcatRows(av, tape.Const(pen.ridge(a.Cols)))
-			if l == 0 {
-				xa := t.augmentedX(pen, a.Cols)
-				if xa.sparse != nil {
-					s, r = ops.NNLSSparse(aug, xa.sparse, opt)
-				} else {
-					s, r = ops.NNLS(aug, tape.Const(xa.dense), opt)
-				}
-				break
+			xa := t.augmentedX(pen, a.Cols)
+			if xa.sparse != nil {
+				s, r = ops.NNLSSparse(aug, xa.sparse, opt)
+			} else {
+				s, r = ops.NNLS(aug, tape.Const(xa.dense), opt)
 			}
-			_, m := in.Shape()
-			shift := tape.Alloc(a.Cols, m)
-			shift.Fill(pen.shift)
-			s, r = ops.NNLS(aug, ops.ConcatRows(in, tape.Const(shift)), opt)
+		case penalised:
+			s, r = ops.NNLSElasticNet(av, in, pen.alpha, t.cfg.L1Ratio, opt)
 		case l == 0 && f.XSparse != nil:
 			s, r = ops.NNLSSparse(av, f.XSparse, opt)
 		default:

@@ -13,7 +13,7 @@ import (
 // layer's problem, min over S ≥ 0 of ½‖X − A·S‖² plus it, in the form
 // NNLS solves it: the augmented system [A; βI]·S ≈ [X; shift·1] with β =
 // √(α(1−ρ)) and shift = −αρ/β (see ops.NNLSElasticNet).
-type elasticNet struct{ beta, shift float64 }
+type elasticNet struct{ alpha, beta, shift float64 }
 
 // layerPenalty returns the elastic-net penalty of a layer whose input has
 // rows rows: α = alphaS·rows, as scikit-learn scales alpha_W by its number
@@ -24,7 +24,7 @@ func layerPenalty(alphaS, l1Ratio float64, rows int) (p elasticNet, ok bool) {
 	}
 	alpha := alphaS * float64(rows)
 	beta := math.Sqrt(alpha * (1 - l1Ratio))
-	return elasticNet{beta: beta, shift: -alpha * l1Ratio / beta}, true
+	return elasticNet{alpha: alpha, beta: beta, shift: -alpha * l1Ratio / beta}, true
 }
 
 // ridge returns the k×k block βI appended to a layer's A.
