@@ -1,7 +1,6 @@
 package ssnmf
 
 import (
-	"github.com/neuralnmf/neuralnmf/internal/parallel"
 	"github.com/neuralnmf/neuralnmf/tensor"
 )
 
@@ -23,33 +22,20 @@ func (d denseOp) tMul(a, dst *tensor.Dense) { tensor.Gemm(true, false, 1, a, d.x
 func (d denseOp) mulT(u, dst *tensor.Dense) { tensor.Gemm(false, true, 1, d.x, u, 0, dst) }
 func (d denseOp) sqNorm() float64           { return tensor.SqNorm(d.x) }
 
-// sparseOp keeps X and its transpose: AᵀX runs over X's columns and X·Uᵀ
-// over Xᵀ's columns (X's rows), so neither product searches a column for a
-// block of rows, and both share out among goroutines without changing a
-// single sum.
+// sparseOp is a sparse X holding its transpose (tensor.Sparse.WithRows):
+// AᵀX runs over X's columns and X·Uᵀ over X's rows, so neither product
+// searches a column for a block of rows, and both share out among
+// goroutines without changing a single sum.
 type sparseOp struct {
-	x, xt *tensor.Sparse
-	ut    *tensor.Dense // M×k scratch: Uᵀ, contiguous rows for MulTRows
+	x     *tensor.Sparse
 	norm2 float64
 }
 
 func newSparseOp(x *tensor.Sparse) *sparseOp {
-	return &sparseOp{x: x, xt: x.T(), norm2: x.SqNorm()}
+	return &sparseOp{x: x.WithRows(), norm2: x.SqNorm()}
 }
 
 func (s *sparseOp) dims() (int, int)          { return s.x.Rows, s.x.Cols }
 func (s *sparseOp) tMul(a, dst *tensor.Dense) { s.x.MulTAParallel(a, dst) }
+func (s *sparseOp) mulT(u, dst *tensor.Dense) { s.x.MulDenseTParallel(1, u, 0, dst) }
 func (s *sparseOp) sqNorm() float64           { return s.norm2 }
-
-func (s *sparseOp) mulT(u, dst *tensor.Dense) {
-	if s.ut == nil || s.ut.Rows != u.Cols || s.ut.Cols != u.Rows {
-		s.ut = tensor.New(u.Cols, u.Rows)
-	}
-	tensor.TransposeInto(s.ut, u)
-	parallel.ForChunks(s.x.Rows, halsChunk, workersFor(u.Rows*s.x.NNZ()), func(_, r0, r1 int) {
-		for r := r0; r < r1; r++ {
-			clear(dst.Row(r))
-		}
-		s.xt.MulTRows(1, s.ut, r0, r1, dst)
-	})
-}
