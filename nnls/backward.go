@@ -30,12 +30,37 @@ import (
 // It returns an error if a shape does not match, or if a column's A_TᵀA_T is
 // numerically singular, where q is not differentiable.
 func (r *Result) Backward(a, x, gs, ga, gx *tensor.Dense, workers int) error {
-	return r.backward(a, denseData{x: x}, x, gs, ga, gx, workers)
+	return r.backward(a, denseData{x: x}, x, gs, ga, gx, nil, 0, workers)
+}
+
+// BackwardTerm is Backward with c·X·Hᵀ added to ∂L/∂A, formed in the same
+// product as Backward's own X·Uᵀ:
+//
+//	∂L/∂A = X·(U + c·H)ᵀ − A·(S·Uᵀ + U·Sᵀ)
+//
+// for h of shape k×M. A loss of S and A whose gradient with respect to A has
+// a term in X·Hᵀ (the reconstruction ‖X − A·H‖² has −2·X·Hᵀ) so reads X once
+// in the backward pass instead of twice (ops.NNLSData). ∂L/∂X, if gx is
+// not nil, is A·U as in Backward, without the term.
+func (r *Result) BackwardTerm(a, x, gs, ga, gx, h *tensor.Dense, c float64, workers int) error {
+	if err := termShape(h, r.S); err != nil {
+		return err
+	}
+	return r.backward(a, denseData{x: x}, x, gs, ga, gx, h, c, workers)
+}
+
+// termShape checks BackwardTerm's h against the solution s.
+func termShape(h, s *tensor.Dense) error {
+	if err := tensor.CheckShape("H", h, s.Rows, s.Cols); err != nil {
+		return fmt.Errorf("nnls.BackwardTerm: %w", err)
+	}
+	return nil
 }
 
 // backward is Backward for X given as data; xd is the dense X when there is
-// one (needed for ∂L/∂A as X·Uᵀ).
-func (r *Result) backward(a *tensor.Dense, x data, xd *tensor.Dense, gs, ga, gx *tensor.Dense, workers int) error {
+// one (needed for ∂L/∂A as X·Uᵀ). If h is not nil, c·X·hᵀ is added to ∂L/∂A
+// (BackwardTerm).
+func (r *Result) backward(a *tensor.Dense, x data, xd *tensor.Dense, gs, ga, gx, h *tensor.Dense, c float64, workers int) error {
 	k, m := r.S.Rows, r.S.Cols
 	n, xm := x.dims()
 	if err := tensor.CheckShape("∂L/∂S", gs, k, m); err != nil {
@@ -123,6 +148,9 @@ func (r *Result) backward(a *tensor.Dense, x data, xd *tensor.Dense, gs, ga, gx 
 		tile = sp.x.RowBlock(rowTile)
 	}
 	qm := blas64.General{Rows: k, Cols: k, Stride: k, Data: q}
+	if h != nil { // X·(U + c·H)ᵀ: U is scratch, and Q above has read it
+		tensor.AddScaled(u, c, h)
+	}
 	var ut *tensor.Dense // Uᵀ, read row by row by every sparse tile
 	if isSparse {
 		ut = tensor.New(u.Cols, u.Rows)

@@ -46,6 +46,14 @@ type Options struct {
 	// It must be k×M. Without it the seed is the sign pattern of the
 	// unconstrained least-squares solution.
 	Warm *Support
+	// AtX, if true, makes Result.AtX hold AᵀX (k×M). It is formed from the
+	// QᵀX the solve computes anyway, as diag(‖a_i‖)·Rᵀ·(QᵀX) with the
+	// column-scaled Ã = A·diag(1/‖a_i‖) = Q·R: a k×k·M product instead of a
+	// second pass over X (k·N·M for a dense X). Its rounding error is that
+	// of a direct product, a few k·ε·‖a_i‖·‖x_j‖ per entry. A loss whose
+	// value or gradient needs AᵀX, such as ‖X − A·H‖² expanded, reads it
+	// from there (ops.NNLSData).
+	AtX bool
 }
 
 // Stats describes how a Solve went.
@@ -86,6 +94,8 @@ type Result struct {
 	// Uncertified lists, in increasing order, the columns counted by
 	// Stats.Uncertified; nil when every column is certified.
 	Uncertified []int
+	// AtX is AᵀX (k×M) when Options.AtX was set, else nil.
+	AtX *tensor.Dense
 }
 
 // Solve returns S = argmin_{S ≥ 0} ‖X − A·S‖_F, column by column, for A of
@@ -295,6 +305,7 @@ func (o *Options) resolve(k, m int) (Options, error) {
 type chunkBuf struct {
 	w           *worker
 	dt, c, u    []float64 // Qᵀx_j, Rᵀ(Qᵀx_j) and R⁻¹(Qᵀx_j) for the chunk's columns (rows × chunk)
+	ca          []float64 // Rᵀ(Qᵀx_j) off the fast path, for Options.AtX
 	dj          []float64 // one column of dt, contiguous and scaled
 	sc, dn      []float64 // per column: scale of d and ‖d‖² after it (columnScales)
 	cj, uj      []float64 // the same column of c and u, scaled (the backward pass's g and u)
@@ -378,6 +389,9 @@ func (f *Factor) solve(x data, opt *Options) (*Result, error) {
 	s := tensor.New(k, m)
 	sup := NewSupport(k, m)
 	res := &Result{S: s, Support: sup, Factor: f}
+	if o.AtX {
+		res.AtX = tensor.New(k, m) // rows of zero columns of A stay zero
+	}
 	if kk == 0 {
 		return res, nil // S = 0 is the solution
 	}
@@ -389,7 +403,7 @@ func (f *Factor) solve(x data, opt *Options) (*Result, error) {
 	}
 	defer putChunkBufs(bufs)
 	parallel.ForChunks(m, cs, len(bufs), func(wi, j0, j1 int) {
-		f.solveChunk(bufs[wi], x, extreme, s, sup, o.Warm, j0, j1)
+		f.solveChunk(bufs[wi], x, extreme, s, sup, o.Warm, res.AtX, j0, j1)
 	})
 	for _, cb := range bufs {
 		res.Stats.Iterations += cb.w.iterSum
@@ -439,6 +453,35 @@ func (cb *chunkBuf) columnScales(p, nc int) {
 	}
 }
 
+// atxChunk writes AᵀX's columns j0:j0+nc into atx from the chunk's QᵀX
+// (dt): row cols[c] is ‖a_c‖·(Rᵀ·dt)_c, times the chunk's power-of-two
+// column scaling undone (exact). On the fast path Rᵀ·dt is the Gram
+// right-hand side C, already formed; otherwise it is formed here.
+func (f *Factor) atxChunk(cb *chunkBuf, atx *tensor.Dense, j0, nc int) {
+	c := cb.c
+	if !f.fast {
+		if len(cb.ca) < f.kk*cb.cs {
+			cb.ca = make([]float64, f.kk*cb.cs)
+		}
+		c = cb.ca
+		gemm.Serial(false, false, f.kk, nc, f.p, 1, f.rt, f.p, cb.dt, cb.cs, 0, c, cb.cs, &cb.ws)
+	}
+	for ci, col := range f.cols {
+		dst := atx.Data[col*atx.Stride+j0 : col*atx.Stride+j0+nc]
+		src := c[ci*cb.cs : ci*cb.cs+nc]
+		nrm := f.norm[ci]
+		if cb.scaled {
+			for jj := range dst {
+				dst[jj] = src[jj] * nrm * cb.unscale[jj]
+			}
+			continue
+		}
+		for jj := range dst {
+			dst[jj] = src[jj] * nrm
+		}
+	}
+}
+
 // back returns what column jj's solution is multiplied by to undo the
 // scaling of d (and the column's power-of-two scaling of X, if the chunk
 // has one).
@@ -450,8 +493,8 @@ func (cb *chunkBuf) back(jj int) float64 {
 }
 
 // solveChunk solves columns j0:j1 into s and sup; extreme is what x.scan
-// reported.
-func (f *Factor) solveChunk(cb *chunkBuf, x data, extreme bool, s *tensor.Dense, sup *Support, warm *Support, j0, j1 int) {
+// reported. If atx is not nil, it writes AᵀX's columns j0:j1 there.
+func (f *Factor) solveChunk(cb *chunkBuf, x data, extreme bool, s *tensor.Dense, sup *Support, warm *Support, atx *tensor.Dense, j0, j1 int) {
 	w := cb.w
 	nc := j1 - j0
 	// Columns whose entries are extreme are scaled by powers of two (exactly)
@@ -479,6 +522,9 @@ func (f *Factor) solveChunk(cb *chunkBuf, x data, extreme bool, s *tensor.Dense,
 	cb.columnScales(f.p, nc)
 	if f.fast { // C = RᵀD and U = R⁻¹D: the Gram right-hand sides and unconstrained solutions
 		f.gramRHS(cb.dt, cb.c, cb.u, nc, cb.cs, &cb.ws)
+	}
+	if atx != nil {
+		f.atxChunk(cb, atx, j0, nc)
 	}
 	batched := f.batch
 	if batched {

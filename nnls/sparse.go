@@ -21,7 +21,19 @@ func (r *Result) BackwardSparse(a *tensor.Dense, x *tensor.Sparse, gs, ga *tenso
 	if ga == nil {
 		return nil
 	}
-	return r.backward(a, sparseData{x}, nil, gs, ga, nil, workers)
+	return r.backward(a, sparseData{x}, nil, gs, ga, nil, nil, 0, workers)
+}
+
+// BackwardSparseTerm is BackwardSparse with c·X·Hᵀ added to ∂L/∂A in the
+// same pass over X's nonzeros, as BackwardTerm is for Backward (h is k×M).
+func (r *Result) BackwardSparseTerm(a *tensor.Dense, x *tensor.Sparse, gs, ga, h *tensor.Dense, c float64, workers int) error {
+	if ga == nil {
+		return nil
+	}
+	if err := termShape(h, r.S); err != nil {
+		return err
+	}
+	return r.backward(a, sparseData{x}, nil, gs, ga, nil, h, c, workers)
 }
 
 type sparseData struct{ x *tensor.Sparse }

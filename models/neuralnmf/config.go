@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/neuralnmf/neuralnmf/autograd"
+	"github.com/neuralnmf/neuralnmf/ops"
 	"github.com/neuralnmf/neuralnmf/optim"
 	"github.com/neuralnmf/neuralnmf/tensor"
 )
@@ -272,6 +273,9 @@ type Forward struct {
 	mask *autograd.Var
 	// below is A⁽¹⁾⋯A⁽ᴸ⁾S⁽ᴸ⁾ once belowFirst has recorded it.
 	below *autograd.Var
+	// first is the first layer when it was recorded with its fit's loss
+	// fused (ops.NNLSData); nil otherwise.
+	first *ops.DataLayer
 
 	trainer    *trainer
 	supervised bool // AddSupervision was called

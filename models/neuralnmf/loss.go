@@ -44,8 +44,13 @@ func (t *trainer) forward(tape *autograd.Tape) (*Forward, []*nnls.Result) {
 			}
 		case penalised:
 			s, r = ops.NNLSElasticNet(av, in, pen.alpha, t.cfg.L1Ratio, opt)
+		case l == 0 && t.prepared() != nil:
+			// With the fit's loss (fitX) fused: the loss reads AᵀX from the
+			// solve and leaves its X·Hᵀ to this layer's backward pass.
+			f.first = ops.NNLSData(av, t.prep, opt)
+			s, r = f.first.S, f.first.Result
 		case l == 0 && f.XSparse != nil:
-			s, r = ops.NNLSSparse(av, f.XSparse, opt)
+			s, r = ops.NNLSSparse(av, f.XSparse, opt) // records X's error
 		default:
 			s, r = ops.NNLS(av, in, opt)
 		}
@@ -63,6 +68,27 @@ func (t *trainer) forward(tape *autograd.Tape) (*Forward, []*nnls.Result) {
 		}
 	}
 	return f, res
+}
+
+// prepared returns t.x prepared for the first layer's solves, made when x
+// was first seen (mini-batch training changes it), or nil if X has a
+// non-finite entry (the unfused op then records the error).
+func (t *trainer) prepared() *nnls.Data {
+	if t.prep != nil && t.prepOf == t.x {
+		return t.prep
+	}
+	var err error
+	if t.x.sparse != nil {
+		t.prep, err = nnls.NewSparseData(t.x.sparse)
+	} else {
+		t.prep, err = nnls.NewData(t.x.dense)
+	}
+	if err != nil {
+		t.prep = nil
+		return nil
+	}
+	t.prepOf = t.x
+	return t.prep
 }
 
 // augmentedX returns the first layer's input under the elastic-net
@@ -208,10 +234,15 @@ func belowFirst(f *Forward) *autograd.Var {
 	return r
 }
 
-// fitX is ‖X − W·H‖², in the sparse form when X is sparse, masked when
-// there is a data mask, and otherwise by ops.FactorLoss, which forms no N×M
-// matrix.
+// fitX is ‖X − W·H‖²: masked when there is a data mask; else, when W is
+// the first layer's A and that layer was recorded with its loss fused
+// (ops.DataLayer), by the layer's Loss, which makes no product with X of its
+// own; else in the sparse form when X is sparse, and otherwise by
+// ops.FactorLoss, which forms no N×M matrix.
 func fitX(f *Forward, w, h *autograd.Var) *autograd.Var {
+	if f.mask == nil && f.first != nil && w == f.A[0] {
+		return f.first.Loss(h)
+	}
 	if f.XSparse != nil {
 		return ops.SparseFrobeniusLoss(f.XSparse, w, h)
 	}

@@ -14,7 +14,11 @@ import (
 )
 
 type trainer struct {
-	x      data
+	x data
+	// prep is x prepared for every epoch's first solve (nnls.NewData):
+	// checked and scanned once; prepOf is the data it was made from.
+	prep   *nnls.Data
+	prepOf data
 	cols   []int // the columns of X that x holds (mini-batch training); nil: all
 	cfg    Config
 	seed   uint64
