@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/lapack/lapack64"
 
+	"github.com/neuralnmf/neuralnmf/internal/gemm"
 	"github.com/neuralnmf/neuralnmf/internal/parallel"
 	"github.com/neuralnmf/neuralnmf/tensor"
 )
@@ -137,37 +138,35 @@ func (r *Result) backward(a *tensor.Dense, x data, xd *tensor.Dense, gs, ga, gx,
 			q[i*k+j], q[j*k+i] = v, v
 		}
 	}
-	// Phase 2, by row tiles: ∂L/∂A = X·Uᵀ − A·Q. For a sparse X, row r of
-	// X·Uᵀ is Σ_j x_rj·U[:, j] over the row's nonzeros in increasing j
-	// (tensor.Sparse.MulRows with Uᵀ, formed once): no partial sums per worker, and the
-	// same rounding however the rows were shared out. Each tile searches
-	// every column of X for its rows, so sparse tiles are larger
-	// (tensor.Sparse.RowBlock).
-	tile := rowTile
-	if isSparse {
-		tile = sp.x.RowBlock(rowTile)
-	}
-	qm := blas64.General{Rows: k, Cols: k, Stride: k, Data: q}
 	if h != nil { // X·(U + c·H)ᵀ: U is scratch, and Q above has read it
 		tensor.AddScaled(u, c, h)
 	}
-	var ut *tensor.Dense // Uᵀ, read row by row by every sparse tile
-	if isSparse {
-		ut = tensor.New(u.Cols, u.Rows)
-		tensor.TransposeInto(ut, u)
+	// Phase 2: ∂L/∂A = X·Uᵀ − A·Q.
+	if !isSparse {
+		// Two products over all rows on up to workers goroutines, each
+		// packing Uᵀ once for its share of the rows rather than once per
+		// small tile: every entry's sum runs over the same blocks in the
+		// same order as a per-tile product's, so the result is the same.
+		gemm.Dgemm(false, true, n, k, m, 1, xd.Data, xd.Stride, u.Data, u.Stride, 0, ga.Data, ga.Stride, workers)
+		gemm.Dgemm(false, false, n, k, k, -1, a.Data, a.Stride, q, k, 1, ga.Data, ga.Stride, workers)
+		return nil
 	}
+	// For a sparse X, by row tiles: row r of X·Uᵀ is Σ_j x_rj·U[:, j] over
+	// the row's nonzeros in increasing j (tensor.Sparse.MulRows with Uᵀ,
+	// formed once): no partial sums per worker, and the same rounding
+	// however the rows were shared out. Each tile searches every column of X
+	// for its rows, so sparse tiles are larger (tensor.Sparse.RowBlock).
+	tile := sp.x.RowBlock(rowTile)
+	qm := blas64.General{Rows: k, Cols: k, Stride: k, Data: q}
+	ut := tensor.New(u.Cols, u.Rows) // Uᵀ, read row by row by every tile
+	tensor.TransposeInto(ut, u)
 	parallel.ForChunks(n, tile, workers, func(_, r0, r1 int) {
 		gt := blas64.General{Rows: r1 - r0, Cols: k, Stride: ga.Stride, Data: ga.Data[r0*ga.Stride:]}
 		at := blas64.General{Rows: r1 - r0, Cols: k, Stride: a.Stride, Data: a.Data[r0*a.Stride:]}
-		if isSparse {
-			for rr := r0; rr < r1; rr++ {
-				clear(ga.Row(rr))
-			}
-			sp.x.MulRows(1, ut, r0, r1, ga)
-		} else {
-			xt := blas64.General{Rows: r1 - r0, Cols: m, Stride: xd.Stride, Data: xd.Data[r0*xd.Stride:]}
-			gemmSerial(blas.NoTrans, blas.Trans, 1, xt, u.RawMatrix(), 0, gt)
+		for rr := r0; rr < r1; rr++ {
+			clear(ga.Row(rr))
 		}
+		sp.x.MulRows(1, ut, r0, r1, ga)
 		gemmSerial(blas.NoTrans, blas.NoTrans, -1, at, qm, 1, gt)
 	})
 	return nil
