@@ -145,7 +145,14 @@ func roundDur(d time.Duration) time.Duration {
 func describeConfig(r neuralnmf.Config) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "configuration: -ranks %s, -init %s", joinInts(r.Ranks), r.Init)
-	if r.Init == neuralnmf.HNMFInit {
+	klStart := r.Loss == neuralnmf.KL && r.Init != neuralnmf.RandomInit && r.Init != neuralnmf.GivenInit
+	if klStart {
+		b.WriteString(" (KL-HNMF by multiplicative updates from NNDSVDa")
+		if r.InitIters > 0 {
+			fmt.Fprintf(&b, ", at most %d updates", r.InitIters)
+		}
+		b.WriteString(")")
+	} else if r.Init == neuralnmf.HNMFInit {
 		fmt.Fprintf(&b, " (%d random start(s) per layer", r.InitRestarts)
 		if r.InitIters > 0 {
 			fmt.Fprintf(&b, ", at most %d updates", r.InitIters)
@@ -159,11 +166,7 @@ func describeConfig(r neuralnmf.Config) string {
 	if r.Decay.Every > 0 {
 		fmt.Fprintf(&b, " (× %g every %d epochs)", r.Decay.Factor, r.Decay.Every)
 	}
-	loss := "reconstruction"
-	if r.Loss == neuralnmf.Energy {
-		loss = "energy"
-	}
-	fmt.Fprintf(&b, ", -loss %s", loss)
+	fmt.Fprintf(&b, ", -loss %s", r.Loss)
 	if r.Normalize {
 		b.WriteString(" -normalize")
 	}
@@ -218,14 +221,16 @@ func joinInts(v []int) string {
 // startPhase names the start of restart n (from 1) of the resolved c.
 func startPhase(c neuralnmf.Config, n int) string {
 	var what string
-	switch c.Init {
-	case neuralnmf.HNMFInit:
+	switch {
+	case c.Loss == neuralnmf.KL && c.Init != neuralnmf.RandomInit && c.Init != neuralnmf.GivenInit:
+		what = "KL-HNMF of X by multiplicative updates from NNDSVDa"
+	case c.Init == neuralnmf.HNMFInit:
 		what = fmt.Sprintf("HNMF of X by multiplicative updates, %d random start(s) per layer", c.InitRestarts)
-	case neuralnmf.NNDSVDInit:
+	case c.Init == neuralnmf.NNDSVDInit:
 		what = "HNMF of X by HALS from NNDSVDa starts"
-	case neuralnmf.HNMFBestInit:
+	case c.Init == neuralnmf.HNMFBestInit:
 		what = fmt.Sprintf("HNMF of X by multiplicative updates and by HALS, %d random start(s) per layer, the better kept", c.InitRestarts)
-	case neuralnmf.RandomInit:
+	case c.Init == neuralnmf.RandomInit:
 		what = "random A's"
 	default:
 		what = "the given A's"

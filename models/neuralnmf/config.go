@@ -20,11 +20,24 @@ const (
 	Reconstruction Loss = iota
 	// Energy is the layer-wise ‖X − A⁽⁰⁾S⁽⁰⁾‖² + Σ_ℓ ‖S⁽ˡ⁻¹⁾ − A⁽ˡ⁾S⁽ˡ⁾‖².
 	Energy
+	// KL is the generalised Kullback–Leibler divergence
+	// D(X ‖ A⁽⁰⁾⋯A⁽ᴸ⁾S⁽ᴸ⁾) = Σ x·log(x/y) − x + y, the usual loss for word
+	// counts, with every layer a KL layer (ops.KLLayer):
+	// S⁽ˡ⁾ = argmin_{S ≥ 0} D(S⁽ˡ⁻¹⁾ ‖ A⁽ˡ⁾S). One layer is KL-NMF, trained
+	// through its layer as Neural NMF trains least-squares layers. The HNMF
+	// starts (HNMFInit, NNDSVDInit, HNMFBestInit) are then KL-HNMF by
+	// multiplicative updates from NNDSVDa (ssnmf.HNMFKL), and Transform solves
+	// KL layers. Not with DataMask, AlphaS, AlphaA, BatchSize, Supervision,
+	// CustomLoss or Algorithm1.
+	KL
 )
 
 func (l Loss) String() string {
-	if l == Energy {
+	switch l {
+	case Energy:
 		return "energy"
+	case KL:
+		return "kl"
 	}
 	return "reconstruction"
 }
@@ -436,6 +449,26 @@ var ErrConfig = errors.New("invalid configuration")
 // became NaN or infinite: its fixed step LR was too large.
 var ErrDiverged = errors.New("training diverged")
 
+// checkKL refuses what the KL loss does not support.
+func (c *Config) checkKL() error {
+	if c.Loss < Reconstruction || c.Loss > KL {
+		return fmt.Errorf("neuralnmf: %w: Loss is %d, want Reconstruction, Energy or KL", ErrConfig, int(c.Loss))
+	}
+	if c.Loss != KL {
+		return nil
+	}
+	for _, o := range []struct {
+		name string
+		set  bool
+	}{{"DataMask", c.DataMask != nil}, {"AlphaS", c.AlphaS != 0}, {"AlphaA", c.AlphaA != 0}, {"BatchSize", c.BatchSize != 0},
+		{"Supervision", c.Supervision != nil}, {"CustomLoss", c.CustomLoss != nil}, {"Algorithm1", c.Algorithm1}} {
+		if o.set {
+			return fmt.Errorf("neuralnmf: %w: Loss KL does not support %s", ErrConfig, o.name)
+		}
+	}
+	return nil
+}
+
 func (c *Config) validate(rows, cols int) error {
 	x := struct{ Rows, Cols int }{rows, cols}
 	if len(c.Ranks) == 0 {
@@ -454,6 +487,9 @@ func (c *Config) validate(rows, cols int) error {
 		}
 	}
 	if err := c.checkPenalties(); err != nil {
+		return err
+	}
+	if err := c.checkKL(); err != nil {
 		return err
 	}
 	if c.InitIters < 0 {

@@ -358,8 +358,11 @@ func Read(r io.Reader) (*Model, error) {
 			m.History.Accuracy = h.TrainAccuracy
 		}
 	}
-	if h.Loss == Energy.String() {
+	switch h.Loss {
+	case Energy.String():
 		m.cfg.Loss = Energy
+	case KL.String():
+		m.cfg.Loss = KL
 	}
 	m.cfg.Ranks = h.Ranks
 	m.A, mats = mats[:L], mats[L:]

@@ -32,6 +32,10 @@ func (t *trainer) forward(tape *autograd.Tape) (*Forward, []*nnls.Result) {
 		var r *nnls.Result
 		pen, penalised := layerPenalty(t.cfg.AlphaS, t.cfg.L1Ratio, a.Rows)
 		switch {
+		case t.cfg.Loss == KL && l == 0 && f.XSparse != nil:
+			s = ops.KLLayerSparse(av, f.XSparse)
+		case t.cfg.Loss == KL:
+			s = ops.KLLayer(av, in)
 		case penalised && l == 0:
 			// The elastic-net layer as NNLS of the augmented system, whose
 			// X part is formed once for the fit.
@@ -110,6 +114,14 @@ func (t *trainer) augmentedX(pen elasticNet, k int) data {
 func (t *trainer) builtinLoss(f *Forward) (loss, fit *autograd.Var) {
 	L := len(f.A)
 	n, mcols := t.x.dims()
+	if t.cfg.Loss == KL {
+		// The relative error is measured apart (relError): fit stays nil.
+		below := belowFirst(f)
+		if f.XSparse != nil {
+			return t.per(ops.SparseKLLoss(f.XSparse, f.A[0], below), n*mcols), nil
+		}
+		return t.per(ops.KLDivergence(f.X, ops.MatMul(f.A[0], below)), n*mcols), nil
+	}
 	if t.cfg.Loss == Energy {
 		loss = t.per(fitX(f, f.A[0], f.S[0]), n*mcols)
 		for l := 1; l < L; l++ {

@@ -366,7 +366,11 @@ func (t *trainer) model() (*Model, error) {
 	for l, a := range t.a {
 		m.A = append(m.A, a.Clone())
 		m.S = append(m.S, f.S[l].Value().Clone())
-		m.Supports = append(m.Supports, res[l].Support)
+		var sup *nnls.Support // nil for a KL layer
+		if res[l] != nil {
+			sup = res[l].Support
+		}
+		m.Supports = append(m.Supports, sup)
 	}
 	if f.B != nil {
 		m.B = f.B.Value().Clone()

@@ -195,14 +195,17 @@ func (m *Model) TransformSparse(x *tensor.Sparse) ([]*tensor.Dense, error) {
 	if x != nil {
 		rows = x.Rows
 	}
-	return m.transform("TransformSparse", rows, func(opt *nnls.Options) (*nnls.Result, error) {
+	return m.transform("TransformSparse", rows, func(opt *nnls.Options) (*tensor.Dense, error) {
 		if err := tensor.CheckSparseData("x", x); err != nil {
 			return nil, err
 		}
-		if pen, ok := layerPenalty(m.AlphaS, m.L1Ratio, m.A[0].Rows); ok {
-			return nnls.SolveSparse(pen.augmentA(m.A[0]), pen.augmentSparse(x, m.A[0].Cols), opt)
+		if m.cfg.Loss == KL {
+			return ops.SolveKLSparse(m.A[0], x)
 		}
-		return nnls.SolveSparse(m.A[0], x, opt)
+		if pen, ok := layerPenalty(m.AlphaS, m.L1Ratio, m.A[0].Rows); ok {
+			return solved(nnls.SolveSparse(pen.augmentA(m.A[0]), pen.augmentSparse(x, m.A[0].Cols), opt))
+		}
+		return solved(nnls.SolveSparse(m.A[0], x, opt))
 	})
 }
 
@@ -214,20 +217,38 @@ func (m *Model) Transform(x *tensor.Dense) ([]*tensor.Dense, error) {
 	if x != nil {
 		rows = x.Rows
 	}
-	return m.transform("Transform", rows, func(opt *nnls.Options) (*nnls.Result, error) {
+	return m.transform("Transform", rows, func(opt *nnls.Options) (*tensor.Dense, error) {
 		if err := tensor.CheckData("x", x); err != nil {
 			return nil, err
 		}
-		if pen, ok := layerPenalty(m.AlphaS, m.L1Ratio, m.A[0].Rows); ok {
-			return nnls.Solve(pen.augmentA(m.A[0]), pen.augmentX(x, m.A[0].Cols), opt)
-		}
-		return nnls.Solve(m.A[0], x, opt)
+		return m.solveLayer(0, x, opt)
 	})
+}
+
+// solved returns the solution of an NNLS solve, or its error.
+func solved(r *nnls.Result, err error) (*tensor.Dense, error) {
+	if err != nil {
+		return nil, err
+	}
+	return r.S, nil
+}
+
+// solveLayer solves layer l of the model for the dense input in: the KL
+// layer, the elastic-net layer or NNLS, as the model was trained.
+func (m *Model) solveLayer(l int, in *tensor.Dense, opt *nnls.Options) (*tensor.Dense, error) {
+	a := m.A[l]
+	if m.cfg.Loss == KL {
+		return ops.SolveKL(a, in)
+	}
+	if pen, ok := layerPenalty(m.AlphaS, m.L1Ratio, a.Rows); ok {
+		return solved(nnls.Solve(pen.augmentA(a), pen.augmentX(in, a.Cols), opt))
+	}
+	return solved(nnls.Solve(a, in, opt))
 }
 
 // transform checks that the input has the model's rows, solves the first
 // layer with first, and the other layers densely.
-func (m *Model) transform(name string, rows int, first func(*nnls.Options) (*nnls.Result, error)) ([]*tensor.Dense, error) {
+func (m *Model) transform(name string, rows int, first func(*nnls.Options) (*tensor.Dense, error)) ([]*tensor.Dense, error) {
 	if err := m.validate(); err != nil {
 		return nil, fmt.Errorf("neuralnmf: %s: %w", name, err)
 	}
@@ -235,20 +256,16 @@ func (m *Model) transform(name string, rows int, first func(*nnls.Options) (*nnl
 		return nil, fmt.Errorf("neuralnmf: %s: %w: x has %d rows, the model was trained on %d", name, tensor.ErrShape, rows, m.A[0].Rows)
 	}
 	opt := &nnls.Options{Workers: m.cfg.Workers}
-	res, err := first(opt)
+	s, err := first(opt)
 	var out []*tensor.Dense
 	for l := range m.A {
 		if l > 0 {
-			if pen, ok := layerPenalty(m.AlphaS, m.L1Ratio, m.A[l].Rows); ok {
-				res, err = nnls.Solve(pen.augmentA(m.A[l]), pen.augmentX(out[l-1], m.A[l].Cols), opt)
-			} else {
-				res, err = nnls.Solve(m.A[l], out[l-1], opt)
-			}
+			s, err = m.solveLayer(l, out[l-1], opt)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("neuralnmf: %s: layer %d: %w", name, l+1, err)
 		}
-		out = append(out, res.S)
+		out = append(out, s)
 	}
 	return out, nil
 }

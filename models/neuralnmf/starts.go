@@ -70,8 +70,8 @@ func (c *Config) sizeStarts(entries int) {
 	}
 	if c.Restarts <= 0 {
 		c.Restarts = r
-		if c.Algorithm1 {
-			c.Restarts = 1
+		if c.Algorithm1 || c.Loss == KL && c.Init.factorises() {
+			c.Restarts = 1 // one start as the paper's; the KL start is deterministic
 		}
 	}
 }

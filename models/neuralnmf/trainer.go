@@ -166,7 +166,11 @@ func (t *trainer) train(upTo int) error {
 		}
 		t.warm = t.warm[:0]
 		for _, r := range res {
-			t.warm = append(t.warm, r.Support)
+			var sup *nnls.Support // nil: a KL layer, which starts cold
+			if r != nil {
+				sup = r.Support
+			}
+			t.warm = append(t.warm, sup)
 		}
 		watched := c.Tol > 0 && len(h.Loss) > c.Window
 		if watched && !(dec > c.Tol) { // a NaN decrease (a zero loss) stops too
