@@ -54,6 +54,16 @@ type Options struct {
 	// value or gradient needs AᵀX, such as ‖X − A·H‖² expanded, reads it
 	// from there (ops.NNLSData).
 	AtX bool
+	// L1, if positive, adds L1·Σ_i s_i to each column's objective: S
+	// minimises ½‖x − A·s‖² + L1·1ᵀs over s ≥ 0, the nonnegative lasso
+	// (scikit-learn's elastic net with l1_ratio 1). Completing the square
+	// in the QR form, ½‖R·s̃ − d‖² + L1·1ᵀD⁻¹s̃ = ½‖R·s̃ − (d − L1·R⁻ᵀD⁻¹1)‖²
+	// + const (Ã = A·D⁻¹ = Q·R, d = QᵀX), so the solver and its certificate
+	// run unchanged on the shifted right-hand side; the backward pass is
+	// Backward's formula (the penalty does not depend on A or X). It needs
+	// R to be invertible: A's nonzero columns independent and N ≥ their
+	// number, or Solve returns an error. Must be finite and ≥ 0.
+	L1 float64
 }
 
 // Stats describes how a Solve went.
@@ -286,6 +296,9 @@ func (o *Options) resolve(k, m int) (Options, error) {
 	if o != nil {
 		r = *o
 	}
+	if !(r.L1 >= 0) || math.IsInf(r.L1, 0) {
+		return r, fmt.Errorf("nnls: Options.L1 is %v, want a finite value ≥ 0", r.L1)
+	}
 	if !(r.Tol >= 0 && r.Tol < 1/eps) {
 		return r, fmt.Errorf("nnls: Options.Tol is %v, want 0 (the default) or a positive value below 1/ε", r.Tol)
 	}
@@ -392,6 +405,12 @@ func (f *Factor) solve(x data, opt *Options) (*Result, error) {
 	if o.AtX {
 		res.AtX = tensor.New(k, m) // rows of zero columns of A stay zero
 	}
+	var l1 []float64 // L1·R⁻ᵀD⁻¹1, the shift of every column's d
+	if o.L1 > 0 && kk > 0 {
+		if l1, err = f.l1Shift(o.L1); err != nil {
+			return nil, err
+		}
+	}
 	if kk == 0 {
 		return res, nil // S = 0 is the solution
 	}
@@ -403,7 +422,7 @@ func (f *Factor) solve(x data, opt *Options) (*Result, error) {
 	}
 	defer putChunkBufs(bufs)
 	parallel.ForChunks(m, cs, len(bufs), func(wi, j0, j1 int) {
-		f.solveChunk(bufs[wi], x, extreme, s, sup, o.Warm, res.AtX, j0, j1)
+		f.solveChunk(bufs[wi], x, extreme, s, sup, o.Warm, res.AtX, l1, j0, j1)
 	})
 	for _, cb := range bufs {
 		res.Stats.Iterations += cb.w.iterSum
@@ -455,11 +474,11 @@ func (cb *chunkBuf) columnScales(p, nc int) {
 
 // atxChunk writes AᵀX's columns j0:j0+nc into atx from the chunk's QᵀX
 // (dt): row cols[c] is ‖a_c‖·(Rᵀ·dt)_c, times the chunk's power-of-two
-// column scaling undone (exact). On the fast path Rᵀ·dt is the Gram
-// right-hand side C, already formed; otherwise it is formed here.
-func (f *Factor) atxChunk(cb *chunkBuf, atx *tensor.Dense, j0, nc int) {
+// column scaling undone (exact). With gram, on the fast path, Rᵀ·dt is
+// the Gram right-hand side C, already formed; otherwise it is formed here.
+func (f *Factor) atxChunk(cb *chunkBuf, atx *tensor.Dense, j0, nc int, gram bool) {
 	c := cb.c
-	if !f.fast {
+	if !f.fast || !gram {
 		if len(cb.ca) < f.kk*cb.cs {
 			cb.ca = make([]float64, f.kk*cb.cs)
 		}
@@ -482,6 +501,32 @@ func (f *Factor) atxChunk(cb *chunkBuf, atx *tensor.Dense, j0, nc int) {
 	}
 }
 
+// l1Shift returns L1·R⁻ᵀD⁻¹1 (kk entries), the shift of d that adds
+// L1·1ᵀs to the objective (Options.L1), or an error if R is singular.
+func (f *Factor) l1Shift(l1 float64) ([]float64, error) {
+	kk, p := f.kk, f.p
+	if p < kk || f.rank < kk {
+		return nil, fmt.Errorf("nnls: Options.L1 needs A's nonzero columns independent (rank %d of %d, %d rows)", f.rank, kk, f.n)
+	}
+	// Rᵀv = D⁻¹1 by forward substitution (Rᵀ is lower triangular).
+	v := make([]float64, kk)
+	for i := range kk {
+		t := 1 / f.norm[i]
+		for j := range i {
+			t -= f.r[j*kk+i] * v[j]
+		}
+		v[i] = t / f.r[i*kk+i]
+
+	}
+	for i := range v {
+		v[i] *= l1
+		if math.IsInf(v[i], 0) || math.IsNaN(v[i]) {
+			return nil, fmt.Errorf("nnls: Options.L1: the shift overflows float64 (R is too ill-conditioned)")
+		}
+	}
+	return v, nil
+}
+
 // back returns what column jj's solution is multiplied by to undo the
 // scaling of d (and the column's power-of-two scaling of X, if the chunk
 // has one).
@@ -493,8 +538,9 @@ func (cb *chunkBuf) back(jj int) float64 {
 }
 
 // solveChunk solves columns j0:j1 into s and sup; extreme is what x.scan
-// reported. If atx is not nil, it writes AᵀX's columns j0:j1 there.
-func (f *Factor) solveChunk(cb *chunkBuf, x data, extreme bool, s *tensor.Dense, sup *Support, warm *Support, atx *tensor.Dense, j0, j1 int) {
+// reported. If atx is not nil, it writes AᵀX's columns j0:j1 there. If l1
+// is not nil (Options.L1), each column's d is shifted by −l1.
+func (f *Factor) solveChunk(cb *chunkBuf, x data, extreme bool, s *tensor.Dense, sup *Support, warm *Support, atx *tensor.Dense, l1 []float64, j0, j1 int) {
 	w := cb.w
 	nc := j1 - j0
 	// Columns whose entries are extreme are scaled by powers of two (exactly)
@@ -519,12 +565,28 @@ func (f *Factor) solveChunk(cb *chunkBuf, x data, extreme bool, s *tensor.Dense,
 		x.qtx(f.q, j0, j1, cb.dt, cb.cs)
 	}
 	f.qtxPost(cb.dt, nc, cb.cs)
+	if l1 != nil {
+		if atx != nil { // from QᵀX before the shift
+			f.atxChunk(cb, atx, j0, nc, false)
+			atx = nil
+		}
+		for i, v := range l1 {
+			row := cb.dt[i*cb.cs : i*cb.cs+nc]
+			for jj := range row {
+				if cb.scaled { // d of the chunk's scaled column x_j·cmax_j
+					row[jj] -= v * cb.cmax[jj]
+				} else {
+					row[jj] -= v
+				}
+			}
+		}
+	}
 	cb.columnScales(f.p, nc)
 	if f.fast { // C = RᵀD and U = R⁻¹D: the Gram right-hand sides and unconstrained solutions
 		f.gramRHS(cb.dt, cb.c, cb.u, nc, cb.cs, &cb.ws)
 	}
 	if atx != nil {
-		f.atxChunk(cb, atx, j0, nc)
+		f.atxChunk(cb, atx, j0, nc, true)
 	}
 	batched := f.batch
 	if batched {

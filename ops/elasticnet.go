@@ -50,7 +50,7 @@ func ConcatRows(a, b *autograd.Var) *autograd.Var {
 //
 //	S = argmin_{S ≥ 0} ½‖X − A·S‖²_F + α·(ρ·Σ S + ½(1−ρ)·‖S‖²_F)
 //
-// for a (N×k) and x (N×M), with alpha = α ≥ 0 and l1Ratio = ρ in [0, 1),
+// for a (N×k) and x (N×M), with alpha = α ≥ 0 and l1Ratio = ρ in [0, 1],
 // scikit-learn's form of the penalty on the factor it regularises (its
 // l1_ratio; its alpha_W, alpha_H scale α by the number of samples or
 // features, see scikit-learn's NMF). It is NNLS on the augmented system
@@ -63,8 +63,10 @@ func ConcatRows(a, b *autograd.Var) *autograd.Var {
 // β²I)⁻¹·G_T on each column's support, ∂L/∂X = A·U and ∂L/∂A = X·Uᵀ −
 // A·(S·Uᵀ + U·Sᵀ), the penalty entering through β²I and the shifted right-
 // hand side, neither of which depends on A or X. A pure ℓ₁ penalty (ρ = 1)
-// has no β to shift by and is refused; take ρ just below 1. alpha = 0 is
-// NNLS.
+// has no β to shift by: it is NNLS with nnls.Options.L1 = α, which shifts
+// the right-hand side of the solver's QR form instead (A's nonzero columns
+// must then be independent), and whose backward pass is NNLS's formula.
+// alpha = 0 is NNLS.
 func NNLSElasticNet(a, x *autograd.Var, alpha, l1Ratio float64, opt *nnls.Options) (*autograd.Var, *nnls.Result) {
 	const op = "ops.NNLSElasticNet"
 	t := autograd.TapeOf(op, a, x)
@@ -74,11 +76,19 @@ func NNLSElasticNet(a, x *autograd.Var, alpha, l1Ratio float64, opt *nnls.Option
 	switch {
 	case !(alpha >= 0) || math.IsInf(alpha, 0):
 		return t.Fail(fmt.Errorf("%s: alpha is %v, want a finite α ≥ 0", op, alpha)), nil
-	case !(l1Ratio >= 0 && l1Ratio < 1):
-		return t.Fail(fmt.Errorf("%s: l1Ratio is %v, want ρ in [0, 1) (a pure ℓ₁ penalty, ρ = 1, has no ridge part to solve it by; take ρ just below 1)", op, l1Ratio)), nil
+	case !(l1Ratio >= 0 && l1Ratio <= 1):
+		return t.Fail(fmt.Errorf("%s: l1Ratio is %v, want ρ in [0, 1]", op, l1Ratio)), nil
 	}
 	if alpha == 0 {
 		return NNLS(a, x, opt)
+	}
+	if l1Ratio == 1 {
+		o := nnls.Options{}
+		if opt != nil {
+			o = *opt
+		}
+		o.L1 = alpha
+		return NNLS(a, x, &o)
 	}
 	_, k := a.Shape()
 	_, m := x.Shape()

@@ -192,6 +192,9 @@ func TestNNLSElasticNet(t *testing.T) {
 	}
 	w, z1 := kkt(0.5, 0.5)
 	require.Less(t, w, 1e-12, "KKT of the penalised problem")
+	w, zl := kkt(0.5, 1) // the pure ℓ₁ penalty (nnls.Options.L1)
+	require.Less(t, w, 1e-12, "KKT of the ℓ₁-penalised problem")
+	require.GreaterOrEqual(t, zl, z1)
 	_, z0 := kkt(0, 0)
 	_, z2 := kkt(2, 0.9)
 	require.Greater(t, z2, z0, "a heavier ℓ₁ penalty zeroes more of S")
@@ -229,9 +232,16 @@ func TestNNLSElasticNet(t *testing.T) {
 			return weighted(t, s2, 42)
 		}
 		gradcheck.Assert(t, two, []*tensor.Dense{av, a2}, nil)
+		three := func(t *autograd.Tape, in []*autograd.Var) *autograd.Var { // pure ℓ₁, three layers
+			s1, _ := ops.NNLSElasticNet(in[0], t.Const(x), 0.05, 1, nil)
+			s2, _ := ops.NNLSElasticNet(in[1], s1, 0.02, 1, nil)
+			s3, _ := ops.NNLSElasticNet(in[2], s2, 0.01, 1, nil)
+			return weighted(t, s3, 43)
+		}
+		gradcheck.Assert(t, three, []*tensor.Dense{av, a2, tensor.Uniform(2, 1, 0.1, 1, tensor.NewRand(6))}, nil)
 	}
 
-	for _, bad := range [][2]float64{{-1, 0.5}, {1, 1}, {1, -0.1}, {math.NaN(), 0}} {
+	for _, bad := range [][2]float64{{-1, 0.5}, {1, 1.5}, {1, -0.1}, {math.NaN(), 0}} {
 		tape := autograd.NewTape()
 		s, _ := ops.NNLSElasticNet(tape.Const(a), tape.Const(x), bad[0], bad[1], nil)
 		_, err := tape.Backward(ops.Sum(s))

@@ -66,7 +66,7 @@ func newFitFlags(stderr io.Writer) *fitFlags {
 		normalize:    fs.Bool("normalize", false, "divide every squared term of the loss by its number of entries (the authors' code's scaling)"),
 		alphaS:       fs.Float64("alpha-s", 0, "elastic-net penalty on the documents' weights S, scikit-learn NMF's alpha_W: every layer solves min ½‖input − A·S‖² + α(ρ·ΣS + ½(1−ρ)‖S‖²) over S ≥ 0, α = this × the input's rows (as scikit-learn scales by its features); predict and transform solve the same (0: none)"),
 		alphaA:       fs.Float64("alpha-a", 0, "elastic-net penalty on the topics A, scikit-learn NMF's alpha_H: adds 2·this·M·(ρ·ΣA + ½(1−ρ)‖A‖²) for every layer's A to the loss (0: none)"),
-		l1Ratio:      fs.Float64("l1-ratio", 0, "ρ of -alpha-s and -alpha-a, scikit-learn's l1_ratio, in [0, 1]: 1 is a pure ℓ₁ penalty (with -alpha-s at most just below 1, e.g. 0.99), 0 a pure ridge"),
+		l1Ratio:      fs.Float64("l1-ratio", 0, "ρ of -alpha-s and -alpha-a, scikit-learn's l1_ratio, in [0, 1]: 1 is a pure ℓ₁ penalty, 0 a pure ridge"),
 		preset:       fs.String("preset", "", "a named configuration of the 20 Newsgroups experiment: paper, authors-unsup or authors-semi (flags given explicitly override it)"),
 		quiet:        fs.Bool("quiet", false, "no progress output"),
 		choose:       fs.Bool("choose", true, "with labels, choose for this data on held-out known labels between the supervised fit, read-outs of the supervised and the unsupervised topics, and logistic regressions on the words (see -candidates), and refit the best on all known labels, so that labels do not make the model worse than ignoring them (-choose=false: the supervised fit as configured, the paper's way; off with -batch-size, -algorithm1 and -preset)"),

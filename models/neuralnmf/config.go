@@ -340,8 +340,10 @@ type Config struct {
 	//     (ops.NNLSElasticNet) with α = AlphaS × the rows of the layer's
 	//     input (N for the first layer), as scikit-learn scales alpha_W by
 	//     its number of features. Transform and Predict solve the same
-	//     problems (Model.AlphaS). L1Ratio must be below 1 with it: a pure
-	//     ℓ₁ penalty on S is not built yet.
+	//     problems (Model.AlphaS). With L1Ratio 1 (the pure ℓ₁ penalty) the
+	//     layers are NNLS with nnls.Options.L1 = α, which needs each A's
+	//     columns independent (a layer whose A loses rank records an
+	//     error).
 	//   - AlphaA > 0 adds 2·AlphaA·M·(ρ·ΣA + ½(1−ρ)‖A‖²) for every A⁽ˡ⁾
 	//     to the built-in loss (not to a CustomLoss), scikit-learn's
 	//     alpha_H·n_samples·(…) doubled because our fit term ‖X − A·S‖²

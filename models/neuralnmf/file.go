@@ -128,8 +128,8 @@ func (m *Model) validate() error {
 			return err
 		}
 	}
-	if !(m.AlphaS >= 0) || math.IsInf(m.AlphaS, 0) || !(m.L1Ratio >= 0 && m.L1Ratio <= 1) || (m.AlphaS > 0 && m.L1Ratio == 1) {
-		return fmt.Errorf("the layers' penalty is AlphaS %v, L1Ratio %v: want a finite AlphaS ≥ 0 and L1Ratio in [0, 1), or AlphaS 0", m.AlphaS, m.L1Ratio)
+	if !(m.AlphaS >= 0) || math.IsInf(m.AlphaS, 0) || !(m.L1Ratio >= 0 && m.L1Ratio <= 1) {
+		return fmt.Errorf("the layers' penalty is AlphaS %v, L1Ratio %v: want a finite AlphaS ≥ 0 and L1Ratio in [0, 1]", m.AlphaS, m.L1Ratio)
 	}
 	if m.ClassifierLayer < 0 || m.ClassifierLayer > L || (m.ClassifierLayer > 0 && m.B == nil) {
 		return fmt.Errorf("the classifier's layer is %d, want 1..%d with a classifier B", m.ClassifierLayer, L)

@@ -36,6 +36,15 @@ func (t *trainer) forward(tape *autograd.Tape) (*Forward, []*nnls.Result) {
 			s = ops.KLLayerSparse(av, f.XSparse)
 		case t.cfg.Loss == KL:
 			s = ops.KLLayer(av, in)
+		case penalised && pen.pure && l == 0 && t.prepared() != nil:
+			// The pure ℓ₁ layer: NNLS with the solver's L1 shift, fused
+			// with the fit's loss like the unpenalised first layer.
+			f.first = ops.NNLSData(av, t.prep, pen.options(opt))
+			s, r = f.first.S, f.first.Result
+		case penalised && pen.pure && l == 0 && f.XSparse != nil:
+			s, r = ops.NNLSSparse(av, f.XSparse, pen.options(opt)) // records X's error
+		case penalised && pen.pure && l == 0:
+			s, r = ops.NNLS(av, in, pen.options(opt)) // records X's error
 		case penalised && l == 0:
 			// The elastic-net layer as NNLS of the augmented system, whose
 			// X part is formed once for the fit.

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/neuralnmf/neuralnmf/autograd"
+	"github.com/neuralnmf/neuralnmf/nnls"
 	"github.com/neuralnmf/neuralnmf/ops"
 	"github.com/neuralnmf/neuralnmf/tensor"
 )
@@ -12,8 +13,23 @@ import (
 // elasticNet is the elastic-net penalty α(ρ·ΣS + ½(1−ρ)‖S‖²) of one
 // layer's problem, min over S ≥ 0 of ½‖X − A·S‖² plus it, in the form
 // NNLS solves it: the augmented system [A; βI]·S ≈ [X; shift·1] with β =
-// √(α(1−ρ)) and shift = −αρ/β (see ops.NNLSElasticNet).
-type elasticNet struct{ alpha, beta, shift float64 }
+// √(α(1−ρ)) and shift = −αρ/β (see ops.NNLSElasticNet); or, for the pure
+// ℓ₁ penalty (ρ = 1, pure), NNLS with nnls.Options.L1 = α.
+type elasticNet struct {
+	alpha, beta, shift float64
+	pure               bool
+}
+
+// options returns opt (nil for the defaults) with the pure ℓ₁ penalty's L1
+// set.
+func (p elasticNet) options(opt *nnls.Options) *nnls.Options {
+	o := nnls.Options{}
+	if opt != nil {
+		o = *opt
+	}
+	o.L1 = p.alpha
+	return &o
+}
 
 // layerPenalty returns the elastic-net penalty of a layer whose input has
 // rows rows: α = alphaS·rows, as scikit-learn scales alpha_W by its number
@@ -23,6 +39,9 @@ func layerPenalty(alphaS, l1Ratio float64, rows int) (p elasticNet, ok bool) {
 		return elasticNet{}, false
 	}
 	alpha := alphaS * float64(rows)
+	if l1Ratio == 1 {
+		return elasticNet{alpha: alpha, pure: true}, true
+	}
 	beta := math.Sqrt(alpha * (1 - l1Ratio))
 	return elasticNet{alpha: alpha, beta: beta, shift: -alpha * l1Ratio / beta}, true
 }
@@ -116,9 +135,6 @@ func (c *Config) checkPenalties() error {
 	}
 	if !(c.L1Ratio >= 0 && c.L1Ratio <= 1) {
 		return fmt.Errorf("neuralnmf: %w: L1Ratio is %v, want ρ in [0, 1]", ErrConfig, c.L1Ratio)
-	}
-	if c.AlphaS > 0 && c.L1Ratio == 1 {
-		return fmt.Errorf("neuralnmf: %w: L1Ratio is 1 with AlphaS %v: a pure ℓ₁ penalty on S has no ridge part for the layers to solve it by (not built yet); take L1Ratio just below 1, e.g. 0.99", ErrConfig, c.AlphaS)
 	}
 	if (c.AlphaS > 0 || c.AlphaA > 0) && c.BatchSize > 0 {
 		return fmt.Errorf("neuralnmf: %w: AlphaS and AlphaA are not supported with BatchSize (mini-batch training)", ErrConfig)
