@@ -14,7 +14,9 @@
 // projected Adam.
 //
 // Losses: Reconstruction ‖X − A⁽⁰⁾⋯A⁽ᴸ⁾S⁽ᴸ⁾‖², or Energy
-// ‖X − A⁽⁰⁾S⁽⁰⁾‖² + Σ‖S⁽ˡ⁻¹⁾ − A⁽ˡ⁾S⁽ˡ⁾‖²; with Supervision, plus
+// ‖X − A⁽⁰⁾S⁽⁰⁾‖² + Σ‖S⁽ˡ⁻¹⁾ − A⁽ˡ⁾S⁽ˡ⁾‖², or KL, the generalised
+// Kullback–Leibler divergence D(X ‖ A⁽⁰⁾⋯A⁽ᴸ⁾S⁽ᴸ⁾) with every layer a KL
+// layer (ops.KLLayer) in place of NNLS; with Supervision, plus
 // λ‖Z∘(Y − B·S⁽ᴸ⁾)‖² with B = (Z∘Y)(S⁽ᴸ⁾)† computed in the graph on every
 // forward pass (the paper's closed form), or λ times a masked softmax
 // cross-entropy with a trained B. Config.CustomLoss replaces all of this with

@@ -230,6 +230,33 @@ func ExampleForwardLoss() {
 // scikit-learn's elastic-net penalty on the documents' weights S
 // (its alpha_W and l1_ratio) inside every layer: the layers' S become
 // sparser, and Transform solves the same penalised problems.
+// Word counts under the generalised Kullback–Leibler divergence: every
+// layer a KL layer, started by KL-HNMF from NNDSVDa.
+func ExampleConfig_kl() {
+	rng := tensor.NewRand(3)
+	y := tensor.MatMul(false, false, tensor.Uniform(30, 3, 0, 2, rng), tensor.Uniform(3, 40, 0, 1, rng))
+	x := tensor.New(30, 40) // counts: the model rounded
+	for i, v := range y.Data {
+		x.Data[i] = math.Round(v)
+	}
+	m, err := neuralnmf.Train(x, neuralnmf.Config{Ranks: []int{3, 2}, Loss: neuralnmf.KL, Epochs: 30})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	h := m.History.Loss
+	fmt.Println("divergence fell:", h[len(h)-1] < h[0])
+	s, err := m.Transform(x) // KL layers again, on any counts
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("layers:", len(s), "topics:", s[0].Rows, s[1].Rows)
+	// Output:
+	// divergence fell: true
+	// layers: 2 topics: 3 2
+}
+
 func ExampleConfig_elasticNet() {
 	x := synthetic.X()
 	share := func(d *tensor.Dense) float64 {

@@ -1,6 +1,8 @@
 // Package ssnmf implements the baselines Neural NMF is compared with:
 // NMF and semi-supervised NMF (SSNMF) by multiplicative updates, hierarchical
-// NMF (HNMF), and a reconstruction of Deep NMF.
+// NMF (HNMF), and a reconstruction of Deep NMF; and, for word counts, NMF
+// and HNMF under the generalised Kullback–Leibler divergence (NMFKL,
+// HNMFKL), the start of Neural NMF's KL loss.
 //
 // # SSNMF
 //
