@@ -84,8 +84,8 @@ func (t *trainer) forward(tape *autograd.Tape) (*Forward, []*nnls.Result) {
 }
 
 // prepared returns t.x prepared for the first layer's solves, made when x
-// was first seen (mini-batch training changes it), or nil if X has a
-// non-finite entry (the unfused op then records the error).
+// was first seen (setBatch drops it with every mini-batch), or nil if X
+// has a non-finite entry (the unfused op then records the error).
 func (t *trainer) prepared() *nnls.Data {
 	if t.prep != nil && t.prepOf == t.x {
 		return t.prep

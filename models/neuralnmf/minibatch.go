@@ -490,6 +490,7 @@ type passSums struct {
 // warm start (supports belong to columns, which change every batch).
 func (t *trainer) setBatch(b batch) error {
 	t.x, t.cols, t.warm = b.x, b.cols, nil
+	t.prep = nil // a stream may refill the same matrix: prepare each batch afresh
 	if t.cfg.Supervision != nil {
 		return t.setLabels()
 	}
