@@ -78,3 +78,18 @@ func ExampleFactor_Cosine() {
 	fmt.Printf("%.4f %.4f\n", f.Cosine(0, 1), f.Cosine(0, 2))
 	// Output: 0.7071 1.0000
 }
+
+// The nonnegative lasso: Options.L1 adds L1·Σs to each column's objective.
+// By hand for the first sample, S = (AᵀA)⁻¹(Aᵀx − 1) = (5/3, 2/3); the
+// second keeps only topic 2, at (4 − 1)/2.
+func ExampleSolve_l1() {
+	a := tensor.MustFromRows([][]float64{{1, 0}, {0, 1}, {1, 1}})
+	x := tensor.MustFromRows([][]float64{{2, 0}, {1, 3}, {3, 1}})
+	res, err := nnls.Solve(a, x, &nnls.Options{L1: 1})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("S = %.4g\n", res.S.Data)
+	// Output: S = [1.667 0 0.6667 1.5]
+}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/neuralnmf/neuralnmf/autograd"
 	"github.com/neuralnmf/neuralnmf/gradcheck"
+	"github.com/neuralnmf/neuralnmf/nnls"
 	"github.com/neuralnmf/neuralnmf/ops"
 	"github.com/neuralnmf/neuralnmf/tensor"
 )
@@ -154,4 +155,43 @@ func ExampleKLLayer() {
 	// Output:
 	// 1.000000 0.500000
 	// 2.000000 0.000000
+}
+
+// A two-layer network whose first layer and reconstruction loss share
+// their products with X: the loss ‖X − A⁽⁰⁾A⁽¹⁾S⁽¹⁾‖² reads AᵀX from the
+// first solve, and its gradient's X·Hᵀ joins the layer's own product in
+// the backward pass. Values and gradients are those of NNLS and
+// FactorLoss.
+func ExampleNNLSData() {
+	rng := tensor.NewRand(4)
+	x := tensor.MatMul(false, false, tensor.Uniform(30, 4, 0, 1, rng), tensor.Uniform(4, 20, 0, 1, rng))
+	data, err := nnls.NewData(x) // checked once, for every epoch
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	a0, a1 := tensor.Uniform(30, 4, 0, 1, rng), tensor.Uniform(4, 2, 0, 1, rng)
+	loss := func(fused bool) (float64, float64) {
+		t := autograd.NewTape()
+		p0, p1 := t.Param(a0), t.Param(a1)
+		var l *autograd.Var
+		if fused {
+			first := ops.NNLSData(p0, data, nil)
+			s1, _ := ops.NNLS(p1, first.S, nil)
+			l = first.Loss(ops.MatMul(p1, s1))
+		} else {
+			s0, _ := ops.NNLS(p0, t.Const(x), nil)
+			s1, _ := ops.NNLS(p1, s0, nil)
+			l = ops.FactorLoss(t.Const(x), p0, ops.MatMul(p1, s1))
+		}
+		g, err := t.Backward(l)
+		if err != nil {
+			return math.NaN(), math.NaN()
+		}
+		return l.Value().Data[0], tensor.Norm(g.Of(p0))
+	}
+	v0, g0 := loss(false)
+	v1, g1 := loss(true)
+	fmt.Printf("same loss: %v, same ∂L/∂A⁽⁰⁾: %v\n", math.Abs(v1-v0) <= 1e-12*v0, math.Abs(g1-g0) <= 1e-10*g0)
+	// Output: same loss: true, same ∂L/∂A⁽⁰⁾: true
 }
