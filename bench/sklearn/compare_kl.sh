@@ -31,8 +31,8 @@ for ((i = 1; i <= RUNS; i++)); do
   t=$(secs "$BIN/neuralnmf" fit -x "$X" -ranks 10 -loss kl -o "$BIN/m.nnmf" -quiet)
   stop=$(grep -o 'trained [0-9]* epochs ([a-z ]*' "$BIN/out" | head -1)
   echo "$t" >> "$BIN/ours"
-  "$BIN/neuralnmf" export -model "$BIN/m.nnmf" -matrix A1 -o "$BIN/A1.mtx" 2>/dev/null
-  "$BIN/neuralnmf" export -model "$BIN/m.nnmf" -matrix S1 -o "$BIN/S1.mtx" 2>/dev/null
+  "$BIN/neuralnmf" export -model "$BIN/m.nnmf" -matrix A1 -o "$BIN/A1.mtx" > /dev/null 2>&1
+  "$BIN/neuralnmf" export -model "$BIN/m.nnmf" -matrix S1 -o "$BIN/S1.mtx" > /dev/null 2>&1
   d=$("$PY" bench/sklearn/kl_fit.py "$X" score "$BIN/A1.mtx" "$BIN/S1.mtx" | grep -o 'divergence [0-9.]*' | awk '{print $2}')
   printf 'run %d  neuralnmf fit -loss kl  %6.2f s  KL divergence %s  (%s)\n' "$i" "$t" "$d" "$stop"
   t=$(secs "$PY" bench/sklearn/kl_fit.py "$X" 10)
