@@ -165,17 +165,20 @@ func TestSparseKLLoss(t *testing.T) {
 // The elastic-net layer: its S satisfies the penalised problem's KKT
 // conditions (Aᵀ(AS − X) + α(ρ + (1−ρ)S) is ≥ 0 where S = 0 and 0 where
 // S > 0, to rounding), which the unpenalised S fails; a larger ℓ₁ weight
-// makes more zeros; and it passes gradcheck through one and two stacked
-// layers, on a well- and an ill-conditioned A.
+// makes more zeros; and it passes gradcheck through one, two and three
+// stacked layers (three also with the pure ℓ₁ penalty, ρ = 1), on a well-
+// and an ill-conditioned A.
 func TestNNLSElasticNet(t *testing.T) {
 	rng := tensor.NewRand(31)
 	a := tensor.Uniform(12, 4, 0, 1, rng)
 	x := tensor.Uniform(12, 9, 0, 1, rng)
-	kkt := func(alpha, rho float64) (worst float64, zeros int) {
+	solve := func(alpha, rho float64) *tensor.Dense {
 		tape := autograd.NewTape()
 		s, _ := ops.NNLSElasticNet(tape.Const(a), tape.Const(x), alpha, rho, nil)
 		require.NoError(t, tape.Err())
-		sv := s.Value()
+		return s.Value()
+	}
+	kktOf := func(sv *tensor.Dense, alpha, rho float64) (worst float64, zeros int) {
 		r := tensor.MatMul(false, false, a, sv)
 		tensor.Sub(r, r, x)
 		grad := tensor.MatMul(true, false, a, r) // Aᵀ(AS − X)
@@ -189,6 +192,18 @@ func TestNNLSElasticNet(t *testing.T) {
 			}
 		}
 		return worst, zeros
+	}
+	kkt := func(alpha, rho float64) (float64, int) { return kktOf(solve(alpha, rho), alpha, rho) }
+	for _, rho := range []float64{0.5, 1} { // a wrong support fails the certificate
+		sv := solve(0.5, rho)
+		for i, v := range sv.Data {
+			if v > 0 {
+				sv.Data[i] = 0 // drop one entry from the support
+				break
+			}
+		}
+		w, _ := kktOf(sv, 0.5, rho)
+		require.Greater(t, w, 1e-3, "ρ %g: S with an entry dropped from its support", rho)
 	}
 	w, z1 := kkt(0.5, 0.5)
 	require.Less(t, w, 1e-12, "KKT of the penalised problem")
@@ -239,6 +254,13 @@ func TestNNLSElasticNet(t *testing.T) {
 			return weighted(t, s3, 43)
 		}
 		gradcheck.Assert(t, three, []*tensor.Dense{av, a2, tensor.Uniform(2, 1, 0.1, 1, tensor.NewRand(6))}, nil)
+		threeMixed := func(t *autograd.Tape, in []*autograd.Var) *autograd.Var { // ρ = 0.5, three layers
+			s1, _ := ops.NNLSElasticNet(in[0], t.Const(x), 0.3, 0.5, nil)
+			s2, _ := ops.NNLSElasticNet(in[1], s1, 0.1, 0.5, nil)
+			s3, _ := ops.NNLSElasticNet(in[2], s2, 0.05, 0.5, nil)
+			return weighted(t, s3, 44)
+		}
+		gradcheck.Assert(t, threeMixed, []*tensor.Dense{av, a2, tensor.Uniform(2, 1, 0.1, 1, tensor.NewRand(6))}, nil)
 	}
 
 	for _, bad := range [][2]float64{{-1, 0.5}, {1, 1.5}, {1, -0.1}, {math.NaN(), 0}} {
