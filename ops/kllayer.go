@@ -43,14 +43,26 @@ import (
 // rows, a column of x with a positive entry in a row where A is all zero
 // (D is infinite for every S), and a column whose solution is not
 // certified.
-func KLLayer(a, x *autograd.Var) *autograd.Var {
-	const op = "ops.KLLayer"
+func KLLayer(a, x *autograd.Var) *autograd.Var { return klLayer("ops.KLLayer", a, x, nil) }
+
+// KLLayerFrom is KLLayer with each column's Newton iteration started from
+// start (k×M, nonnegative; for example the previous epoch's S) instead of
+// the best one-entry solution: the same certified minimiser, in fewer
+// steps from a start near it. A column whose start gives A·s = 0 where x > 0
+// (or a start of the wrong shape or with a negative or non-finite entry)
+// starts cold. Where the minimiser is not unique the basic one returned
+// may depend on the start.
+func KLLayerFrom(a, x *autograd.Var, start *tensor.Dense) *autograd.Var {
+	return klLayer("ops.KLLayerFrom", a, x, start)
+}
+
+func klLayer(op string, a, x *autograd.Var, start *tensor.Dense) *autograd.Var {
 	t := autograd.TapeOf(op, a, x)
 	if t.Err() != nil {
 		return t.Failed()
 	}
 	av, xv := a.Value(), x.Value()
-	s, sup, err := klCheckedSolve(op, av, klData{dense: xv})
+	s, sup, err := klCheckedSolve(op, av, klData{dense: xv, start: start})
 	if err != nil {
 		return t.Fail(err)
 	}
@@ -77,13 +89,21 @@ func KLLayer(a, x *autograd.Var) *autograd.Var {
 // no gradient (it is data). Errors are recorded on the tape as for
 // KLLayer.
 func KLLayerSparse(a *autograd.Var, x *tensor.Sparse) *autograd.Var {
-	const op = "ops.KLLayerSparse"
+	return klLayerSparse("ops.KLLayerSparse", a, x, nil)
+}
+
+// KLLayerSparseFrom is KLLayerSparse started from start, as KLLayerFrom.
+func KLLayerSparseFrom(a *autograd.Var, x *tensor.Sparse, start *tensor.Dense) *autograd.Var {
+	return klLayerSparse("ops.KLLayerSparseFrom", a, x, start)
+}
+
+func klLayerSparse(op string, a *autograd.Var, x *tensor.Sparse, start *tensor.Dense) *autograd.Var {
 	t := autograd.TapeOf(op, a)
 	if t.Err() != nil {
 		return t.Failed()
 	}
 	av := a.Value()
-	s, sup, err := klCheckedSolve(op, av, klData{sparse: x})
+	s, sup, err := klCheckedSolve(op, av, klData{sparse: x, start: start})
 	if err != nil {
 		return t.Fail(err)
 	}
@@ -204,6 +224,7 @@ func (c *klColumn) entries(keep func(i int) bool) []int {
 type klData struct {
 	dense  *tensor.Dense
 	sparse *tensor.Sparse
+	start  *tensor.Dense // k×M warm start, or nil (KLLayerFrom)
 }
 
 func (d klData) dims() (int, int) {
@@ -275,6 +296,18 @@ func (c *klColumn) start(s []float64, total float64) {
 			s[i] = total / sum
 		}
 	}
+}
+
+// warmStart sets s to column j of warm, if warm is not nil and that start
+// has A·s > 0 wherever x > 0, and reports whether it did.
+func (c *klColumn) warmStart(s []float64, warm *tensor.Dense, j int) bool {
+	if warm == nil {
+		return false
+	}
+	for i := range s {
+		s[i] = warm.At(i, j)
+	}
+	return !math.IsInf(c.objective(s), 1)
 }
 
 // objective returns D(x ‖ A·s) up to a constant, setting c.y = A·s on the
@@ -686,6 +719,10 @@ func klSolve(a *tensor.Dense, x klData) (*tensor.Dense, *nnls.Support, error) {
 		}
 		return s, nnls.NewSupport(k, m), nil
 	}
+	warm := x.start // a usable warm start, or nil
+	if warm != nil && (warm.Rows != k || warm.Cols != m || tensor.CheckData("start", warm) != nil) {
+		warm = nil
+	}
 	workers := runtime.GOMAXPROCS(0)
 	parallel.ForChunks(m, max(1, m/(4*workers)), workers, func(_, j0, j1 int) {
 		c := newKLColumn(k, colSum)
@@ -706,7 +743,9 @@ func klSolve(a *tensor.Dense, x klData) (*tensor.Dense, *nnls.Support, error) {
 			if errs[j] != nil {
 				continue
 			}
-			c.start(col, total)
+			if !c.warmStart(col, warm, j) {
+				c.start(col, total)
+			}
 			if _, err := c.solve(col, scale); err != nil {
 				errs[j] = fmt.Errorf("column %d: %w", j, err)
 				continue

@@ -33,9 +33,9 @@ func (t *trainer) forward(tape *autograd.Tape) (*Forward, []*nnls.Result) {
 		pen, penalised := layerPenalty(t.cfg.AlphaS, t.cfg.L1Ratio, a.Rows)
 		switch {
 		case t.cfg.Loss == KL && l == 0 && f.XSparse != nil:
-			s = ops.KLLayerSparse(av, f.XSparse)
+			s = ops.KLLayerSparseFrom(av, f.XSparse, t.klStart(l))
 		case t.cfg.Loss == KL:
-			s = ops.KLLayer(av, in)
+			s = ops.KLLayerFrom(av, in, t.klStart(l))
 		case penalised && pen.pure && l == 0 && t.prepared() != nil:
 			// The pure ℓ₁ layer: NNLS with the solver's L1 shift, fused
 			// with the fit's loss like the unpenalised first layer.
@@ -81,6 +81,15 @@ func (t *trainer) forward(tape *autograd.Tape) (*Forward, []*nnls.Result) {
 		}
 	}
 	return f, res
+}
+
+// klStart is layer l's S of the last accepted epoch, where its KL layer's
+// Newton iterations start (ops.KLLayerFrom), or nil before the first.
+func (t *trainer) klStart(l int) *tensor.Dense {
+	if l < len(t.klWarm) {
+		return t.klWarm[l]
+	}
+	return nil
 }
 
 // prepared returns t.x prepared for the first layer's solves, made when x

@@ -19,6 +19,9 @@ type trainer struct {
 	// checked and scanned once; prepOf is the data it was made from.
 	prep   *nnls.Data
 	prepOf data
+	// klWarm holds, with Loss KL, every layer's S of the last accepted
+	// epoch: the start of the next epoch's KL layers.
+	klWarm []*tensor.Dense
 	cols   []int // the columns of X that x holds (mini-batch training); nil: all
 	cfg    Config
 	seed   uint64
@@ -163,6 +166,12 @@ func (t *trainer) train(upTo int) error {
 		if c.Progress != nil {
 			c.Progress(Epoch{Epoch: epoch, Epochs: c.Epochs, Loss: lv, RelError: rel, Accuracy: acc, HeldOutAccuracy: held,
 				Decrease: dec, Elapsed: time.Since(t.start)})
+		}
+		if c.Loss == KL { // the KL layers' S, fresh memory each epoch, start the next
+			t.klWarm = t.klWarm[:0]
+			for _, sv := range f.S {
+				t.klWarm = append(t.klWarm, sv.Value())
+			}
 		}
 		t.warm = t.warm[:0]
 		for _, r := range res {
