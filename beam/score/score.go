@@ -1,0 +1,255 @@
+// Package score runs a trained Neural NMF model over sharded documents as
+// an Apache Beam pipeline: each element is one shard file (a Matrix Market
+// matrix of features × documents, .mtx or .mtx.gz), and each is
+// transformed on its own (neuralnmf.Model.TransformSparse, the forward pass
+// of `neuralnmf transform`) and written as one output file, so the
+// pipeline scales with the runner's workers and its result does not depend
+// on how the runner splits or orders the work: every output is what the
+// single-process transform of its shard writes, bit for bit (Shard is that
+// transform, and the tests compare).
+//
+// Files go through Beam's filesystem layer (package
+// github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem), so local paths
+// and cloud storage (gs://, s3:// with their packages imported, as the
+// neuralnmf-beam command does) work alike. Each output is written under a
+// temporary name and renamed when complete where the filesystem can
+// rename, so a reader never sees a partial file; a retried shard rewrites
+// its own output.
+//
+// This package is its own Go module (github.com/neuralnmf/neuralnmf/beam),
+// so the library and the neuralnmf command keep their size, dependencies
+// and build time.
+package score
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"fmt"
+	"io"
+	"path"
+	"strings"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+
+	"github.com/neuralnmf/neuralnmf/matio"
+	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
+	"github.com/neuralnmf/neuralnmf/tensor"
+)
+
+func init() {
+	register.DoFn3x1[context.Context, string, func(string), error](&scoreFn{})
+	register.Emitter1[string]()
+}
+
+// Options configures Add.
+type Options struct {
+	// Model is the model file from `neuralnmf fit`.
+	Model string
+	// Shards are the input files, features × documents each, with the
+	// model's features as rows.
+	Shards []string
+	// Out is the output directory; OutputPath names each shard's file in
+	// it. It must hold none of them yet (Check).
+	Out string
+	// Layer is the layer whose S is written, 1..L; 0 means the last.
+	Layer int
+}
+
+// OutputPath returns the output file of shard in the directory out: the
+// shard's base name without .mtx or .mtx.gz, then ".S<layer>.mtx".
+func OutputPath(out, shard string, layer int) string {
+	base := path.Base(shard)
+	base = strings.TrimSuffix(strings.TrimSuffix(base, ".gz"), ".mtx")
+	return strings.TrimSuffix(out, "/") + "/" + fmt.Sprintf("%s.S%d.mtx", base, layer)
+}
+
+// Check validates opt before a pipeline is built: the model reads, its
+// layer exists, the shards are distinct .mtx or .mtx.gz files whose
+// outputs do not collide, and none of the outputs exists yet (the pipeline
+// writes only files of its own). It returns the resolved layer (1..L).
+func Check(ctx context.Context, opt Options) (int, error) {
+	m, err := readModel(ctx, opt.Model)
+	if err != nil {
+		return 0, err
+	}
+	layer := opt.Layer
+	if layer == 0 {
+		layer = len(m.A)
+	}
+	if layer < 1 || layer > len(m.A) {
+		return 0, fmt.Errorf("score: Layer is %d; the model has layers 1..%d", opt.Layer, len(m.A))
+	}
+	if len(opt.Shards) == 0 {
+		return 0, fmt.Errorf("score: no shards")
+	}
+	if opt.Out == "" {
+		return 0, fmt.Errorf("score: Out is empty")
+	}
+	seen := map[string]string{}
+	for _, s := range opt.Shards {
+		if !strings.HasSuffix(s, ".mtx") && !strings.HasSuffix(s, ".mtx.gz") {
+			return 0, fmt.Errorf("score: shard %s: want a .mtx or .mtx.gz file", s)
+		}
+		o := OutputPath(opt.Out, s, layer)
+		if prev, ok := seen[o]; ok {
+			return 0, fmt.Errorf("score: shards %s and %s would both write %s", prev, s, o)
+		}
+		seen[o] = s
+	}
+	fs, err := filesystem.New(ctx, opt.Out)
+	if err != nil {
+		return 0, fmt.Errorf("score: Out: %w", err)
+	}
+	defer fs.Close()
+	existing, err := fs.List(ctx, strings.TrimSuffix(opt.Out, "/")+"/*")
+	if err != nil {
+		return 0, fmt.Errorf("score: Out: %w", err)
+	}
+	for _, e := range existing {
+		if s, ok := seen[e]; ok {
+			return 0, fmt.Errorf("score: %s (the output of %s) exists; write to a new directory", e, s)
+		}
+	}
+	return layer, nil
+}
+
+// Add adds the scoring of opt.Shards to s and returns the PCollection of
+// the output files written. Call Check first; Add expects its layer.
+func Add(s beam.Scope, opt Options, layer int) beam.PCollection {
+	s = s.Scope("neuralnmf.score")
+	shards := beam.CreateList(s, opt.Shards)
+	return beam.ParDo(s, &scoreFn{Model: opt.Model, Out: opt.Out, Layer: layer}, shards)
+}
+
+// scoreFn transforms one shard per element with the model, read once per
+// worker in Setup.
+type scoreFn struct {
+	Model string
+	Out   string
+	Layer int
+
+	m *neuralnmf.Model
+}
+
+func (f *scoreFn) Setup(ctx context.Context) error {
+	m, err := readModel(ctx, f.Model)
+	if err != nil {
+		return err
+	}
+	f.m = m
+	return nil
+}
+
+func (f *scoreFn) ProcessElement(ctx context.Context, shard string, emit func(string)) error {
+	fs, err := filesystem.New(ctx, shard)
+	if err != nil {
+		return fmt.Errorf("score: %s: %w", shard, err)
+	}
+	defer fs.Close()
+	r, err := fs.OpenRead(ctx, shard)
+	if err != nil {
+		return fmt.Errorf("score: %w", err)
+	}
+	s, err := Shard(f.m, r, shard, f.Layer)
+	r.Close()
+	if err != nil {
+		return err
+	}
+	out := OutputPath(f.Out, shard, f.Layer)
+	var buf bytes.Buffer
+	if err := matio.WriteMatrixMarket(&buf, &matio.Matrix{Dense: s}); err != nil {
+		return fmt.Errorf("score: %s: %w", out, err)
+	}
+	if err := writeWhole(ctx, out, buf.Bytes()); err != nil {
+		return err
+	}
+	emit(out)
+	return nil
+}
+
+// Shard transforms one shard, read from r (name is for errors and tells a
+// gzipped file by its .gz suffix), with m, and returns layer's S (1..L):
+// k × the shard's documents. It is what each element of the pipeline runs,
+// and what a single process runs to score the same shard.
+func Shard(m *neuralnmf.Model, r io.Reader, name string, layer int) (*tensor.Dense, error) {
+	if strings.HasSuffix(name, ".gz") {
+		z, err := gzip.NewReader(r)
+		if err != nil {
+			return nil, fmt.Errorf("score: %s: %w", name, err)
+		}
+		defer z.Close()
+		r = z
+	}
+	x, err := matio.ReadMatrixMarket(r, name)
+	if err != nil {
+		return nil, fmt.Errorf("score: %w", err)
+	}
+	var out []*tensor.Dense
+	if x.Sparse != nil {
+		out, err = m.TransformSparse(x.Sparse)
+	} else {
+		out, err = m.Transform(x.Dense)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("score: %s: %w", name, err)
+	}
+	if layer < 1 || layer > len(out) {
+		return nil, fmt.Errorf("score: layer %d of a %d-layer model", layer, len(out))
+	}
+	return out[layer-1], nil
+}
+
+// readModel reads a model file through Beam's filesystems.
+func readModel(ctx context.Context, p string) (*neuralnmf.Model, error) {
+	fs, err := filesystem.New(ctx, p)
+	if err != nil {
+		return nil, fmt.Errorf("score: Model: %w", err)
+	}
+	defer fs.Close()
+	r, err := fs.OpenRead(ctx, p)
+	if err != nil {
+		return nil, fmt.Errorf("score: Model: %w", err)
+	}
+	defer r.Close()
+	m, err := neuralnmf.Read(r)
+	if err != nil {
+		return nil, fmt.Errorf("score: Model %s: %w", p, err)
+	}
+	return m, nil
+}
+
+// writeWhole writes data to p, under a temporary name renamed to p when
+// complete where the filesystem can rename, so that p never holds a
+// partial file.
+func writeWhole(ctx context.Context, p string, data []byte) error {
+	fs, err := filesystem.New(ctx, p)
+	if err != nil {
+		return fmt.Errorf("score: %s: %w", p, err)
+	}
+	defer fs.Close()
+	rn, canRename := fs.(filesystem.Renamer)
+	target := p
+	if canRename {
+		target = p + ".partial"
+	}
+	w, err := fs.OpenWrite(ctx, target)
+	if err != nil {
+		return fmt.Errorf("score: %w", err)
+	}
+	if _, err := w.Write(data); err != nil {
+		w.Close()
+		return fmt.Errorf("score: %s: %w", target, err)
+	}
+	if err := w.Close(); err != nil {
+		return fmt.Errorf("score: %s: %w", target, err)
+	}
+	if canRename {
+		if err := rn.Rename(ctx, target, p); err != nil {
+			return fmt.Errorf("score: %s: %w", p, err)
+		}
+	}
+	return nil
+}
