@@ -27,6 +27,19 @@ const cholQRBytes = 64 << 10
 // and axpys, whose work grows as n·k². The rule depends on the shape only.
 const cholQRMinRows = 2048
 
+// cholQRWideMinRows is the fewest rows for which NewFactor tries cholQR2
+// on an A of tsqrMinCols columns or more that is too short for tsqr's
+// blocks (fewer than tsqrBlocks blocks), where the alternative is gonum's
+// unblocked Householder QR. Measured (`go test -run '^$' -bench
+// FactorShapes -count 3 ./nnls/`, the QR alone, 2 workers, an idle
+// machine; Householder → cholQR2, ms): 400×32 0.256–0.259 → 0.273–0.278,
+// 600×32 0.378–0.381 → 0.309–0.320, 800×40 0.648–0.651 → 0.476–0.477,
+// 1000×32 0.636–0.643 → 0.402–0.424, 1500×50 1.88–1.94 → 1.22–1.23,
+// 2000×50 2.56–2.62 → 1.44–1.53, 2000×100 8.86–9.10 → 6.48–6.68, 4000×40
+// 3.63–3.66 → 1.69–1.75. cholQR2's test on κ₂ still sends an
+// ill-conditioned A to Householder QR.
+const cholQRWideMinRows = 600
+
 // cholQRRows returns the rows per block of cholQR2 for an A with k columns.
 // It depends on the shape only, so the blocks, and with them every rounding
 // of the factorisation, do not depend on the number of workers.
@@ -85,10 +98,26 @@ const unitRoundoff = 0x1p-53
 // ‖Q₁ᵀQ₁ − I‖ ≤ 5/64 (ibid.), so κ₂(R₂) < 1.1 and the product's rounding is
 // that of a triangular solve.
 func (f *Factor) cholQR2(a *tensor.Dense, workers int) bool {
-	n, k := a.Rows, a.Cols
-	if n < cholQRMinRows || k >= tsqrMinCols {
+	if !cholQRShape(a.Rows, a.Cols) {
 		return false
 	}
+	return f.cholQR2Run(a, workers)
+}
+
+// cholQRShape reports whether NewFactor tries cholQR2 on an n×k A: from
+// cholQRMinRows rows below tsqrMinCols columns, and from tsqrMinCols
+// columns where the blocked QR does not apply (too few rows for its
+// blocks), from cholQRWideMinRows rows and 16 rows a column.
+func cholQRShape(n, k int) bool {
+	if k < tsqrMinCols {
+		return n >= cholQRMinRows
+	}
+	return tsqrRows(n, k) == 0 && n >= cholQRWideMinRows && n >= 16*k
+}
+
+// cholQR2Run is cholQR2 without the shape rule.
+func (f *Factor) cholQR2Run(a *tensor.Dense, workers int) bool {
+	n, k := a.Rows, a.Cols
 	rows := cholQRRows(k)
 	nb := (n + rows - 1) / rows
 	nw := parallel.Workers(nb, 1, workers)

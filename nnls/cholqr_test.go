@@ -3,6 +3,7 @@ package nnls
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -13,8 +14,8 @@ import (
 
 // cholQR2 takes exactly the tall, narrow, well-enough conditioned matrices
 // (its test on κ₂ must turn away an Ã with cond 10⁷ at 5000×10, where
-// CholeskyQR2's guarantee fails, and a shape outside cholQRMinRows and
-// tsqrMinCols), and where it takes one it is a QR factorisation to working
+// CholeskyQR2's guarantee fails, and a shape outside cholQRShape's rule),
+// and where it takes one it is a QR factorisation to working
 // precision, with the bounds TestTSQR checks for Householder QR: Q has
 // orthonormal columns (‖QᵀQ − I‖_max ≤ 20·k·ε), Q·R reproduces Ã
 // (‖Ã − Q·R‖_F ≤ 20·k·ε·‖Ã‖_F), R is upper triangular, its |R_ii| are
@@ -30,7 +31,11 @@ func TestCholQR2(t *testing.T) {
 		{2048, 1, 1, true}, {3001, 5, 1, true}, {5000, 10, 1e2, true}, {5000, 10, 1e4, true},
 		{4100, 31, 1e3, true}, {45534, 10, 10, true}, {9000, 3, 1e4, true},
 		{5000, 10, 1e7, false}, {5000, 10, 1e12, false},
-		{cholQRMinRows - 1, 10, 1, false}, {5000, tsqrMinCols, 1, false},
+		{cholQRMinRows - 1, 10, 1, false},
+		// From tsqrMinCols columns, where tsqr's blocks do not fit:
+		{5000, tsqrMinCols, 1, true}, {2000, 50, 1e3, true}, {cholQRWideMinRows, 32, 10, true},
+		{cholQRWideMinRows - 1, 32, 1, false}, {cholQRWideMinRows, 40, 1, false}, // under 600 rows, under 16 a column
+		{10000, tsqrMinCols, 1, false}, // tsqr's 8 blocks fit
 	} {
 		t.Run(fmt.Sprintf("%dx%d-cond%g", c.n, c.k, c.cond), func(t *testing.T) {
 			a := condMatrix(c.n, c.k, c.cond, uint64(c.n+c.k))
@@ -166,6 +171,37 @@ func TestCholQR2Columns(t *testing.T) {
 				require.InEpsilon(t, want[i], nf.norm[i], 4*float64(n)*eps, "‖a_%d‖", i)
 			}
 			checkQR(t, a, nf, 20*float64(k)*eps)
+		})
+	}
+}
+
+// BenchmarkFactorShapes times the factorisation of an n×k A (uniform
+// entries) by Householder QR (tsqr where it applies) and by cholQR2, at
+// the shapes where the rule of cholQRShape was measured.
+func BenchmarkFactorShapes(b *testing.B) {
+	for _, sh := range [][2]int{{400, 32}, {600, 32}, {800, 40}, {1000, 32}, {1500, 50}, {2000, 50}, {2000, 100}, {4000, 40}} {
+		rng := rand.New(rand.NewPCG(1, 2))
+		a := tensor.New(sh[0], sh[1])
+		for i := range a.Data {
+			a.Data[i] = rng.Float64()
+		}
+		b.Run(fmt.Sprintf("%dx%d/householder", sh[0], sh[1]), func(b *testing.B) {
+			for b.Loop() {
+				f := &Factor{n: a.Rows, k: a.Cols}
+				if err := f.householder(a, 2); err != nil {
+					b.Fatal(err)
+				}
+				f.releaseQ()
+			}
+		})
+		b.Run(fmt.Sprintf("%dx%d/cholqr2", sh[0], sh[1]), func(b *testing.B) {
+			for b.Loop() {
+				f := &Factor{n: a.Rows, k: a.Cols}
+				if !f.cholQR2Run(a, 2) {
+					b.Fatal("cholQR2 refused a uniform A")
+				}
+				f.releaseQ()
+			}
 		})
 	}
 }
