@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/neuralnmf/neuralnmf/nnls"
@@ -15,17 +16,19 @@ import (
 // warm from its own supports, the factorisation included), its backward
 // pass with the loss's X·Hᵀ term (BackwardTerm), and one Adam step with the
 // trainer's saving of A and its gradient (optim.Adam.StepSaving), at
-// 2000×2000 (BenchmarkEpoch's X and rank 50) and on the 20 Newsgroups
-// matrix (rank 10; skipped without ../shared/data/20news).
+// 500×1000 and 2000×2000 (BenchmarkEpoch's X and first ranks) and on the
+// 20 Newsgroups matrix (rank 10; skipped without ../shared/data/20news).
 //
 //	go test -run '^$' -bench EpochParts -count 3 ./bench/
 func BenchmarkEpochParts(b *testing.B) {
-	x, a0 := epochData(2000, 2000, []int{50, 20})
-	dense, err := nnls.NewData(x)
-	if err != nil {
-		b.Fatal(err)
+	for _, sh := range epochShapes[1:] { // 500×1000 and 2000×2000
+		x, a0 := epochData(sh.n, sh.m, sh.ranks)
+		dense, err := nnls.NewData(x)
+		if err != nil {
+			b.Fatal(err)
+		}
+		parts(b, fmt.Sprintf("%dx%d", sh.n, sh.m), a0[0], dense)
 	}
-	parts(b, "2000x2000", a0[0], dense)
 	d, err := news20.Load("../../shared/data/20news")
 	if err != nil {
 		b.Logf("20 Newsgroups data not available: %v", err)
