@@ -346,16 +346,24 @@ func (c *klColumn) gradient(hess bool) {
 		for i, av := range row {
 			c.g[i] -= av * q
 		}
-		if hess {
+		if hess { // the upper triangle; mirrored below
 			w := q / c.y[r]
 			for i, ai := range row {
 				if ai == 0 {
 					continue
 				}
-				hr := c.h[i*k : i*k+k]
-				for l, al := range row {
-					hr[l] += w * ai * al
+				wa := w * ai
+				hr := c.h[i*k+i : i*k+k]
+				for l, al := range row[i:] {
+					hr[l] += wa * al
 				}
+			}
+		}
+	}
+	if hess {
+		for i := 0; i < k; i++ {
+			for l := i + 1; l < k; l++ {
+				c.h[l*k+i] = c.h[i*k+l]
 			}
 		}
 	}
