@@ -14,7 +14,7 @@ import (
 // epoch apart, to show where an epoch's time goes: the factorisation of
 // A⁽⁰⁾ (nnls.NewFactor), the layer's solve with AᵀX kept (nnls.SolveData,
 // warm from its own supports, the factorisation included), its backward
-// pass with the loss's X·Hᵀ term (BackwardTerm), and one Adam step with the
+// pass with the loss's terms (BackwardTerm), and one Adam step with the
 // trainer's saving of A and its gradient (optim.Adam.StepSaving), at
 // 500×1000 and 2000×2000 (BenchmarkEpoch's X and first ranks) and on the
 // 20 Newsgroups matrix (rank 10; skipped without ../shared/data/20news).
@@ -49,6 +49,7 @@ func parts(b *testing.B, name string, a *tensor.Dense, x *nnls.Data) {
 	rng := tensor.NewRand(3)
 	gs := tensor.Uniform(a.Cols, res.S.Cols, -1, 1, rng)
 	ga := tensor.New(a.Rows, a.Cols)
+	mkk := tensor.Uniform(a.Cols, a.Cols, -1, 1, rng) // the loss's A·(H·Hᵀ) term
 	b.Run(name+"/factor", func(b *testing.B) {
 		for b.Loop() {
 			if _, err := nnls.NewFactor(a); err != nil {
@@ -65,10 +66,11 @@ func parts(b *testing.B, name string, a *tensor.Dense, x *nnls.Data) {
 	})
 	b.Run(name+"/backward", func(b *testing.B) {
 		for b.Loop() {
+			term := nnls.Term{H: gs, C: -2, M: mkk}
 			if xd := x.Dense(); xd != nil {
-				err = res.BackwardTerm(a, xd, gs, ga, nil, gs, -2, 0)
+				err = res.BackwardTerm(a, xd, gs, ga, nil, term, 0)
 			} else {
-				err = res.BackwardSparseTerm(a, x.Sparse(), gs, ga, gs, -2, 0)
+				err = res.BackwardSparseTerm(a, x.Sparse(), gs, ga, term, 0)
 			}
 			if err != nil {
 				b.Fatal(err)

@@ -100,7 +100,7 @@ func TestAtX(t *testing.T) {
 }
 
 // TestBackwardTerm checks that BackwardTerm and BackwardSparseTerm give
-// Backward's ∂L/∂A plus c·X·Hᵀ, and ∂L/∂X unchanged.
+// Backward's ∂L/∂A plus c·X·Hᵀ + A·M, and ∂L/∂X unchanged.
 func TestBackwardTerm(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 2))
 	a, x := gaussian(40, 6, rng), gaussian(40, 70, rng)
@@ -111,15 +111,17 @@ func TestBackwardTerm(t *testing.T) {
 	}
 	res, err := Solve(a, x, nil)
 	require.NoError(t, err)
-	gs, h := gaussian(6, 70, rng), gaussian(6, 70, rng)
+	gs, h, mm := gaussian(6, 70, rng), gaussian(6, 70, rng), gaussian(6, 6, rng)
 	const c = -1.75
 	ga, gx := tensor.New(40, 6), tensor.New(40, 70)
 	require.NoError(t, res.Backward(a, x, gs, ga, gx, 0))
 	want := tensor.MatMul(false, true, x, h)
 	tensor.Scale(want, c, want)
+	tensor.AddScaled(want, 1, tensor.MatMul(false, false, a, mm))
 	tensor.AddScaled(want, 1, ga)
+	term := Term{H: h, C: c, M: mm}
 	gaT, gxT := tensor.New(40, 6), tensor.New(40, 70)
-	require.NoError(t, res.BackwardTerm(a, x, gs, gaT, gxT, h, c, 0))
+	require.NoError(t, res.BackwardTerm(a, x, gs, gaT, gxT, term, 0))
 	require.Equal(t, gx.Data, gxT.Data)
 	sc := tensor.MaxAbs(want)
 	for i, v := range gaT.Data {
@@ -128,11 +130,40 @@ func TestBackwardTerm(t *testing.T) {
 	gaS := tensor.New(40, 6)
 	rs, err := SolveSparse(a, tensor.SparseFromDense(x), nil)
 	require.NoError(t, err)
-	require.NoError(t, rs.BackwardSparseTerm(a, tensor.SparseFromDense(x), gs, gaS, h, c, 0))
+	require.NoError(t, rs.BackwardSparseTerm(a, tensor.SparseFromDense(x), gs, gaS, term, 0))
 	for i, v := range gaS.Data {
 		require.InDelta(t, want.Data[i], v, 1e-13*sc, "sparse ∂L/∂A entry %d", i)
 	}
-	require.Error(t, res.BackwardTerm(a, x, gs, gaT, nil, tensor.New(5, 70), c, 0), "H of the wrong shape")
+	require.Error(t, res.BackwardTerm(a, x, gs, gaT, nil, Term{H: tensor.New(5, 70)}, 0), "H of the wrong shape")
+	require.Error(t, res.BackwardTerm(a, x, gs, gaT, nil, Term{M: tensor.New(5, 5)}, 0), "M of the wrong shape")
+}
+
+// Factor.Gram is AᵀA to rounding, with zero rows and columns for A's zero
+// columns, on the fast path and a rank-deficient A.
+func TestFactorGram(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 1))
+	dep := gaussian(30, 5, rng)
+	for i := 0; i < dep.Rows; i++ {
+		dep.Set(i, 3, dep.At(i, 0)+dep.At(i, 1))
+		dep.Set(i, 4, 0)
+	}
+	for _, a := range []*tensor.Dense{gaussian(50, 6, rng), dep, withCond(40, 5, 1e8, rng)} {
+		f, err := NewFactor(a)
+		require.NoError(t, err)
+		got := tensor.New(a.Cols, a.Cols)
+		f.Gram(got)
+		want := tensor.MatMul(true, false, a, a)
+		for i := 0; i < a.Cols; i++ {
+			for j := 0; j < a.Cols; j++ {
+				ni, nj := 0.0, 0.0
+				for r := 0; r < a.Rows; r++ {
+					ni, nj = math.Hypot(ni, a.At(r, i)), math.Hypot(nj, a.At(r, j))
+				}
+				require.InDelta(t, want.At(i, j), got.At(i, j), 16*float64(a.Rows+a.Cols)*eps*ni*nj, "(%d, %d)", i, j)
+			}
+		}
+	}
+	require.Panics(t, func() { f, _ := NewFactor(gaussian(5, 2, rng)); f.Gram(tensor.New(3, 3)) })
 }
 
 // SolveData gives Solve's and SolveSparse's solutions bit for bit (on X with

@@ -31,37 +31,52 @@ import (
 // It returns an error if a shape does not match, or if a column's A_TᵀA_T is
 // numerically singular, where q is not differentiable.
 func (r *Result) Backward(a, x, gs, ga, gx *tensor.Dense, workers int) error {
-	return r.backward(a, denseData{x: x}, x, gs, ga, gx, nil, 0, workers)
+	return r.backward(a, denseData{x: x}, x, gs, ga, gx, Term{}, workers)
 }
 
-// BackwardTerm is Backward with c·X·Hᵀ added to ∂L/∂A, formed in the same
-// product as Backward's own X·Uᵀ:
+// Term is an extra term of ∂L/∂A, c·X·Hᵀ + A·M, that BackwardTerm forms in
+// the products it makes anyway:
 //
-//	∂L/∂A = X·(U + c·H)ᵀ − A·(S·Uᵀ + U·Sᵀ)
+//	∂L/∂A = X·(U + c·H)ᵀ − A·(S·Uᵀ + U·Sᵀ − M)
 //
-// for h of shape k×M. A loss of S and A whose gradient with respect to A has
-// a term in X·Hᵀ (the reconstruction ‖X − A·H‖² has −2·X·Hᵀ) so reads X once
-// in the backward pass instead of twice (ops.NNLSData). ∂L/∂X, if gx is
+// A loss of S and A whose gradient with respect to A has such terms (the
+// reconstruction ‖X − A·H‖² has −2·X·Hᵀ + 2·A·(H·Hᵀ)) so reads X once in the
+// backward pass instead of twice, and makes no product with A of its own
+// (ops.NNLSData). H is k×M and M k×k; either may be nil.
+type Term struct {
+	H *tensor.Dense
+	C float64
+	M *tensor.Dense
+}
+
+// BackwardTerm is Backward with the Term t added to ∂L/∂A. ∂L/∂X, if gx is
 // not nil, is A·U as in Backward, without the term.
-func (r *Result) BackwardTerm(a, x, gs, ga, gx, h *tensor.Dense, c float64, workers int) error {
-	if err := termShape(h, r.S); err != nil {
+func (r *Result) BackwardTerm(a, x, gs, ga, gx *tensor.Dense, t Term, workers int) error {
+	if err := termShape(t, r.S); err != nil {
 		return err
 	}
-	return r.backward(a, denseData{x: x}, x, gs, ga, gx, h, c, workers)
+	return r.backward(a, denseData{x: x}, x, gs, ga, gx, t, workers)
 }
 
-// termShape checks BackwardTerm's h against the solution s.
-func termShape(h, s *tensor.Dense) error {
-	if err := tensor.CheckShape("H", h, s.Rows, s.Cols); err != nil {
-		return fmt.Errorf("nnls.BackwardTerm: %w", err)
+// termShape checks a Term against the solution s.
+func termShape(t Term, s *tensor.Dense) error {
+	if t.H != nil {
+		if err := tensor.CheckShape("Term.H", t.H, s.Rows, s.Cols); err != nil {
+			return fmt.Errorf("nnls.BackwardTerm: %w", err)
+		}
+	}
+	if t.M != nil {
+		if err := tensor.CheckShape("Term.M", t.M, s.Rows, s.Rows); err != nil {
+			return fmt.Errorf("nnls.BackwardTerm: %w", err)
+		}
 	}
 	return nil
 }
 
 // backward is Backward for X given as data; xd is the dense X when there is
-// one (needed for ∂L/∂A as X·Uᵀ). If h is not nil, c·X·hᵀ is added to ∂L/∂A
-// (BackwardTerm).
-func (r *Result) backward(a *tensor.Dense, x data, xd *tensor.Dense, gs, ga, gx, h *tensor.Dense, c float64, workers int) error {
+// one (needed for ∂L/∂A as X·Uᵀ). The Term t is added to ∂L/∂A
+// (BackwardTerm); the zero Term adds nothing.
+func (r *Result) backward(a *tensor.Dense, x data, xd *tensor.Dense, gs, ga, gx *tensor.Dense, t Term, workers int) error {
 	k, m := r.S.Rows, r.S.Cols
 	n, xm := x.dims()
 	if err := tensor.CheckShape("∂L/∂S", gs, k, m); err != nil {
@@ -138,8 +153,15 @@ func (r *Result) backward(a *tensor.Dense, x data, xd *tensor.Dense, gs, ga, gx,
 			q[i*k+j], q[j*k+i] = v, v
 		}
 	}
-	if h != nil { // X·(U + c·H)ᵀ: U is scratch, and Q above has read it
-		tensor.AddScaled(u, c, h)
+	if t.H != nil { // X·(U + c·H)ᵀ: U is scratch, and Q above has read it
+		tensor.AddScaled(u, t.C, t.H)
+	}
+	if t.M != nil { // −A·(Q − M)
+		for i := range k {
+			for j, v := range t.M.Row(i) {
+				q[i*k+j] -= v
+			}
+		}
 	}
 	// Phase 2: ∂L/∂A = X·Uᵀ − A·Q.
 	if !isSparse {

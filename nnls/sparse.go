@@ -21,19 +21,20 @@ func (r *Result) BackwardSparse(a *tensor.Dense, x *tensor.Sparse, gs, ga *tenso
 	if ga == nil {
 		return nil
 	}
-	return r.backward(a, sparseData{x}, nil, gs, ga, nil, nil, 0, workers)
+	return r.backward(a, sparseData{x}, nil, gs, ga, nil, Term{}, workers)
 }
 
-// BackwardSparseTerm is BackwardSparse with c·X·Hᵀ added to ∂L/∂A in the
-// same pass over X's nonzeros, as BackwardTerm is for Backward (h is k×M).
-func (r *Result) BackwardSparseTerm(a *tensor.Dense, x *tensor.Sparse, gs, ga, h *tensor.Dense, c float64, workers int) error {
+// BackwardSparseTerm is BackwardSparse with the Term t added to ∂L/∂A, its
+// X·Hᵀ formed in the same pass over X's nonzeros, as BackwardTerm is for
+// Backward.
+func (r *Result) BackwardSparseTerm(a *tensor.Dense, x *tensor.Sparse, gs, ga *tensor.Dense, t Term, workers int) error {
 	if ga == nil {
 		return nil
 	}
-	if err := termShape(h, r.S); err != nil {
+	if err := termShape(t, r.S); err != nil {
 		return err
 	}
-	return r.backward(a, sparseData{x}, nil, gs, ga, nil, h, c, workers)
+	return r.backward(a, sparseData{x}, nil, gs, ga, nil, t, workers)
 }
 
 type sparseData struct{ x *tensor.Sparse }

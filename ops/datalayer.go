@@ -13,9 +13,9 @@ import (
 // NNLSData, that also records the reconstruction loss
 // ‖X − A·H‖² of a later H (Loss) without a product with X of its own. The
 // loss needs AᵀX, which the layer's solve forms from its QᵀX
-// (nnls.Options.AtX), and its gradient with respect to A has a term
-// −2·X·Hᵀ, which the layer's backward pass forms in the one product with
-// X it makes anyway (nnls.Result.BackwardTerm). Unfused, the same loss
+// (nnls.Options.AtX), and its gradient with respect to A, 2(A·HHᵀ − X·Hᵀ),
+// is formed in the products with X and A that the layer's backward pass
+// makes anyway (nnls.Result.BackwardTerm). Unfused, the same loss
 // costs two or three more passes over X (FactorLoss, SparseFrobeniusLoss);
 // on a dense X with a wide first layer that is most of an epoch.
 //
@@ -34,9 +34,10 @@ type DataLayer struct {
 	xs      *tensor.Sparse // sparse X, or nil
 	xsq     float64        // ‖X‖²
 	workers int
-	// term is Σ c·H over the Loss nodes whose backward pass has run and
-	// whose X·Hᵀ the layer's backward pass still owes; nil if none.
-	term *tensor.Dense
+	// term is what the Loss nodes whose backward pass has run leave to the
+	// layer's backward pass: Σ −2g·X·Hᵀ (as term.H, term.C = 1) and
+	// Σ 2g·A·(H·Hᵀ) (as term.M); zero if none.
+	term nnls.Term
 }
 
 // NNLSData records S = q(A, X) for constant data X (N×M, dense or sparse,
@@ -69,20 +70,15 @@ func NNLSData(a *autograd.Var, x *nnls.Data, opt *nnls.Options) *DataLayer {
 	t.MarkPiece(res.Support.Hash())
 	l.S = t.Record(op, res.S, func(g *tensor.Dense, need []bool) []*tensor.Dense {
 		term := l.term
-		l.term = nil // owed once per backward pass
+		l.term = nnls.Term{} // owed once per backward pass
 		if !need[0] {
 			return []*tensor.Dense{nil}
 		}
 		ga := t.Alloc(av.Rows, av.Cols)
-		switch {
-		case term == nil && xs != nil:
-			err = res.BackwardSparse(av, xs, g, ga, l.workers)
-		case term == nil:
-			err = res.Backward(av, l.x, g, ga, nil, l.workers)
-		case xs != nil:
-			err = res.BackwardSparseTerm(av, xs, g, ga, term, 1, l.workers)
-		default:
-			err = res.BackwardTerm(av, l.x, g, ga, nil, term, 1, l.workers)
+		if xs != nil {
+			err = res.BackwardSparseTerm(av, xs, g, ga, term, l.workers)
+		} else {
+			err = res.BackwardTerm(av, l.x, g, ga, nil, term, l.workers)
 		}
 		if err != nil {
 			t.Fail(fmt.Errorf("%s: %w", op, err))
@@ -103,9 +99,11 @@ const lossDirect = 1e8
 //
 //	‖X‖² − 2⟨AᵀX, H⟩ + ⟨AᵀA, H·Hᵀ⟩
 //
-// from the AᵀX of the layer's solve, so that it makes no product with X.
-// Its gradients are ∂/∂A = 2(A·HHᵀ − X·Hᵀ), whose X·Hᵀ the layer's backward
-// pass forms together with its own X·Uᵀ, and ∂/∂H = 2(AᵀA·H − AᵀX). The
+// from the AᵀX of the layer's solve and the AᵀA of its factorisation
+// (nnls.Factor.Gram), so that it makes no product with X or A. Its
+// gradients are ∂/∂A = 2(A·HHᵀ − X·Hᵀ), which the layer's backward pass
+// forms in its own two products with X and A (nnls.Term), and
+// ∂/∂H = 2(AᵀA·H − AᵀX). The
 // expansion loses absolute accuracy of about (k+2)·ε times the sum of its
 // terms' magnitudes; for a dense X, a value within 10⁸ times that bound (a
 // fit better than about 10⁻³ relative error) is computed directly instead,
@@ -129,7 +127,7 @@ func (l *DataLayer) Loss(h *autograd.Var) *autograd.Var {
 	}
 	xsq := l.xsq
 	ata := t.Alloc(k, k)
-	gemm(true, false, 1, av, av, 0, ata)
+	res.Factor.Gram(ata) // AᵀA from the solve's factorisation, no pass over A
 	hht := t.Alloc(k, k)
 	gemm(false, true, 1, hv, hv, 0, hht)
 	cross, quad := tensor.Dot(res.AtX, hv), tensor.Dot(ata, hht)
@@ -140,15 +138,15 @@ func (l *DataLayer) Loss(h *autograd.Var) *autograd.Var {
 	}
 	return t.Record(op, out, func(g *tensor.Dense, need []bool) []*tensor.Dense {
 		s := 2 * g.Data[0]
-		var ga, gh, gs *tensor.Dense
-		if need[0] { // 2·A·HHᵀ here; −2·X·Hᵀ in the layer's backward pass
-			ga = t.Alloc(n, k)
-			gemm(false, false, s, av, hht, 0, ga)
-			if l.term == nil {
-				l.term = t.Alloc(k, m)
-				tensor.Scale(l.term, -s, hv)
+		var gh, gs *tensor.Dense
+		if need[0] { // 2(A·HHᵀ − X·Hᵀ), both in the layer's backward pass
+			if l.term.H == nil {
+				l.term.H, l.term.C, l.term.M = t.Alloc(k, m), 1, t.Alloc(k, k)
+				tensor.Scale(l.term.H, -s, hv)
+				tensor.Scale(l.term.M, s, hht)
 			} else {
-				tensor.AddScaled(l.term, -s, hv)
+				tensor.AddScaled(l.term.H, -s, hv)
+				tensor.AddScaled(l.term.M, s, hht)
 			}
 		}
 		if need[1] { // 2(AᵀA·H − AᵀX)
@@ -160,6 +158,6 @@ func (l *DataLayer) Loss(h *autograd.Var) *autograd.Var {
 			gs = t.Alloc(k, m)
 			clear(gs.Data)
 		}
-		return []*tensor.Dense{ga, gh, gs}
+		return []*tensor.Dense{nil, gh, gs} // A's share is in term
 	}, l.a, h, l.S)
 }
