@@ -25,7 +25,10 @@ import (
 // positive entries. The start is NNDSVDa (seeded by opt.Seed), as
 // scikit-learn's init='nndsvda'. opt.MaxIter (default 1000) bounds the
 // updates and opt.Tol (default 1e-6) stops them when D fell by less than Tol
-// (relative) over the last 10; Factors.Objective holds D after each update.
+// (relative) over the last klCheck = 10. D is a pass over X's nonzeros with a
+// logarithm each, a third of an update's cost, so it is computed only where
+// that rule reads it: Factors.Objective holds D after every 10th update and
+// after the last.
 // opt's W, labels, Solver and Restarts do not apply and must be left
 // zero. A quotient x/y with y below 10⁻³⁰⁰ uses 10⁻³⁰⁰ (an entry of the
 // model that the data needs but the factors have driven to 0), a
@@ -41,35 +44,48 @@ func NMFKL(x *tensor.Dense, k int, opt *Options) (*Factors, error) {
 
 // NMFKLSparse is NMFKL for a sparse X.
 func NMFKLSparse(x *tensor.Sparse, k int, opt *Options) (*Factors, error) {
+	f, _, err := nmfKL(x, k, opt)
+	return f, err
+}
+
+// klCheck is the number of updates between two evaluations of D.
+const klCheck = 10
+
+// nmfKL is NMFKLSparse, also returning the number of updates it ran.
+func nmfKL(x *tensor.Sparse, k int, opt *Options) (*Factors, int, error) {
 	o := opt.withDefaults()
 	if err := tensor.CheckSparseData("X", x); err != nil {
-		return nil, fmt.Errorf("ssnmf: %w", err)
+		return nil, 0, fmt.Errorf("ssnmf: %w", err)
 	}
 	if err := checkRank(x.Rows, x.Cols, k); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if o.W != nil || o.Solver != Multiplicative || o.Restarts > 1 {
-		return nil, fmt.Errorf("ssnmf: NMFKL: Options.W, Solver and Restarts do not apply to the KL updates")
+		return nil, 0, fmt.Errorf("ssnmf: NMFKL: Options.W, Solver and Restarts do not apply to the KL updates")
 	}
 	a, s, err := NNDSVDASparse(x, k, o.Seed)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	u := newKLUpdater(x, a, s)
 	f := &Factors{}
-	window := 10
-	for it := 0; it < o.MaxIter; it++ {
+	it := 0
+	for it < o.MaxIter {
 		u.step()
+		it++
+		if it%klCheck != 0 && it != o.MaxIter {
+			continue
+		}
 		f.Objective = append(f.Objective, u.divergence())
-		if o.Tol > 0 && it >= window {
-			prev, cur := f.Objective[it-window], f.Objective[it]
+		if n := len(f.Objective); o.Tol > 0 && it%klCheck == 0 && n >= 2 {
+			prev, cur := f.Objective[n-2], f.Objective[n-1]
 			if prev-cur <= o.Tol*math.Abs(prev) {
 				break
 			}
 		}
 	}
 	f.A, f.S = u.a, u.s()
-	return f, nil
+	return f, it, nil
 }
 
 // HNMFKL is HNMF under the KL divergence: layer 0 factors X by NMFKL,
@@ -96,13 +112,13 @@ func HNMFKLSparse(x *tensor.Sparse, ranks []int, opt *Options) (*Hierarchy, erro
 			o = *opt
 		}
 		o.Seed += 1000 * uint64(l)
-		f, err := NMFKLSparse(in, k, &o)
+		f, updates, err := nmfKL(in, k, &o)
 		if err != nil {
 			return nil, fmt.Errorf("layer %d: %w", l, err)
 		}
 		h.A = append(h.A, f.A)
 		h.S = append(h.S, f.S)
-		h.Iterations = append(h.Iterations, len(f.Objective))
+		h.Iterations = append(h.Iterations, updates)
 		in = tensor.SparseFromDense(f.S)
 	}
 	return h, nil
