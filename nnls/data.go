@@ -12,9 +12,7 @@ import (
 // every solve (each is a pass over X), and ‖X‖²_F is kept. X must not
 // change while the Data is in use.
 type Data struct {
-	data
-	dense   *tensor.Dense
-	sparse  *tensor.Sparse
+	data    // denseData or sparseData
 	extreme bool
 	sqNorm  float64
 }
@@ -30,7 +28,7 @@ func NewData(x *tensor.Dense) (*Data, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Data{data: d, dense: x, extreme: extreme, sqNorm: tensor.SqNorm(x)}, nil
+	return &Data{data: d, extreme: extreme, sqNorm: tensor.SqNorm(x)}, nil
 }
 
 // NewSparseData prepares a sparse X (N×M). It returns an error if X has a
@@ -41,17 +39,27 @@ func NewSparseData(x *tensor.Sparse) (*Data, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Data{data: d, sparse: x, extreme: extreme, sqNorm: x.SqNorm()}, nil
+	return &Data{data: d, extreme: extreme, sqNorm: x.SqNorm()}, nil
 }
 
 // scan returns what the scan in NewData found.
 func (d *Data) scan(int) (bool, error) { return d.extreme, nil }
 
 // Dense returns X if it is dense, else nil.
-func (d *Data) Dense() *tensor.Dense { return d.dense }
+func (d *Data) Dense() *tensor.Dense {
+	if x, ok := d.data.(denseData); ok {
+		return x.x
+	}
+	return nil
+}
 
 // Sparse returns X if it is sparse, else nil.
-func (d *Data) Sparse() *tensor.Sparse { return d.sparse }
+func (d *Data) Sparse() *tensor.Sparse {
+	if x, ok := d.data.(sparseData); ok {
+		return x.x
+	}
+	return nil
+}
 
 // SqNorm returns ‖X‖²_F.
 func (d *Data) SqNorm() float64 { return d.sqNorm }

@@ -516,7 +516,6 @@ func (f *Factor) l1Shift(l1 float64) ([]float64, error) {
 			t -= f.r[j*kk+i] * v[j]
 		}
 		v[i] = t / f.r[i*kk+i]
-
 	}
 	for i := range v {
 		v[i] *= l1

@@ -30,9 +30,7 @@ type DataLayer struct {
 	Result *nnls.Result
 
 	a       *autograd.Var
-	x       *tensor.Dense  // dense X, or nil
-	xs      *tensor.Sparse // sparse X, or nil
-	xsq     float64        // ‖X‖²
+	x       *nnls.Data
 	workers int
 	// term is what the Loss nodes whose backward pass has run leave to the
 	// layer's backward pass: Σ −2g·X·Hᵀ (as term.H, term.C = 1) and
@@ -47,8 +45,7 @@ type DataLayer struct {
 // is set. Errors are recorded on the tape as for NNLS.
 func NNLSData(a *autograd.Var, x *nnls.Data, opt *nnls.Options) *DataLayer {
 	const op = "ops.NNLSData"
-	l := &DataLayer{a: a, x: x.Dense(), xs: x.Sparse(), xsq: x.SqNorm()}
-	xs := l.xs
+	l := &DataLayer{a: a, x: x}
 	t := autograd.TapeOf(op, a)
 	if t.Err() != nil {
 		l.S = t.Failed()
@@ -75,10 +72,10 @@ func NNLSData(a *autograd.Var, x *nnls.Data, opt *nnls.Options) *DataLayer {
 			return []*tensor.Dense{nil}
 		}
 		ga := t.Alloc(av.Rows, av.Cols)
-		if xs != nil {
+		if xs := x.Sparse(); xs != nil {
 			err = res.BackwardSparseTerm(av, xs, g, ga, term, l.workers)
 		} else {
-			err = res.BackwardTerm(av, l.x, g, ga, nil, term, l.workers)
+			err = res.BackwardTerm(av, x.Dense(), g, ga, nil, term, l.workers)
 		}
 		if err != nil {
 			t.Fail(fmt.Errorf("%s: %w", op, err))
@@ -103,16 +100,15 @@ const lossDirect = 1e8
 // (nnls.Factor.Gram), so that it makes no product with X or A. Its
 // gradients are ∂/∂A = 2(A·HHᵀ − X·Hᵀ), which the layer's backward pass
 // forms in its own two products with X and A (nnls.Term), and
-// ∂/∂H = 2(AᵀA·H − AᵀX). The
-// expansion loses absolute accuracy of about (k+2)·ε times the sum of its
-// terms' magnitudes; for a dense X, a value within 10⁸ times that bound (a
-// fit better than about 10⁻³ relative error) is computed directly instead,
-// as FactorLoss does (tensor.SqDist), so the value is accurate to a
-// relative 10⁻⁸ or better. A sparse X keeps the expansion, as
-// SparseFrobeniusLoss does. The layer's S is an input of the node (with a
-// zero gradient), so the layer's backward pass, which owes the X·Hᵀ term,
-// runs whenever this loss is differentiated. Shapes must agree; otherwise
-// the tape records an error.
+// ∂/∂H = 2(AᵀA·H − AᵀX). The expansion loses absolute accuracy of about
+// (k+2)·ε times the sum of its terms' magnitudes; for a dense X, a value
+// within 10⁸ times that bound (a fit better than about 10⁻³ relative error)
+// is computed directly instead, as FactorLoss does (tensor.SqDist), so the
+// value is accurate to a relative 10⁻⁸ or better. A sparse X keeps the
+// expansion, as SparseFrobeniusLoss does. The layer's S is an input of the
+// node (with a zero gradient), so the layer's backward pass, which owes the
+// loss's ∂/∂A, runs whenever this loss is differentiated. Shapes must
+// agree; otherwise the tape records an error.
 func (l *DataLayer) Loss(h *autograd.Var) *autograd.Var {
 	const op = "ops.DataLayer.Loss"
 	t := autograd.TapeOf(op, l.a, h, l.S)
@@ -125,7 +121,7 @@ func (l *DataLayer) Loss(h *autograd.Var) *autograd.Var {
 	if hv.Rows != k || hv.Cols != m {
 		return t.Fail(fmt.Errorf("%s: %w: A is %d×%d and the layer's X has %d columns, H is %d×%d", op, tensor.ErrShape, n, k, m, hv.Rows, hv.Cols))
 	}
-	xsq := l.xsq
+	xsq := l.x.SqNorm()
 	ata := t.Alloc(k, k)
 	res.Factor.Gram(ata) // AᵀA from the solve's factorisation, no pass over A
 	hht := t.Alloc(k, k)
@@ -133,8 +129,8 @@ func (l *DataLayer) Loss(h *autograd.Var) *autograd.Var {
 	cross, quad := tensor.Dot(res.AtX, hv), tensor.Dot(ata, hht)
 	out := t.Alloc(1, 1)
 	out.Data[0] = xsq - 2*cross + quad
-	if l.x != nil && out.Data[0] <= lossDirect*float64(k+2)*eps*(xsq+2*math.Abs(cross)+quad) {
-		out.Data[0] = tensor.SqDist(l.x, av, hv)
+	if xd := l.x.Dense(); xd != nil && out.Data[0] <= lossDirect*float64(k+2)*eps*(xsq+2*math.Abs(cross)+quad) {
+		out.Data[0] = tensor.SqDist(xd, av, hv)
 	}
 	return t.Record(op, out, func(g *tensor.Dense, need []bool) []*tensor.Dense {
 		s := 2 * g.Data[0]

@@ -30,24 +30,19 @@ func (t *trainer) forward(tape *autograd.Tape) (*Forward, []*nnls.Result) {
 		}
 		var s *autograd.Var
 		var r *nnls.Result
+		// The pure ℓ₁ layer is NNLS with the solver's L1 shift (pen.options):
+		// the unpenalised cases below take it. The elastic-net layer with a
+		// ridge part is NNLS of an augmented system.
 		pen, penalised := layerPenalty(t.cfg.AlphaS, t.cfg.L1Ratio, a.Rows)
+		ridge := penalised && !pen.pure
+		lopt := pen.options(opt)
 		switch {
 		case t.cfg.Loss == KL && l == 0 && f.XSparse != nil:
 			s = ops.KLLayerSparseFrom(av, f.XSparse, t.klStart(l))
 		case t.cfg.Loss == KL:
 			s = ops.KLLayerFrom(av, in, t.klStart(l))
-		case penalised && pen.pure && l == 0 && t.prepared() != nil:
-			// The pure ℓ₁ layer: NNLS with the solver's L1 shift, fused
-			// with the fit's loss like the unpenalised first layer.
-			f.first = ops.NNLSData(av, t.prep, pen.options(opt))
-			s, r = f.first.S, f.first.Result
-		case penalised && pen.pure && l == 0 && f.XSparse != nil:
-			s, r = ops.NNLSSparse(av, f.XSparse, pen.options(opt)) // records X's error
-		case penalised && pen.pure && l == 0:
-			s, r = ops.NNLS(av, in, pen.options(opt)) // records X's error
-		case penalised && l == 0:
-			// The elastic-net layer as NNLS of the augmented system, whose
-			// X part is formed once for the fit.
+		case ridge && l == 0:
+			// The augmented system's X part is formed once for the fit.
 			aug := ops.ConcatRows(av, tape.Const(pen.ridge(a.Cols)))
 			xa := t.augmentedX(pen, a.Cols)
 			if xa.sparse != nil {
@@ -55,17 +50,18 @@ func (t *trainer) forward(tape *autograd.Tape) (*Forward, []*nnls.Result) {
 			} else {
 				s, r = ops.NNLS(aug, tape.Const(xa.dense), opt)
 			}
-		case penalised:
+		case ridge:
 			s, r = ops.NNLSElasticNet(av, in, pen.alpha, t.cfg.L1Ratio, opt)
 		case l == 0 && t.prepared() != nil:
-			// With the fit's loss (fitX) fused: the loss reads AᵀX from the
-			// solve and leaves its X·Hᵀ to this layer's backward pass.
-			f.first = ops.NNLSData(av, t.prep, opt)
+			// With the fit's loss (fitX) fused: the loss reads AᵀX and AᵀA
+			// from the solve and leaves its ∂/∂A to this layer's backward
+			// pass.
+			f.first = ops.NNLSData(av, t.prep, lopt)
 			s, r = f.first.S, f.first.Result
 		case l == 0 && f.XSparse != nil:
-			s, r = ops.NNLSSparse(av, f.XSparse, opt) // records X's error
+			s, r = ops.NNLSSparse(av, f.XSparse, lopt) // records X's error
 		default:
-			s, r = ops.NNLS(av, in, opt)
+			s, r = ops.NNLS(av, in, lopt)
 		}
 		f.A = append(f.A, av)
 		f.S = append(f.S, s)
@@ -92,11 +88,11 @@ func (t *trainer) klStart(l int) *tensor.Dense {
 	return nil
 }
 
-// prepared returns t.x prepared for the first layer's solves, made when x
-// was first seen (setBatch drops it with every mini-batch), or nil if X
-// has a non-finite entry (the unfused op then records the error).
+// prepared returns t.x prepared for the first layer's solves, made on the
+// first call after x was set (setBatch drops it with every mini-batch), or
+// nil if X has a non-finite entry (the unfused op then records the error).
 func (t *trainer) prepared() *nnls.Data {
-	if t.prep != nil && t.prepOf == t.x {
+	if t.prep != nil {
 		return t.prep
 	}
 	var err error
@@ -107,9 +103,7 @@ func (t *trainer) prepared() *nnls.Data {
 	}
 	if err != nil {
 		t.prep = nil
-		return nil
 	}
-	t.prepOf = t.x
 	return t.prep
 }
 

@@ -71,7 +71,7 @@ func TestStatisticsAreTheSums(t *testing.T) {
 					xb.Set(i, j, x.At(i, c))
 				}
 			}
-			tr.x = data{dense: xb}
+			require.NoError(t, tr.setBatch(batch{x: data{dense: xb}, cols: cols}))
 			tr.tape.Reset()
 			f, _ := tr.forward(tr.tape)
 			loss, _, err := tr.loss(f)

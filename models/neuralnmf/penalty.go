@@ -20,9 +20,13 @@ type elasticNet struct {
 	pure               bool
 }
 
-// options returns opt (nil for the defaults) with the pure ℓ₁ penalty's L1
-// set.
+// options returns the NNLS options of a layer under p: opt (nil for the
+// defaults) with L1 = α for the pure ℓ₁ penalty, opt itself otherwise
+// (no penalty, or one with a ridge part, solved by the augmented system).
 func (p elasticNet) options(opt *nnls.Options) *nnls.Options {
+	if !p.pure {
+		return opt
+	}
 	o := nnls.Options{}
 	if opt != nil {
 		o = *opt

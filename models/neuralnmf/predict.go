@@ -202,12 +202,11 @@ func (m *Model) TransformSparse(x *tensor.Sparse) ([]*tensor.Dense, error) {
 		if m.cfg.Loss == KL {
 			return ops.SolveKLSparse(m.A[0], x)
 		}
-		if pen, ok := layerPenalty(m.AlphaS, m.L1Ratio, m.A[0].Rows); ok && pen.pure {
-			return solved(nnls.SolveSparse(m.A[0], x, pen.options(opt)))
-		} else if ok {
+		pen, ok := layerPenalty(m.AlphaS, m.L1Ratio, m.A[0].Rows)
+		if ok && !pen.pure {
 			return solved(nnls.SolveSparse(pen.augmentA(m.A[0]), pen.augmentSparse(x, m.A[0].Cols), opt))
 		}
-		return solved(nnls.SolveSparse(m.A[0], x, opt))
+		return solved(nnls.SolveSparse(m.A[0], x, pen.options(opt)))
 	})
 }
 
@@ -242,12 +241,11 @@ func (m *Model) solveLayer(l int, in *tensor.Dense, opt *nnls.Options) (*tensor.
 	if m.cfg.Loss == KL {
 		return ops.SolveKL(a, in)
 	}
-	if pen, ok := layerPenalty(m.AlphaS, m.L1Ratio, a.Rows); ok && pen.pure {
-		return solved(nnls.Solve(a, in, pen.options(opt)))
-	} else if ok {
+	pen, ok := layerPenalty(m.AlphaS, m.L1Ratio, a.Rows)
+	if ok && !pen.pure {
 		return solved(nnls.Solve(pen.augmentA(a), pen.augmentX(in, a.Cols), opt))
 	}
-	return solved(nnls.Solve(a, in, opt))
+	return solved(nnls.Solve(a, in, pen.options(opt)))
 }
 
 // transform checks that the input has the model's rows, solves the first

@@ -16,9 +16,8 @@ import (
 type trainer struct {
 	x data
 	// prep is x prepared for every epoch's first solve (nnls.NewData):
-	// checked and scanned once; prepOf is the data it was made from.
-	prep   *nnls.Data
-	prepOf data
+	// checked and scanned once; setBatch, which changes x, drops it.
+	prep *nnls.Data
 	// klWarm holds, with Loss KL, every layer's S of the last accepted
 	// epoch: the start of the next epoch's KL layers.
 	klWarm []*tensor.Dense
