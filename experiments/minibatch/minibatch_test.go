@@ -57,20 +57,25 @@ func optIn(t *testing.T) {
 	}
 }
 
+// startsAndBaseline factorises d's sample as every start does (but the
+// random one) and trains full batch from those factorisations.
+func startsAndBaseline(t *testing.T, d minibatch.Data) (map[neuralnmf.Init][]*tensor.Dense, minibatch.Baseline) {
+	starts := map[neuralnmf.Init][]*tensor.Dense{}
+	for _, init := range minibatch.Starts {
+		start, err := minibatch.Start(d.X, d.Ranks, minibatch.StartSample, d.Seed, init)
+		require.NoError(t, err)
+		starts[init] = start
+	}
+	base, err := minibatch.Full(d, starts)
+	require.NoError(t, err)
+	return starts, base
+}
+
 // run evaluates cands on every data set and logs each run.
 func run(t *testing.T, sets []minibatch.Data, cands []minibatch.Candidate) []minibatch.Run {
 	var runs []minibatch.Run
 	for _, d := range sets {
-		// Every candidate's start factorises the same sample (but the
-		// random one); full batch trains from both factorisations.
-		starts := map[neuralnmf.Init][]*tensor.Dense{}
-		for _, init := range minibatch.Starts {
-			start, err := minibatch.Start(d.X, d.Ranks, minibatch.StartSample, d.Seed, init)
-			require.NoError(t, err)
-			starts[init] = start
-		}
-		base, err := minibatch.Full(d, starts)
-		require.NoError(t, err)
+		starts, base := startsAndBaseline(t, d)
 		t.Logf("%-24s seed %3d  %d×%d  HNMF start %.5f  full batch %.5f (from the %s start, %d epochs, %.2f s)", d.Name, d.Seed, d.X.Rows, d.X.Cols, base.Start, base.Full, base.From, base.Epochs, base.Seconds)
 		for _, c := range cands {
 			r, err := minibatch.Evaluate(d, starts[c.Start], c, base)

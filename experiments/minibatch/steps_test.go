@@ -17,14 +17,7 @@ import (
 func runStructures(t *testing.T, sets []minibatch.Data) []minibatch.StructureRun {
 	var runs []minibatch.StructureRun
 	for _, d := range sets {
-		starts := map[neuralnmf.Init][]*tensor.Dense{}
-		for _, init := range minibatch.Starts {
-			start, err := minibatch.Start(d.X, d.Ranks, minibatch.StartSample, d.Seed, init)
-			require.NoError(t, err)
-			starts[init] = start
-		}
-		base, err := minibatch.Full(d, starts)
-		require.NoError(t, err)
+		starts, base := startsAndBaseline(t, d)
 		t.Logf("%-24s seed %3d  %d×%d  full batch %.5f (%.2f s)", d.Name, d.Seed, d.X.Rows, d.X.Cols, base.Full, base.Seconds)
 		for _, s := range minibatch.Structures {
 			r, err := minibatch.EvaluateStructure(d, starts[neuralnmf.HNMFBestInit], s, base)
