@@ -2,6 +2,8 @@ package nnls
 
 import (
 	"fmt"
+	"math"
+	"sync"
 
 	"github.com/neuralnmf/neuralnmf/tensor"
 )
@@ -11,10 +13,45 @@ import (
 // entries and scanned for extreme magnitudes when the Data is made, not at
 // every solve (each is a pass over X), and ‖X‖²_F is kept. X must not
 // change while the Data is in use.
+//
+// From the second solve on, a sparse X is also kept by rows (16 bytes per
+// nonzero), and where A is factorised by CholeskyQR2 (tall A, fewer than 32
+// columns, or a wide one too short for the blocked QR) the factorisation
+// forms QᵀX from each block of Q while the block is in cache, instead of
+// a product over Q's rows at random per chunk of columns: the 20
+// Newsgroups epoch (45,534×1,000, rank 10) takes about 0.87 of the time.
+// Those solves add QᵀX's terms in another order (row blocks in fixed groups
+// rather than column by column), so they agree with SolveSparse's to
+// rounding, not bit for bit; they do not depend on the number of workers.
 type Data struct {
 	data    // denseData or sparseData
 	extreme bool
 	sqNorm  float64
+
+	mu     sync.Mutex
+	solves int    // SolveData calls so far, up to 2
+	xr     *xRows // a sparse X by rows, from the second solve on
+}
+
+// byRows returns X by rows for the factorisation to form QᵀX with
+// (cholQR2 with X, fusedQtX), made at the second call and kept; nil at the first
+// call (a Data used once, as in a mini-batch step, costs nothing more), for
+// a dense X, for an X with extreme entries (whose chunks are rescaled
+// before QᵀX), and for an X of more than fuseMaxEntries/k columns.
+func (d *Data) byRows(k int) *xRows {
+	x := d.Sparse()
+	if x == nil || d.extreme || x.Cols*k > fuseMaxEntries || x.Rows > math.MaxInt32 || x.Cols > math.MaxInt32 {
+		return nil
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.solves < 2 {
+		d.solves++
+	}
+	if d.xr == nil && d.solves == 2 {
+		d.xr = newXRows(x)
+	}
+	return d.xr
 }
 
 // NewData prepares a dense X (N×M). It returns an error if X is empty or

@@ -40,6 +40,7 @@ type Factor struct {
 	norm  []float64     // ‖a_cols[c]‖
 	q     *tensor.Dense // n×p: the first p columns of Q, or Q₁ with Q = Q₁·qx
 	qx    []float64     // nil, or kk×kk upper triangular: Q = q·qx (cholQR2)
+	q1tx  *tensor.Dense // nil, or kk×M: Q₁ᵀX, formed by cholQR2 with X (q is then nil)
 	r     []float64     // p×kk, row-major, upper trapezoidal: Ã = Q·R
 	rabs  []float64     // |R|, for rounding bounds
 	rt    []float64     // kk×p, row-major: Rᵀ, so that Rᵀv is a dot product per entry
@@ -124,12 +125,17 @@ func NewFactor(a *tensor.Dense) (*Factor, error) { return newFactor(a, runtimeWo
 // newFactor is NewFactor on up to workers goroutines (only a tall A's
 // QR, cholQR2 or tsqr, uses more than one). The result does not depend on
 // workers.
-func newFactor(a *tensor.Dense, workers int) (*Factor, error) {
+func newFactor(a *tensor.Dense, workers int) (*Factor, error) { return newFactorX(a, nil, workers) }
+
+// newFactorX is newFactor that, if xr (a sparse X by rows) is not nil and
+// A takes the cholQR2 path, also forms Q₁ᵀX with the factorisation
+// (cholQR2) into f.q1tx and does not form Q₁.
+func newFactorX(a *tensor.Dense, xr *xRows, workers int) (*Factor, error) {
 	if err := tensor.CheckNotEmpty("A", a); err != nil {
 		return nil, fmt.Errorf("nnls: %w", err)
 	}
 	f := &Factor{n: a.Rows, k: a.Cols}
-	if !f.cholQR2(a, workers) {
+	if !cholQRShape(a.Rows, a.Cols) || !f.cholQR2Run(a, xr, workers) {
 		if err := f.householder(a, workers); err != nil {
 			return nil, err
 		}
@@ -464,5 +470,9 @@ func (f *Factor) releaseQ() {
 	if f.q != nil {
 		putDense(f.q)
 		f.q = nil
+	}
+	if f.q1tx != nil {
+		putDense(f.q1tx)
+		f.q1tx = nil
 	}
 }

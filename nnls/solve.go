@@ -199,12 +199,34 @@ func solveData(a *tensor.Dense, x data, opt *Options) (*Result, error) {
 	if a != nil && a.Rows != n {
 		return nil, fmt.Errorf("nnls: %w: A is %d×%d and X is %d×%d: row counts differ", tensor.ErrShape, a.Rows, a.Cols, n, m)
 	}
-	f, err := newFactor(a, opt.workers())
+	var xr *xRows
+	d, prepared := x.(*Data)
+	if prepared && a != nil {
+		xr = d.byRows(a.Cols)
+	}
+	f, err := newFactorX(a, xr, opt.workers())
 	if err != nil {
 		return nil, err
 	}
 	defer f.releaseQ() // the backward pass reads R, G and H, never Q
+	if f.q1tx != nil {
+		x = formedQtX{Data: d, q1tx: f.q1tx}
+	}
 	return f.solve(x, opt)
+}
+
+// formedQtX is a prepared sparse X whose Q₁ᵀX the factorisation formed
+// (f.q1tx, kk×M): qtx copies its columns. Its X has no extreme entries
+// (Data.byRows), so qtxScaled is never called.
+type formedQtX struct {
+	*Data
+	q1tx *tensor.Dense
+}
+
+func (d formedQtX) qtx(_ *tensor.Dense, j0, j1 int, dst []float64, stride int) {
+	for i := range d.q1tx.Rows {
+		copy(dst[i*stride:i*stride+j1-j0], d.q1tx.Row(i)[j0:j1])
+	}
 }
 
 // data is the right-hand side X as the solver reads it: a chunk of columns at
