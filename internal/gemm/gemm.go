@@ -43,6 +43,11 @@ type microKernel struct {
 	name   string
 	mr, nr int
 	run    func(k int, a, b []float64, ldb int, c []float64, ldc int, alpha float64, overwrite bool)
+	// narrow, if not nil, is run for a ragged strip of nr < the kernel's
+	// nr columns, computing fewer than the kernel's nr columns (those
+	// beyond nr are zero in the strip); it reports false when it has no
+	// narrower kernel for nr. Its sums are run's, bit for bit.
+	narrow func(nr, k int, a, b []float64, ldb int, c []float64, ldc int, alpha float64, overwrite bool) bool
 }
 
 // minParallelFlops is the work below which Dgemm stays on one goroutine.
@@ -188,11 +193,16 @@ type Workspace struct {
 // m×n×k with B transposed (tB) or not needs: the packed block of op(A),
 // and the packed panel of op(B) (only its ragged last strip when op(B) is
 // read in place).
-func Need(tB bool, m, n, k int) (a, b int) {
+func Need(tB bool, m, n, k int) (a, b int) { return need(tB, m, n, k, n) }
+
+// need is Need for op(B) with leading dimension ldb (Need assumes the
+// least, n: a B with rows further apart may be packed where Need's was
+// read in place, and the workspace then grows at the product).
+func need(tB bool, m, n, k, ldb int) (a, b int) {
 	kern := kernel
 	round := func(x, r int) int { return (x + r - 1) / r * r }
 	a = round(min(m, mc), kern.mr) * min(k, kc)
-	if direct(tB, m) {
+	if direct(tB, m, k, ldb) {
 		return a, min(k, kc) * kern.nr
 	}
 	return a, min(k, kc) * round(min(n, nc), kern.nr)
@@ -209,20 +219,35 @@ func (ws *Workspace) Grow(a, b int) {
 	}
 }
 
-// direct reports whether serial reads op(B) in place: with one block of rows
-// of C, each strip of B is used only while it is in L1, so copying it to a
-// packed panel first would only add a pass over B.
-func direct(tB bool, m int) bool { return !tB && m <= mc }
+// direct reports whether serial reads op(B) (k×n, row stride ldb) in
+// place: with one block of rows of C, each strip of B is used only while it
+// is in cache, so copying it to a packed panel first would only add a pass
+// over B — while B is small enough to stay in cache from one product to
+// the next (at most directMaxSpan floats from its first row to its last).
+// A larger B comes from memory, where the kernel's reads down a strip of
+// 24 columns, a row apart, stall; packing reads its rows whole (packB).
+func direct(tB bool, m, k, ldb int) bool { return !tB && m <= mc && k*ldb <= directMaxSpan }
+
+// directMaxSpan is the largest B, in floats, that direct reads in place:
+// 2²⁰ (8 MiB, twice this machine's L2). Measured (a solve's QᵀX, Qᵀ 50×N
+// times X N×M in chunks of M/8 columns on 2 workers, in place → packed):
+// N = M = 2000 (4·10⁶ floats) 8.95–9.01 → 7.15–7.17 ms; N = 500, M = 1000
+// (5·10⁵ floats) 0.37–0.38 → 0.43–0.46 ms.
+const directMaxSpan = 1 << 20
 
 // pool holds the workspaces of Dgemm.
 var pool = sync.Pool{New: func() any { return new(Workspace) }}
 
 // serial is the blocked product on one goroutine: C += α·op(A)·op(B).
 func serial(tA, tB bool, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, c []float64, ldc int, overwrite bool, buf *Workspace) {
-	kern := kernel
+	serialKernel(kernel, tA, tB, m, n, k, alpha, a, lda, b, ldb, c, ldc, overwrite, buf)
+}
+
+// serialKernel is serial with the micro-kernel kern (tests compare kernels).
+func serialKernel(kern microKernel, tA, tB bool, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, c []float64, ldc int, overwrite bool, buf *Workspace) {
 	MR, NR := kern.mr, kern.nr
-	buf.Grow(Need(tB, m, n, k))
-	direct := direct(tB, m)
+	buf.Grow(need(tB, m, n, k, ldb))
+	direct := direct(tB, m, k, ldb)
 	for j0 := 0; j0 < n; j0 += nc {
 		nb := min(nc, n-j0)
 		for p0 := 0; p0 < k; p0 += kc {
@@ -272,7 +297,9 @@ func macro(kern microKernel, mb, nb, kb int, alpha float64, pa, pb, direct []flo
 				kern.run(kb, ap, bp, bstride, c[ir*ldc+jr:], ldc, alpha, overwrite)
 				continue
 			}
-			kern.run(kb, ap, bp, bstride, tile[:], NR, alpha, true)
+			if nr == NR || kern.narrow == nil || !kern.narrow(nr, kb, ap, bp, bstride, tile[:], NR, alpha, true) {
+				kern.run(kb, ap, bp, bstride, tile[:], NR, alpha, true)
+			}
 			for i := 0; i < mr; i++ {
 				row := c[(ir+i)*ldc+jr : (ir+i)*ldc+jr+nr]
 				t := tile[i*NR : i*NR+nr]
@@ -344,14 +371,26 @@ func packA(MR int, tA bool, mb, kb int, a []float64, lda, i0, p0 int, dst []floa
 			}
 			continue
 		}
+		// The strip's rows read side by side, each step p's mr values
+		// stored together (as pack8 does for eight): storing one row at a
+		// time wrote every line of the strip mr times, which for a strip of
+		// B (mr up to 24, kb·24 values: all of L1) went to L2 and back.
+		var rows [maxStrip][]float64
 		for r := 0; r < mr; r++ {
-			src := a[(i0+s+r)*lda+p0 : (i0+s+r)*lda+p0+kb]
-			for p, v := range src {
-				d[p*MR+r] = v
+			rows[r] = a[(i0+s+r)*lda+p0 : (i0+s+r)*lda+p0+kb]
+		}
+		for p := 0; p < kb; p++ {
+			q := d[p*MR : p*MR+mr]
+			for r := range q {
+				q[r] = rows[r][p]
 			}
 		}
 	}
 }
+
+// maxStrip bounds the rows of a packed strip over the kernels (their mr
+// and nr).
+const maxStrip = 24
 
 // zeros is a row of kc zeros that pack8 reads in place of the rows past
 // the end of a ragged strip. It is never written.
@@ -379,7 +418,24 @@ func pack8(d []float64, rows *[8][]float64) {
 // (the kernel's nr) columns: strip s holds, for each p, the NR values op(B)[p0+p][j0+s·NR+c]
 // (zero past the last column). That is packA of op(B)ᵀ, whose rows are
 // op(B)'s columns: op(B)ᵀ = Bᵀ stored as b with the transpose flag flipped.
+//
+// A B that is not transposed is read a row at a time, each row's strips
+// stored before the next row is read (the last, ragged strip apart): rows
+// of B come from memory in order, not 24 columns at a time.
 func packB(NR int, tB bool, kb, nb int, b []float64, ldb, p0, j0 int, dst []float64) {
+	if !tB && nb >= NR {
+		full := nb / NR * NR
+		for p := 0; p < kb; p++ {
+			row := b[(p0+p)*ldb+j0 : (p0+p)*ldb+j0+full]
+			for s := 0; s < full; s += NR {
+				copy(dst[s*kb+p*NR:s*kb+p*NR+NR], row[s:s+NR])
+			}
+		}
+		if full < nb {
+			packA(NR, true, nb-full, kb, b, ldb, j0+full, p0, dst[full*kb:])
+		}
+		return
+	}
 	packA(NR, !tB, nb, kb, b, ldb, j0, p0, dst)
 }
 

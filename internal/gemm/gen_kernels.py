@@ -76,20 +76,30 @@ def gen6x8():
     return '\n'.join(lines)
 
 
-def gen8x24():
-    lines = header('kernel8x24', 8, 24, 'Z8-Z31', [
-        '// (three registers a row); per p it loads 24 values of b, broadcasts 8 of',
-        '// a and issues 24 FMAs.'])
-    for r in range(8, 32):
+def gen8xn(nr):
+    """The AVX-512 kernel 8 x nr, nr a multiple of 8 up to 24: 8x24 is the
+    main one; 8x8 and 8x16 serve a ragged last strip of at most 8 or 16
+    columns (reading the strip's packed panel, whose stride is 24), where
+    the 8x24 one would compute columns that are thrown away."""
+    per_row = nr // 8
+    names = {1: 'one register', 2: 'two registers', 3: 'three registers'}
+    last = 8 + 8 * per_row - 1
+    lines = header(f'kernel8x{nr}', 8, nr, f'Z8-Z{last}', [
+        f'// ({names[per_row]} a row); per p it loads {nr} values of b, broadcasts 8 of',
+        f'// a and issues {8 * per_row} FMAs.'])
+    if nr != 24:  # one #include per file: the 8x24 kernel comes first
+        lines = lines[2:]
+    for r in range(8, last + 1):
         lines.append(f'\tVPXORQ Z{r}, Z{r}, Z{r}')
 
     def step(aoff):
-        return kstep('Z', 8, 3, 8, 64, aoff)
-    lines += ['', 'loop:']
+        return kstep('Z', 8, per_row, 8, 64, aoff)
+    loop = f'loop{nr}'
+    lines += ['', f'{loop}:']
     lines += step(0)
-    lines += ['\tADDQ $64, SI', '\tDECQ CX', '\tJNZ loop', '', '\tVBROADCASTSD alpha+48(FP), Z0',
-              '\tMOVBLZX overwrite+56(FP), AX', '\tTESTL AX, AX', '\tJNZ overwrite']
-    lines += epilogue('Z', 8, 3, 8, 64)
+    lines += ['\tADDQ $64, SI', '\tDECQ CX', f'\tJNZ {loop}', '', '\tVBROADCASTSD alpha+48(FP), Z0',
+              '\tMOVBLZX overwrite+56(FP), AX', '\tTESTL AX, AX', f'\tJNZ overwrite{nr}']
+    lines += [l.replace('overwrite:', f'overwrite{nr}:') for l in epilogue('Z', 8, per_row, 8, 64)]
     return '\n'.join(lines)
 
 
@@ -97,4 +107,4 @@ if __name__ == '__main__':
     with open('kernel_amd64.s', 'w') as f:
         f.write(gen6x8())
     with open('kernel_avx512_amd64.s', 'w') as f:
-        f.write(gen8x24())
+        f.write('\n'.join(gen8xn(nr) for nr in (24, 16, 8)))

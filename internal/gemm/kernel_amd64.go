@@ -17,6 +17,16 @@ func kernel6x8(k int, a, b, c *float64, ldc, ldb int, alpha float64, overwrite b
 //go:noescape
 func kernel8x24(k int, a, b, c *float64, ldc, ldb int, alpha float64, overwrite bool)
 
+// kernel8x16 and kernel8x8 are kernel8x24 for 16 and 8 columns (two and one
+// ZMM registers a row), for a ragged last strip of B: the same sums, by the
+// same steps, for the columns they compute.
+//
+//go:noescape
+func kernel8x16(k int, a, b, c *float64, ldc, ldb int, alpha float64, overwrite bool)
+
+//go:noescape
+func kernel8x8(k int, a, b, c *float64, ldc, ldb int, alpha float64, overwrite bool)
+
 var (
 	avx2Kernel = microKernel{name: "avx2", mr: 6, nr: 8, run: func(k int, a, b []float64, ldb int, c []float64, ldc int, alpha float64, overwrite bool) {
 		_ = a[k*6-1]
@@ -29,6 +39,22 @@ var (
 		_ = b[(k-1)*ldb+23]
 		_ = c[7*ldc+23]
 		kernel8x24(k, &a[0], &b[0], &c[0], ldc, ldb, alpha, overwrite)
+	}, narrow: func(nr, k int, a, b []float64, ldb int, c []float64, ldc int, alpha float64, overwrite bool) bool {
+		switch {
+		case nr <= 8:
+			_ = a[k*8-1]
+			_ = b[(k-1)*ldb+7]
+			_ = c[7*ldc+7]
+			kernel8x8(k, &a[0], &b[0], &c[0], ldc, ldb, alpha, overwrite)
+		case nr <= 16:
+			_ = a[k*8-1]
+			_ = b[(k-1)*ldb+15]
+			_ = c[7*ldc+15]
+			kernel8x16(k, &a[0], &b[0], &c[0], ldc, ldb, alpha, overwrite)
+		default:
+			return false
+		}
+		return true
 	}}
 )
 

@@ -1,0 +1,80 @@
+package gemm
+
+// PackedA is op(A) (m×k) packed once, in the panels serial packs it into,
+// for many products op(A)·op(B) with different B: a solve's Qᵀ·X[:, chunk]
+// for every chunk of columns packs Qᵀ once instead of once per chunk. A
+// product from a PackedA is the product from A bit for bit: the
+// micro-kernel reads the same values in the same order. It holds its own
+// copy (m·k floats, m rounded up to whole strips) and a reference to A,
+// which must not change while the PackedA is in use; it is read-only and
+// may be shared by concurrent products.
+type PackedA struct {
+	m, k int
+	kern microKernel
+	data []float64 // for each block of kc along k: the strips of mr rows, kb·mr each
+
+	// The operand as given, for a BLAS installed with blas64.Use.
+	tA  bool
+	a   []float64
+	lda int
+}
+
+// PackA packs op(A) (m×k, as for Dgemm) on the calling goroutine. It
+// panics if the arguments do not describe a matrix.
+func PackA(tA bool, m, k int, a []float64, lda int) *PackedA {
+	checkArgs(tA, false, m, 0, k, a, lda, nil, 1, nil, 1)
+	kern := kernel
+	mp := (m + kern.mr - 1) / kern.mr * kern.mr
+	p := &PackedA{m: m, k: k, kern: kern, data: make([]float64, mp*k), tA: tA, a: a, lda: lda}
+	for p0 := 0; p0 < k; p0 += kc {
+		kb := min(kc, k-p0)
+		for i0 := 0; i0 < m; i0 += mc {
+			packA(kern.mr, tA, min(mc, m-i0), kb, a, lda, i0, p0, p.data[p0*mp+i0*kb:])
+		}
+	}
+	return p
+}
+
+// SerialPacked is Serial for a packed op(A) (m×k): C = α·op(A)·op(B) + β·C
+// with op(B) k×n and C m×n as for Dgemm, on the calling goroutine with the
+// caller's workspace (only its B panel and tile are used), or a pooled one
+// if ws is nil. It panics as Dgemm does.
+func SerialPacked(pa *PackedA, tB bool, n int, alpha float64, b []float64, ldb int, beta float64, c []float64, ldc int, ws *Workspace) {
+	if ws == nil {
+		ws = pool.Get().(*Workspace)
+		defer pool.Put(ws)
+	}
+	m, k := pa.m, pa.k
+	work, overwrite := prologue(pa.tA, tB, m, n, k, alpha, pa.a, pa.lda, b, ldb, beta, c, ldc)
+	if !work {
+		return
+	}
+	kern := pa.kern
+	if kern.mr != kernel.mr || kern.nr != kernel.nr {
+		panic("gemm: SerialPacked: packed for another kernel")
+	}
+	NR := kern.nr
+	mp := (m + kern.mr - 1) / kern.mr * kern.mr
+	_, nbuf := need(tB, m, n, k, ldb)
+	ws.Grow(0, nbuf)
+	direct := direct(tB, m, k, ldb)
+	for j0 := 0; j0 < n; j0 += nc {
+		nb := min(nc, n-j0)
+		for p0 := 0; p0 < k; p0 += kc {
+			kb := min(kc, k-p0)
+			var bsrc []float64
+			if direct {
+				bsrc = b[p0*ldb+j0:]
+				if full := nb / NR * NR; full < nb {
+					packB(NR, tB, kb, nb-full, b, ldb, p0, j0+full, ws.b)
+				}
+			} else {
+				packB(NR, tB, kb, nb, b, ldb, p0, j0, ws.b)
+			}
+			for i0 := 0; i0 < m; i0 += mc {
+				mb := min(mc, m-i0)
+				macro(kern, mb, nb, kb, alpha, pa.data[p0*mp+i0*kb:], ws.b, bsrc, ldb, c[i0*ldc+j0:], ldc, overwrite && p0 == 0, &ws.tile)
+			}
+		}
+	}
+}
