@@ -266,6 +266,19 @@ func (d denseData) qtx(q *tensor.Dense, j0, j1 int, dst []float64, stride int) {
 	gemmSerial(blas.Trans, blas.NoTrans, 1, q.RawMatrix(), xs, 0, blas64.General{Rows: q.Cols, Cols: j1 - j0, Stride: stride, Data: dst})
 }
 
+// packedQ is a dense X for a solve in several chunks: qtx reads Qᵀ from
+// qt, packed once for all of them (gemm.PackA), with the same products bit
+// for bit.
+type packedQ struct {
+	denseData
+	qt *gemm.PackedA
+}
+
+func (d packedQ) qtx(_ *tensor.Dense, j0, j1 int, dst []float64, stride int) {
+	x := d.x
+	gemm.SerialPacked(d.qt, false, j1-j0, 1, x.Data[j0:], x.Stride, 0, dst, stride, nil)
+}
+
 func (d denseData) colMax(j0, j1 int, dst []float64) {
 	dst = dst[:j1-j0]
 	clear(dst)
@@ -437,6 +450,10 @@ func (f *Factor) solve(x data, opt *Options) (*Result, error) {
 		return res, nil // S = 0 is the solution
 	}
 	cs := chunkFor(m, workers)
+	if dd, ok := x.(denseData); ok && cs < m && f.q != nil {
+		// Qᵀ packed once for every chunk's QᵀX, not once per chunk.
+		x = packedQ{denseData: dd, qt: gemm.PackA(true, f.q.Cols, n, f.q.Data, f.q.Stride)}
+	}
 	tau := tolFor(o.Tol, p, kk)
 	bufs := make([]*chunkBuf, parallel.Workers(m, cs, workers))
 	for i := range bufs {
