@@ -450,7 +450,11 @@ func (f *Factor) solve(x data, opt *Options) (*Result, error) {
 		return res, nil // S = 0 is the solution
 	}
 	cs := chunkFor(m, workers)
-	if dd, ok := x.(denseData); ok && cs < m && f.q != nil {
+	dd, ok := x.(denseData)
+	if d, prepared := x.(*Data); prepared {
+		dd, ok = d.data.(denseData)
+	}
+	if ok && cs < m && f.q != nil {
 		// Qᵀ packed once for every chunk's QᵀX, not once per chunk.
 		x = packedQ{denseData: dd, qt: gemm.PackA(true, f.q.Cols, n, f.q.Data, f.q.Stride)}
 	}

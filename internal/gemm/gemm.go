@@ -428,7 +428,15 @@ func packB(NR int, tB bool, kb, nb int, b []float64, ldb, p0, j0 int, dst []floa
 		for p := 0; p < kb; p++ {
 			row := b[(p0+p)*ldb+j0 : (p0+p)*ldb+j0+full]
 			for s := 0; s < full; s += NR {
-				copy(dst[s*kb+p*NR:s*kb+p*NR+NR], row[s:s+NR])
+				d := dst[s*kb+p*NR : s*kb+p*NR+NR]
+				switch NR { // fixed-size moves: copy's call to memmove cost more than 24 values
+				case 24:
+					*(*[24]float64)(d) = [24]float64(row[s : s+24])
+				case 8:
+					*(*[8]float64)(d) = [8]float64(row[s : s+8])
+				default:
+					copy(d, row[s:s+NR])
+				}
 			}
 		}
 		if full < nb {
