@@ -102,7 +102,7 @@ func (f *Factor) cholQR2(a *tensor.Dense, workers int) bool {
 	if !cholQRShape(a.Rows, a.Cols) {
 		return false
 	}
-	return f.cholQR2Run(a, nil, workers)
+	return f.cholQR2Run(a, nil, nil, workers)
 }
 
 // cholQRShape reports whether NewFactor tries cholQR2 on an n×k A: from
@@ -120,7 +120,7 @@ func cholQRShape(n, k int) bool {
 // rows, by rows) is not nil, step 2 also forms Q₁ᵀX
 // (kk×M) into f.q1tx from each block of Q₁ while the block is in cache, and
 // Q₁ itself is not kept (f.q is nil): see fusedQtX.
-func (f *Factor) cholQR2Run(a *tensor.Dense, xr *xRows, workers int) bool {
+func (f *Factor) cholQR2Run(a *tensor.Dense, xr *xRows, pre []float64, workers int) bool {
 	n, k := a.Rows, a.Cols
 	rows := cholQRRows(k)
 	nb := (n + rows - 1) / rows
@@ -156,6 +156,63 @@ func (f *Factor) cholQR2Run(a *tensor.Dense, xr *xRows, workers int) bool {
 			}
 		}
 		return t, m
+	}
+
+	// pass2 is step 2 for the columns cols of A and R' (rs, len(cols)²,
+	// upper triangular, unscaled: Q₁ = A_cols·R'⁻¹) with dinv its
+	// reciprocal diagonal: Q₁ into q (or, with X, Q₁ᵀX into fx) and
+	// G₂ = Q₁ᵀQ₁.
+	pass2 := func(cols []int, rs, dinv []float64) (q *tensor.Dense, fx *fusedQtX, g2 []float64) {
+		// Step 2: Q₁ᵀ = R'⁻ᵀAᵀ by forward substitution along the rows of each
+		// transposed block, G₂ = Q₁ᵀQ₁, and Q₁ by rows into q.
+		kk := len(cols)
+		if xr != nil {
+			fx = newFusedQtX(nb, xr.m, kk)
+		} else {
+			q = getDense(n, kk)
+		}
+		parts := parts[:nb*kk*kk]
+		step2 := func(wi, b, g int) {
+			t, m := blockT(wi, b, cols)
+			for c := range kk {
+				x := blas64.Vector{N: m, Inc: 1, Data: t[c*m : (c+1)*m]}
+				blas64.Scal(dinv[c], x)
+				for d := c + 1; d < kk; d++ {
+					blas64.Axpy(-rs[c*kk+d], x, blas64.Vector{N: m, Inc: 1, Data: t[d*m : (d+1)*m]})
+				}
+			}
+			gramRows(parts[b*kk*kk:(b+1)*kk*kk], t, m, kk)
+			r0 := b * rows
+			if fx != nil {
+				fx.add(g, xr, t, r0, m)
+				return
+			}
+			for r := range m {
+				dst := q.Row(r0 + r)
+				for c := range dst {
+					dst[c] = t[c*m+r]
+				}
+			}
+		}
+		if fx != nil { // by groups of blocks, each in order (fusedQtX)
+			parallel.ForChunks(fx.groups, 1, nw, func(wi, g0, g1 int) {
+				for g := g0; g < g1; g++ {
+					for b := fx.first(g); b < fx.first(g+1); b++ {
+						step2(wi, b, g)
+					}
+				}
+			})
+		} else {
+			parallel.ForChunks(nb, 1, nw, func(wi, b0, b1 int) {
+				for b := b0; b < b1; b++ {
+					step2(wi, b, 0)
+				}
+			})
+		}
+		return q, fx, sumParts(parts, nb, kk*kk)
+	}
+	if pre != nil && f.preconditioned(a, pre, pass2) {
+		return true
 	}
 
 	// Step 1: G₀ = AᵀA.
@@ -224,54 +281,7 @@ func (f *Factor) cholQR2Run(a *tensor.Dense, xr *xRows, workers int) bool {
 		dinv[c] = 1 / rs[c*kk+c]
 	}
 
-	// Step 2: Q₁ᵀ = R'⁻ᵀAᵀ by forward substitution along the rows of each
-	// transposed block, G₂ = Q₁ᵀQ₁, and Q₁ by rows into q.
-	var q *tensor.Dense
-	var fx *fusedQtX
-	if xr != nil {
-		fx = newFusedQtX(nb, xr.m, kk)
-	} else {
-		q = getDense(n, kk)
-	}
-	parts = parts[:nb*kk*kk]
-	step2 := func(wi, b, g int) {
-		t, m := blockT(wi, b, cols)
-		for c := range kk {
-			x := blas64.Vector{N: m, Inc: 1, Data: t[c*m : (c+1)*m]}
-			blas64.Scal(dinv[c], x)
-			for d := c + 1; d < kk; d++ {
-				blas64.Axpy(-rs[c*kk+d], x, blas64.Vector{N: m, Inc: 1, Data: t[d*m : (d+1)*m]})
-			}
-		}
-		gramRows(parts[b*kk*kk:(b+1)*kk*kk], t, m, kk)
-		r0 := b * rows
-		if fx != nil {
-			fx.add(g, xr, t, r0, m)
-			return
-		}
-		for r := range m {
-			dst := q.Row(r0 + r)
-			for c := range dst {
-				dst[c] = t[c*m+r]
-			}
-		}
-	}
-	if fx != nil { // by groups of blocks, each in order (fusedQtX)
-		parallel.ForChunks(fx.groups, 1, nw, func(wi, g0, g1 int) {
-			for g := g0; g < g1; g++ {
-				for b := fx.first(g); b < fx.first(g+1); b++ {
-					step2(wi, b, g)
-				}
-			}
-		})
-	} else {
-		parallel.ForChunks(nb, 1, nw, func(wi, b0, b1 int) {
-			for b := b0; b < b1; b++ {
-				step2(wi, b, 0)
-			}
-		})
-	}
-	r2 := sumParts(parts, nb, kk*kk)
+	q, fx, r2 := pass2(cols, rs, dinv)
 	if !cholUpper(r2, kk, dinv) {
 		if q != nil {
 			putDense(q)
@@ -307,6 +317,135 @@ func (f *Factor) cholQR2Run(a *tensor.Dense, xr *xRows, workers int) bool {
 		f.q1tx = fx.sum()
 	}
 	return true
+}
+
+// preconditionedTol bounds ‖G₂ − I‖_F for the one-pass factorisation: the
+// computed G₂ is within about γ_N of Q₁ᵀQ₁ entrywise (Q₁'s columns have
+// norm near 1), so the exact ‖Q₁ᵀQ₁ − I‖ stays below 5/64, the bound under
+// which CholeskyQR2's second pass has Householder QR's guarantees
+// (κ₂(Q₁) < 1.09; Yamamoto et al. 2015).
+const preconditionedTol = 1.0 / 16
+
+// preconditioned factorises A (all k columns) in one pass of step 2, with
+// pre (k×k, upper triangular, row-major) in place of step 1's R' = R₁·D:
+// pre is the unscaled R of a nearby A (Factor.unscaledR of the previous
+// epoch's), so that Q₁ = A·pre⁻¹ is already nearly orthonormal and step
+// 1's pass over A (G₀ = AᵀA) is not needed. Step 2 then runs as in
+// cholQR2 (pass2), and the result is accepted only if the computed G₂ =
+// Q₁ᵀQ₁ is within preconditionedTol of I in Frobenius norm, the condition
+// under which CholeskyQR on Q₁ — cholQR2's second pass — is as accurate as
+// Householder QR; otherwise it returns false, having set nothing, and
+// cholQR2 runs both passes. With R₂ the Cholesky factor of G₂, A = Q·R₂·pre
+// with Q = Q₁·R₂⁻¹; the column norms of A are those of R₂·pre (Q is
+// orthonormal to working precision), and R = R₂·pre·D⁻¹. Q₁'s rows are
+// each a backward-stable substitution with pre, as with R' in cholQR2, and
+// ‖pre‖ ≤ 1.09·‖A‖ under the test, so the residual bound is cholQR2's up
+// to that factor.
+func (f *Factor) preconditioned(a *tensor.Dense, pre []float64, pass2 func(cols []int, rs, dinv []float64) (*tensor.Dense, *fusedQtX, []float64)) bool {
+	k := a.Cols
+	if len(pre) != k*k {
+		return false
+	}
+	ints := make([]int, 2*k)
+	pos, cols := ints[:k], ints[k:]
+	dinv := make([]float64, k)
+	for c := range k {
+		pos[c], cols[c] = c, c
+		d := pre[c*k+c]
+		if !(d > 0 && d <= math.MaxFloat64) {
+			return false
+		}
+		dinv[c] = 1 / d
+	}
+	q, fx, g2 := pass2(cols, pre, dinv)
+	release := func() {
+		if q != nil {
+			putDense(q)
+		}
+		if fx != nil {
+			putDense(fx.buf)
+		}
+	}
+	var dev float64
+	for i := range k {
+		for j := range k {
+			d := g2[i*k+j]
+			if i == j {
+				d--
+			}
+			dev += d * d
+		}
+	}
+	if !(math.Sqrt(dev) <= preconditionedTol) {
+		release()
+		return false
+	}
+	r2 := append([]float64(nil), g2...)
+	if !cholUpper(r2, k, dinv) {
+		release()
+		return false
+	}
+	for i := 1; i < k; i++ {
+		clear(r2[i*k : i*k+i])
+	}
+	x2 := append([]float64(nil), r2...)
+	if !lapack64.Trtri(blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: k, Stride: k, Data: x2}) {
+		release()
+		return false
+	}
+	r := make([]float64, k*k) // R₂·pre, then scaled by columns
+	for i := range k {
+		for j := i; j < k; j++ {
+			var s float64
+			for l := i; l <= j; l++ {
+				s += r2[i*k+l] * pre[l*k+j]
+			}
+			r[i*k+j] = s
+		}
+	}
+	norms := make([]float64, k)
+	for j := range k {
+		var s float64
+		for i := 0; i <= j; i++ {
+			s += r[i*k+j] * r[i*k+j]
+		}
+		if !(s >= cholQRTiny && s <= cholQRHuge) {
+			release()
+			return false
+		}
+		norms[j] = math.Sqrt(s)
+	}
+	for i := range k {
+		for j := i; j < k; j++ {
+			r[i*k+j] /= norms[j]
+		}
+	}
+	f.pos, f.cols, f.norm = pos, cols, norms
+	f.kk, f.p = k, k
+	f.q, f.qx, f.r = q, x2, r
+	if fx != nil {
+		f.q1tx = fx.sum()
+	}
+	f.onePass = true
+	return true
+}
+
+// unscaledR returns R·D (k×k, upper triangular: A = Q·R·D, D the column
+// norms), the preconditioner of a one-pass factorisation of a nearby A
+// (preconditioned), for a factorisation by CholeskyQR2 of an A with no
+// zero column; nil otherwise.
+func (f *Factor) unscaledR() []float64 {
+	if f.qx == nil || f.kk != f.k || f.p != f.k {
+		return nil
+	}
+	k := f.k
+	u := make([]float64, k*k)
+	for i := range k {
+		for j := i; j < k; j++ {
+			u[i*k+j] = f.r[i*k+j] * f.norm[j]
+		}
+	}
+	return u
 }
 
 // fusedQtXGroups is the most groups of blocks fusedQtX sums apart: enough

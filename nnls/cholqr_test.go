@@ -197,7 +197,7 @@ func BenchmarkFactorShapes(b *testing.B) {
 		b.Run(fmt.Sprintf("%dx%d/cholqr2", sh[0], sh[1]), func(b *testing.B) {
 			for b.Loop() {
 				f := &Factor{n: a.Rows, k: a.Cols}
-				if !f.cholQR2Run(a, nil, 2) {
+				if !f.cholQR2Run(a, nil, nil, 2) {
 					b.Fatal("cholQR2 refused a uniform A")
 				}
 				f.releaseQ()

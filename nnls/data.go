@@ -23,14 +23,41 @@ import (
 // Those solves add QᵀX's terms in another order (row blocks in fixed groups
 // rather than column by column), so they agree with SolveSparse's to
 // rounding, not bit for bit; they do not depend on the number of workers.
+//
+// Where A is factorised by CholeskyQR2, a solve also keeps A's R (k² floats)
+// and the next solve tries to factorise its A in one pass with it as a
+// preconditioner, accepted only where that is as accurate as the two
+// passes (see the package doc); a training loop's A changes little from
+// one epoch to the next. So a solve's result depends, to rounding, on the
+// A of the solve before it on the same Data.
 type Data struct {
 	data    // denseData or sparseData
 	extreme bool
 	sqNorm  float64
 
 	mu     sync.Mutex
-	solves int    // SolveData calls so far, up to 2
-	xr     *xRows // a sparse X by rows, from the second solve on
+	solves int       // SolveData calls so far, up to 2
+	xr     *xRows    // a sparse X by rows, from the second solve on
+	pre    []float64 // the last solve's A's R·D (Factor.unscaledR), or nil
+}
+
+// preconditioner returns a copy of the last solve's R·D if it is k×k, else
+// nil: with it the next factorisation of a nearby A (the next epoch's)
+// can skip a pass over A (Factor.preconditioned).
+func (d *Data) preconditioner(k int) []float64 {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if len(d.pre) != k*k {
+		return nil
+	}
+	return append([]float64(nil), d.pre...)
+}
+
+// setPreconditioner keeps u (nil forgets the last one).
+func (d *Data) setPreconditioner(u []float64) {
+	d.mu.Lock()
+	d.pre = u
+	d.mu.Unlock()
 }
 
 // byRows returns X by rows for the factorisation to form QᵀX with

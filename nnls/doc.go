@@ -27,7 +27,15 @@
 // or, when A is tall (2048 rows or more) and narrow (fewer than 32
 // columns) and cond(Ã) is small enough for its error bounds to be
 // Householder's (below a few thousand at 45,534×10), by CholeskyQR2 on all
-// cores, about three times as fast there (Q is then kept as Q₁·R₂⁻¹). Each
+// cores, about three times as fast there (Q is then kept as Q₁·R₂⁻¹; the
+// same from 600 rows and 16 rows a column for 32 columns or more where the
+// blocked QR does not fit). For a prepared X (Data), solved every epoch
+// against an A that changes a little, the factorisation starts from the
+// previous A's R: Q₁ = A·(R·D)⁻¹ is then nearly orthonormal, the first
+// pass (AᵀA) is skipped, and the result is accepted only if the computed
+// ‖Q₁ᵀQ₁ − I‖_F ≤ 1/16, the condition under which CholeskyQR2's second pass
+// has Householder's guarantees; else both passes run. With a sparse X,
+// QᵀX is formed inside that pass (Data). Each
 // column is then the k-row problem min ‖d − R·s‖ with d = Qᵀx, which has
 // the same solution; QᵀX costs the same GEMM as AᵀX, done in column chunks
 // on all cores, and cond(R) = cond(Ã). Every column is solved on one of two

@@ -33,25 +33,26 @@ const rcondSchur = 1e-4
 // nonzero columns scaled to unit norm, and the Gram matrix of the scaled
 // columns. It is read-only once built and may be shared by concurrent solves.
 type Factor struct {
-	n, k  int
-	cols  []int         // the nonzero columns of A, in order; kk = len(cols)
-	pos   []int         // pos[i] is i's place in cols, or −1 for a zero column
-	kk, p int           // p = min(n, kk) is the number of rows of R
-	norm  []float64     // ‖a_cols[c]‖
-	q     *tensor.Dense // n×p: the first p columns of Q, or Q₁ with Q = Q₁·qx
-	qx    []float64     // nil, or kk×kk upper triangular: Q = q·qx (cholQR2)
-	q1tx  *tensor.Dense // nil, or kk×M: Q₁ᵀX, formed by cholQR2 with X (q is then nil)
-	r     []float64     // p×kk, row-major, upper trapezoidal: Ã = Q·R
-	rabs  []float64     // |R|, for rounding bounds
-	rt    []float64     // kk×p, row-major: Rᵀ, so that Rᵀv is a dot product per entry
-	rabsT []float64     // |R|ᵀ, likewise
-	rdinv []float64     // 1/R_ii (only on the fast path)
-	g, h  []float64     // kk×kk, both triangles: G = RᵀR; H = G⁻¹ (only if trustH)
-	rcond float64       // reciprocal 1-norm condition estimate of R; 0 if rank deficient
-	rank  int           // numerical rank of Ã (kk on the fast path)
-	fast  bool          // rcond ≥ rcondFast
-	trust bool          // rcond ≥ rcondSchur: H is formed
-	batch bool          // columns with a full support are solved together (trust; off only in tests)
+	n, k    int
+	cols    []int         // the nonzero columns of A, in order; kk = len(cols)
+	pos     []int         // pos[i] is i's place in cols, or −1 for a zero column
+	kk, p   int           // p = min(n, kk) is the number of rows of R
+	norm    []float64     // ‖a_cols[c]‖
+	q       *tensor.Dense // n×p: the first p columns of Q, or Q₁ with Q = Q₁·qx
+	qx      []float64     // nil, or kk×kk upper triangular: Q = q·qx (cholQR2)
+	q1tx    *tensor.Dense // nil, or kk×M: Q₁ᵀX, formed by cholQR2 with X (q is then nil)
+	r       []float64     // p×kk, row-major, upper trapezoidal: Ã = Q·R
+	rabs    []float64     // |R|, for rounding bounds
+	rt      []float64     // kk×p, row-major: Rᵀ, so that Rᵀv is a dot product per entry
+	rabsT   []float64     // |R|ᵀ, likewise
+	rdinv   []float64     // 1/R_ii (only on the fast path)
+	g, h    []float64     // kk×kk, both triangles: G = RᵀR; H = G⁻¹ (only if trustH)
+	rcond   float64       // reciprocal 1-norm condition estimate of R; 0 if rank deficient
+	rank    int           // numerical rank of Ã (kk on the fast path)
+	onePass bool          // factorised in one pass with a preconditioner (Factor.preconditioned)
+	fast    bool          // rcond ≥ rcondFast
+	trust   bool          // rcond ≥ rcondSchur: H is formed
+	batch   bool          // columns with a full support are solved together (trust; off only in tests)
 }
 
 // K returns the number of columns of A.
@@ -125,17 +126,21 @@ func NewFactor(a *tensor.Dense) (*Factor, error) { return newFactor(a, runtimeWo
 // newFactor is NewFactor on up to workers goroutines (only a tall A's
 // QR, cholQR2 or tsqr, uses more than one). The result does not depend on
 // workers.
-func newFactor(a *tensor.Dense, workers int) (*Factor, error) { return newFactorX(a, nil, workers) }
+func newFactor(a *tensor.Dense, workers int) (*Factor, error) {
+	return newFactorX(a, nil, nil, workers)
+}
 
 // newFactorX is newFactor that, if xr (a sparse X by rows) is not nil and
 // A takes the cholQR2 path, also forms Q₁ᵀX with the factorisation
-// (cholQR2) into f.q1tx and does not form Q₁.
-func newFactorX(a *tensor.Dense, xr *xRows, workers int) (*Factor, error) {
+// (cholQR2) into f.q1tx and does not form Q₁; and that, on that path,
+// first tries one pass preconditioned by pre (Factor.preconditioned) if pre
+// is not nil.
+func newFactorX(a *tensor.Dense, xr *xRows, pre []float64, workers int) (*Factor, error) {
 	if err := tensor.CheckNotEmpty("A", a); err != nil {
 		return nil, fmt.Errorf("nnls: %w", err)
 	}
 	f := &Factor{n: a.Rows, k: a.Cols}
-	if !cholQRShape(a.Rows, a.Cols) || !f.cholQR2Run(a, xr, workers) {
+	if !cholQRShape(a.Rows, a.Cols) || !f.cholQR2Run(a, xr, pre, workers) {
 		if err := f.householder(a, workers); err != nil {
 			return nil, err
 		}

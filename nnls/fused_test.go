@@ -48,7 +48,7 @@ func TestFusedQtX(t *testing.T) {
 			require.True(t, cholQRShape(c.n, c.k))
 			a := tensor.Uniform(c.n, c.k, 0, 1, tensor.NewRand(uint64(c.n)))
 			x := sparseRandom(c.n, c.m, c.density, rng)
-			ref, err := newFactorX(a, nil, 2)
+			ref, err := newFactorX(a, nil, nil, 2)
 			require.NoError(t, err)
 			require.NotNil(t, ref.q)
 			want := make([]float64, ref.kk*c.m)
@@ -62,7 +62,7 @@ func TestFusedQtX(t *testing.T) {
 			xr := newXRows(x)
 			var first []float64
 			for _, w := range []int{1, 2, 3, 5} {
-				f, err := newFactorX(a, xr, w)
+				f, err := newFactorX(a, xr, nil, w)
 				require.NoError(t, err)
 				require.Nil(t, f.q, "Q₁ is not kept")
 				require.NotNil(t, f.q1tx)

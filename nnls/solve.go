@@ -200,13 +200,18 @@ func solveData(a *tensor.Dense, x data, opt *Options) (*Result, error) {
 		return nil, fmt.Errorf("nnls: %w: A is %d×%d and X is %d×%d: row counts differ", tensor.ErrShape, a.Rows, a.Cols, n, m)
 	}
 	var xr *xRows
+	var pre []float64
 	d, prepared := x.(*Data)
 	if prepared && a != nil {
 		xr = d.byRows(a.Cols)
+		pre = d.preconditioner(a.Cols)
 	}
-	f, err := newFactorX(a, xr, opt.workers())
+	f, err := newFactorX(a, xr, pre, opt.workers())
 	if err != nil {
 		return nil, err
+	}
+	if prepared {
+		d.setPreconditioner(f.unscaledR())
 	}
 	defer f.releaseQ() // the backward pass reads R, G and H, never Q
 	if f.q1tx != nil {
