@@ -5,6 +5,7 @@ import (
 	"math"
 	"sync"
 
+	"github.com/neuralnmf/neuralnmf/internal/gemm"
 	"github.com/neuralnmf/neuralnmf/tensor"
 )
 
@@ -20,7 +21,12 @@ import (
 // forms QᵀX from each block of Q while the block is in cache, instead of
 // a product over Q's rows at random per chunk of columns: the 20
 // Newsgroups epoch (45,534×1,000, rank 10) takes about 0.87 of the time.
-// Those solves add QᵀX's terms in another order (row blocks in fixed groups
+// A dense X of up to 2²⁵ entries too large to stay in cache is also kept
+// packed in the panels of the products QᵀX from the second solve on (as
+// much memory as X), so that a solve no longer packs X: the same products
+// bit for bit.
+//
+// Those sparse solves add QᵀX's terms in another order (row blocks in fixed groups
 // rather than column by column), so they agree with SolveSparse's to
 // rounding, not bit for bit; they do not depend on the number of workers.
 //
@@ -36,9 +42,10 @@ type Data struct {
 	sqNorm  float64
 
 	mu     sync.Mutex
-	solves int       // SolveData calls so far, up to 2
-	xr     *xRows    // a sparse X by rows, from the second solve on
-	pre    []float64 // the last solve's A's R·D (Factor.unscaledR), or nil
+	solves int           // SolveData calls so far, up to 2
+	xr     *xRows        // a sparse X by rows, from the second solve on
+	xb     *gemm.PackedB // a dense X packed for QᵀX, from the second solve on
+	pre    []float64     // the last solve's A's R·D (Factor.unscaledR), or nil
 }
 
 // preconditioner returns a copy of the last solve's R·D if it is k×k, else
@@ -60,26 +67,49 @@ func (d *Data) setPreconditioner(u []float64) {
 	d.mu.Unlock()
 }
 
-// byRows returns X by rows for the factorisation to form QᵀX with
-// (cholQR2 with X, fusedQtX), made at the second call and kept; nil at the first
-// call (a Data used once, as in a mini-batch step, costs nothing more), for
-// a dense X, for an X with extreme entries (whose chunks are rescaled
-// before QᵀX), and for an X of more than fuseMaxEntries/k columns.
-func (d *Data) byRows(k int) *xRows {
-	x := d.Sparse()
-	if x == nil || d.extreme || x.Cols*k > fuseMaxEntries || x.Rows > math.MaxInt32 || x.Cols > math.MaxInt32 {
-		return nil
-	}
+// prepare counts a solve and returns what the solve of an A with k columns
+// can use from the second solve on (nil before, so that a Data used once,
+// as in a mini-batch step, costs nothing more), made at the first call that
+// can use it and kept:
+//
+//   - for a sparse X, X by rows, from which the factorisation forms QᵀX
+//     (cholQR2 with X, fusedQtX), unless X has extreme entries (whose
+//     chunks are rescaled before QᵀX) or more than fuseMaxEntries/k
+//     columns;
+//   - for a dense X of at most packLimit entries that the products QᵀX
+//     would pack rather than read in place (gemm.ReadsInPlace), X packed
+//     in their panels (gemm.PackB), as much memory as X again.
+func (d *Data) prepare(k, workers int) (*xRows, *gemm.PackedB) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.solves < 2 {
 		d.solves++
 	}
-	if d.xr == nil && d.solves == 2 {
-		d.xr = newXRows(x)
+	if d.solves < 2 {
+		return nil, nil
 	}
-	return d.xr
+	if x := d.Sparse(); x != nil {
+		if d.extreme || x.Cols*k > fuseMaxEntries || x.Rows > math.MaxInt32 || x.Cols > math.MaxInt32 {
+			return nil, nil
+		}
+		if d.xr == nil {
+			d.xr = newXRows(x)
+		}
+		return d.xr, nil
+	}
+	x := d.Dense()
+	if x.Rows*x.Cols > packLimit || gemm.ReadsInPlace(min(x.Rows, k), x.Rows, x.Stride) {
+		return nil, nil
+	}
+	if d.xb == nil {
+		d.xb = gemm.PackB(x.Rows, x.Cols, x.Data, x.Stride, workers)
+	}
+	return nil, d.xb
 }
+
+// packLimit is the most entries of a dense X that prepare packs: 2²⁵
+// (256 MiB, and as much again for the copy).
+const packLimit = 1 << 25
 
 // NewData prepares a dense X (N×M). It returns an error if X is empty or
 // has a non-finite entry.

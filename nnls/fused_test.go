@@ -131,5 +131,31 @@ func TestSolveDataFused(t *testing.T) {
 	}
 	require.Nil(t, de.xr)
 	// Not fused: more than fuseMaxEntries/k columns.
-	require.Nil(t, (&Data{data: sparseData{sparseRandom(10, fuseMaxEntries/8+1, 0, rng)}}).byRows(8))
+	wide := &Data{data: sparseData{sparseRandom(10, fuseMaxEntries/8+1, 0, rng)}}
+	for range 2 {
+		xr, xb := wide.prepare(8, 1)
+		require.Nil(t, xr)
+		require.Nil(t, xb)
+	}
+}
+
+// TestSolveDataPackedX checks a prepared dense X too large to be read in
+// place: from the second solve on it is kept packed for QᵀX, chunks start
+// at its strips, and every solve is Solve's bit for bit, on 1 to 3 workers.
+func TestSolveDataPackedX(t *testing.T) {
+	a := tensor.Uniform(1500, 12, 0, 1, tensor.NewRand(8))
+	x := tensor.Uniform(1500, 800, 0, 1, tensor.NewRand(9))
+	require.False(t, cholQRShape(1500, 12), "Householder: no preconditioner, so the bits can be compared")
+	for _, w := range []int{1, 2, 3} {
+		want, err := Solve(a, x, &Options{Workers: w})
+		require.NoError(t, err)
+		d, err := NewData(x)
+		require.NoError(t, err)
+		for call := 1; call <= 3; call++ {
+			got, err := SolveData(a, d, &Options{Workers: w})
+			require.NoError(t, err)
+			require.Equal(t, call > 1, d.xb != nil, "%d workers, call %d: X packed", w, call)
+			require.Equal(t, want.S.Data, got.S.Data, "%d workers, call %d", w, call)
+		}
+	}
 }

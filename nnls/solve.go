@@ -200,10 +200,11 @@ func solveData(a *tensor.Dense, x data, opt *Options) (*Result, error) {
 		return nil, fmt.Errorf("nnls: %w: A is %d×%d and X is %d×%d: row counts differ", tensor.ErrShape, a.Rows, a.Cols, n, m)
 	}
 	var xr *xRows
+	var xb *gemm.PackedB
 	var pre []float64
 	d, prepared := x.(*Data)
 	if prepared && a != nil {
-		xr = d.byRows(a.Cols)
+		xr, xb = d.prepare(a.Cols, opt.workers())
 		pre = d.preconditioner(a.Cols)
 	}
 	f, err := newFactorX(a, xr, pre, opt.workers())
@@ -217,12 +218,12 @@ func solveData(a *tensor.Dense, x data, opt *Options) (*Result, error) {
 	if f.q1tx != nil {
 		x = formedQtX{Data: d, q1tx: f.q1tx}
 	}
-	return f.solve(x, opt)
+	return f.solveWith(x, xb, opt)
 }
 
 // formedQtX is a prepared sparse X whose Q₁ᵀX the factorisation formed
 // (f.q1tx, kk×M): qtx copies its columns. Its X has no extreme entries
-// (Data.byRows), so qtxScaled is never called.
+// (Data.prepare), so qtxScaled is never called.
 type formedQtX struct {
 	*Data
 	q1tx *tensor.Dense
@@ -277,9 +278,14 @@ func (d denseData) qtx(q *tensor.Dense, j0, j1 int, dst []float64, stride int) {
 type packedQ struct {
 	denseData
 	qt *gemm.PackedA
+	xb *gemm.PackedB // nil, or X packed (Data.prepare)
 }
 
 func (d packedQ) qtx(_ *tensor.Dense, j0, j1 int, dst []float64, stride int) {
+	if d.xb != nil && d.xb.Aligned(j0) {
+		gemm.SerialPackedAB(d.qt, d.xb, j0, j1-j0, 1, 0, dst, stride, nil)
+		return
+	}
 	x := d.x
 	gemm.SerialPacked(d.qt, false, j1-j0, 1, x.Data[j0:], x.Stride, 0, dst, stride, nil)
 }
@@ -427,7 +433,11 @@ func putChunkBufs(bufs []*chunkBuf) {
 const xScaleLimit = 0x1p500
 
 // solve runs the column solves for X given as data.
-func (f *Factor) solve(x data, opt *Options) (*Result, error) {
+func (f *Factor) solve(x data, opt *Options) (*Result, error) { return f.solveWith(x, nil, opt) }
+
+// solveWith is solve with, if xb is not nil, a dense X's panels packed
+// for QᵀX (Data.prepare).
+func (f *Factor) solveWith(x data, xb *gemm.PackedB, opt *Options) (*Result, error) {
 	k, kk, p := f.k, f.kk, f.p
 	n, m := x.dims()
 	o, err := opt.resolve(k, m)
@@ -460,8 +470,12 @@ func (f *Factor) solve(x data, opt *Options) (*Result, error) {
 		dd, ok = d.data.(denseData)
 	}
 	if ok && cs < m && f.q != nil {
-		// Qᵀ packed once for every chunk's QᵀX, not once per chunk.
-		x = packedQ{denseData: dd, qt: gemm.PackA(true, f.q.Cols, n, f.q.Data, f.q.Stride)}
+		// Qᵀ packed once for every chunk's QᵀX, not once per chunk; with X
+		// packed too, chunks start at its strips.
+		if xb != nil {
+			cs = (cs + xb.Strip() - 1) / xb.Strip() * xb.Strip()
+		}
+		x = packedQ{denseData: dd, qt: gemm.PackA(true, f.q.Cols, n, f.q.Data, f.q.Stride), xb: xb}
 	}
 	tau := tolFor(o.Tol, p, kk)
 	bufs := make([]*chunkBuf, parallel.Workers(m, cs, workers))

@@ -115,3 +115,43 @@ func serialWith(kern microKernel, tA, tB bool, m, n, k int, alpha float64, a []f
 		serialKernel(kern, tA, tB, m, n, k, alpha, a, lda, b, ldb, c, ldc, overwrite, ws)
 	}
 }
+
+// TestSerialPackedAB checks products from a packed op(A) and a packed B
+// against Serial bit for bit: chunks of columns from every strip boundary,
+// ragged chunk ends (whose strip runs on into the next chunk's columns) and
+// the zero-padded last strip, several blocks along k, and B wider than nc.
+func TestSerialPackedAB(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	fill := func(n int) []float64 {
+		x := make([]float64, n)
+		for i := range x {
+			x[i] = rng.NormFloat64()
+		}
+		return x
+	}
+	for _, cs := range []struct{ m, n, k int }{{50, 300, 600}, {9, 77, 5}, {100, nc + 100, 300}, {1, 24, 1}} {
+		m, n, k := cs.m, cs.n, cs.k
+		lda, ldb := m+1, n+3
+		a, b := fill(k*lda), fill(k*ldb)
+		pa := PackA(true, m, k, a, lda)
+		for _, w := range []int{1, 2} {
+			pb := PackB(k, n, b, ldb, w)
+			for j0 := 0; j0 < n; j0 += pb.Strip() {
+				for _, width := range []int{1, 7, 24, 50, n - j0} {
+					width = min(width, n-j0)
+					ldc := width + 1
+					c := fill(m * ldc)
+					want := append([]float64(nil), c...)
+					var ws Workspace
+					Serial(true, false, m, width, k, -1.5, a, lda, b[j0:], ldb, 0.5, want, ldc, &ws)
+					SerialPackedAB(pa, pb, j0, width, -1.5, 0.5, c, ldc, nil)
+					for i := range c {
+						if math.Float64bits(c[i]) != math.Float64bits(want[i]) {
+							t.Fatalf("%dx%dx%d j0=%d width=%d: C[%d] = %v, Serial gives %v", m, n, k, j0, width, i, c[i], want[i])
+						}
+					}
+				}
+			}
+		}
+	}
+}
