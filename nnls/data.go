@@ -19,8 +19,9 @@ import (
 // nonzero), and where A is factorised by CholeskyQR2 (tall A, fewer than 32
 // columns, or a wide one too short for the blocked QR) the factorisation
 // forms QᵀX from each block of Q while the block is in cache, instead of
-// a product over Q's rows at random per chunk of columns: the 20
-// Newsgroups epoch (45,534×1,000, rank 10) takes about 0.87 of the time.
+// a product over Q's rows at random per chunk of columns (see
+// docs/benchmarks.md for what that saves a training epoch).
+//
 // A dense X of up to 2²⁵ entries too large to stay in cache is also kept
 // packed in the panels of the products QᵀX from the second solve on (as
 // much memory as X), so that a solve no longer packs X: the same products
