@@ -18,18 +18,17 @@ import (
 // From the second solve on, a sparse X is also kept by rows (16 bytes per
 // nonzero), and where A is factorised by CholeskyQR2 (tall A, fewer than 32
 // columns, or a wide one too short for the blocked QR) the factorisation
-// forms QᵀX from each block of Q while the block is in cache, instead of
-// a product over Q's rows at random per chunk of columns (see
-// docs/benchmarks.md for what that saves a training epoch).
+// forms QᵀX from each block of Q while the block is in cache, instead of a
+// product over Q's rows at random per chunk of columns (see
+// docs/benchmarks.md for what that saves a training epoch). Those solves
+// add QᵀX's terms in another order (row blocks in fixed groups rather than
+// column by column), so they agree with SolveSparse's to rounding, not bit
+// for bit; they do not depend on the number of workers.
 //
-// A dense X of up to 2²⁵ entries too large to stay in cache is also kept
-// packed in the panels of the products QᵀX from the second solve on (as
-// much memory as X), so that a solve no longer packs X: the same products
-// bit for bit.
-//
-// Those sparse solves add QᵀX's terms in another order (row blocks in fixed groups
-// rather than column by column), so they agree with SolveSparse's to
-// rounding, not bit for bit; they do not depend on the number of workers.
+// A dense X of up to 2²⁵ entries too large to stay in cache is kept packed
+// in the panels of the products QᵀX from the second solve on (as much
+// memory as X), so that a solve no longer packs X: the same products bit
+// for bit.
 //
 // Where A is factorised by CholeskyQR2, a solve also keeps A's R (k² floats)
 // and the next solve tries to factorise its A in one pass with it as a
