@@ -117,9 +117,11 @@ func cholQRShape(n, k int) bool {
 }
 
 // cholQR2Run is cholQR2 without the shape rule. If xr (a sparse X of N
-// rows, by rows) is not nil, step 2 also forms Q₁ᵀX
-// (kk×M) into f.q1tx from each block of Q₁ while the block is in cache, and
-// Q₁ itself is not kept (f.q is nil): see fusedQtX.
+// rows, by rows) is not nil, step 2 also forms Q₁ᵀX (kk×M) into f.q1tx
+// from each block of Q₁ while the block is in cache, and Q₁ itself is not
+// kept (f.q is nil): see fusedQtX. If pre is not nil, it first tries step 2
+// alone with pre for R' (preconditioned), and runs both steps if that is
+// refused.
 func (f *Factor) cholQR2Run(a *tensor.Dense, xr *xRows, pre []float64, workers int) bool {
 	n, k := a.Rows, a.Cols
 	rows := cholQRRows(k)
@@ -163,7 +165,7 @@ func (f *Factor) cholQR2Run(a *tensor.Dense, xr *xRows, pre []float64, workers i
 	// reciprocal diagonal: Q₁ into q (or, with X, Q₁ᵀX into fx) and
 	// G₂ = Q₁ᵀQ₁.
 	pass2 := func(cols []int, rs, dinv []float64) (q *tensor.Dense, fx *fusedQtX, g2 []float64) {
-		// Step 2: Q₁ᵀ = R'⁻ᵀAᵀ by forward substitution along the rows of each
+		// Q₁ᵀ = R'⁻ᵀAᵀ by forward substitution along the rows of each
 		// transposed block, G₂ = Q₁ᵀQ₁, and Q₁ by rows into q.
 		kk := len(cols)
 		if xr != nil {
