@@ -283,6 +283,7 @@ func (f *Factor) cholQR2Run(a *tensor.Dense, xr *xRows, pre []float64, workers i
 		dinv[c] = 1 / rs[c*kk+c]
 	}
 
+	// Step 2: Q₁ = A·R'⁻¹ (or Q₁ᵀX) and G₂ = Q₁ᵀQ₁; Cholesky G₂ = R₂ᵀR₂.
 	q, fx, r2 := pass2(cols, rs, dinv)
 	if !cholUpper(r2, kk, dinv) {
 		if q != nil {
