@@ -1,0 +1,48 @@
+package reduce
+
+import (
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestAccumCoder checks the accumulator's wire format: a round trip keeps
+// every sum exactly (so a merge after a shuffle gives the same bits), and
+// malformed bytes are refused.
+func TestAccumCoder(t *testing.T) {
+	var fn sumFn
+	a, err := fn.AddInput(accum{}, []float64{1e16, math.SmallestNonzeroFloat64, -3})
+	require.NoError(t, err)
+	a, err = fn.AddInput(a, []float64{1, 0, math.Inf(1)})
+	require.NoError(t, err)
+	b, err := encodeAccum(a)
+	require.NoError(t, err)
+	back, err := decodeAccum(b)
+	require.NoError(t, err)
+	// Merging the decoded copy into a fresh one after a share that cancels
+	// the large term: the 1 survives only if nothing was rounded.
+	c, err := fn.AddInput(accum{}, []float64{-1e16, 0, 0})
+	require.NoError(t, err)
+	c, err = fn.MergeAccumulators(c, back)
+	require.NoError(t, err)
+	require.Equal(t, []float64{1, math.SmallestNonzeroFloat64, math.Inf(1)}, fn.ExtractOutput(c))
+
+	empty, err := encodeAccum(accum{})
+	require.NoError(t, err)
+	e, err := decodeAccum(empty)
+	require.NoError(t, err)
+	require.Nil(t, e.sums)
+
+	for name, bad := range map[string][]byte{
+		"empty":     nil,
+		"count":     {200},
+		"cut short": b[:len(b)-1],
+		"trailing":  append(append([]byte(nil), b...), 0),
+	} {
+		_, err := decodeAccum(bad)
+		require.Error(t, err, name)
+	}
+	_, err = fn.MergeAccumulators(a, accum{sums: a.sums[:2]})
+	require.Error(t, err)
+}

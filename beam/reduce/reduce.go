@@ -1,0 +1,160 @@
+// Package reduce sums vectors per key exactly on an Apache Beam pipeline:
+// the reduce of distributed training (issue 40), where each worker emits
+// its shard's share of the sums a step needs (a block of rows of the first
+// layer's statistics, say) and the runner adds the shares per key. Every
+// entry of a key's total is the exact sum of the shares' entries rounded
+// once (package exact), so the total does not depend on how the runner
+// bundles, orders or combines the shares, and equals Local's, the
+// single-process reduce, bit for bit; a float64 sum of the same shares
+// would change in its last bits with their order.
+package reduce
+
+import (
+	"encoding/binary"
+	"fmt"
+	"reflect"
+	"sort"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+
+	"github.com/neuralnmf/neuralnmf/beam/exact"
+)
+
+// Part is one share of a keyed sum: Values is added entrywise into Key's
+// vector. Every Part of a key must have the same length.
+type Part struct {
+	Key    string
+	Values []float64
+}
+
+// Total is a key's sum: entry i is Σ Values[i] over the key's Parts,
+// rounded once to the nearest float64.
+type Total struct {
+	Key    string
+	Values []float64
+}
+
+func init() {
+	beam.RegisterCoder(reflect.TypeOf(accum{}), encodeAccum, decodeAccum)
+	register.Combiner3[accum, []float64, []float64](&sumFn{})
+	register.Function1x2(toKV)
+	register.Function2x1(toTotal)
+}
+
+// Sums adds the Parts of parts (a PCollection of Part) per key, exactly,
+// and returns a PCollection of Total, one per key. A key whose Parts differ
+// in length fails the pipeline.
+func Sums(s beam.Scope, parts beam.PCollection) beam.PCollection {
+	s = s.Scope("reduce.Sums")
+	kv := beam.ParDo(s, toKV, parts)
+	return beam.ParDo(s, toTotal, beam.CombinePerKey(s, &sumFn{}, kv))
+}
+
+func toKV(p Part) (string, []float64)     { return p.Key, p.Values }
+func toTotal(k string, v []float64) Total { return Total{Key: k, Values: v} }
+
+// accum is a key's running exact sums.
+type accum struct{ sums []exact.Sum }
+
+type sumFn struct{}
+
+func (*sumFn) CreateAccumulator() accum { return accum{} }
+
+func (*sumFn) AddInput(a accum, v []float64) (accum, error) {
+	if a.sums == nil {
+		a.sums = make([]exact.Sum, len(v))
+	}
+	if len(v) != len(a.sums) {
+		return a, fmt.Errorf("reduce: a share of %d values for a sum of %d", len(v), len(a.sums))
+	}
+	for i, x := range v {
+		a.sums[i].Add(x)
+	}
+	return a, nil
+}
+
+func (*sumFn) MergeAccumulators(a, b accum) (accum, error) {
+	switch {
+	case b.sums == nil:
+		return a, nil
+	case a.sums == nil:
+		return b, nil
+	case len(a.sums) != len(b.sums):
+		return a, fmt.Errorf("reduce: merging sums of %d and %d values", len(a.sums), len(b.sums))
+	}
+	for i := range a.sums {
+		a.sums[i].Merge(&b.sums[i])
+	}
+	return a, nil
+}
+
+func (*sumFn) ExtractOutput(a accum) []float64 {
+	out := make([]float64, len(a.sums))
+	for i := range a.sums {
+		out[i] = a.sums[i].Float64()
+	}
+	return out
+}
+
+// encodeAccum writes the number of sums, then each sum's encoding with its
+// length (uvarints).
+func encodeAccum(a accum) ([]byte, error) {
+	out := binary.AppendUvarint(nil, uint64(len(a.sums)))
+	for i := range a.sums {
+		b, err := a.sums[i].MarshalBinary()
+		if err != nil {
+			return nil, err
+		}
+		out = binary.AppendUvarint(out, uint64(len(b)))
+		out = append(out, b...)
+	}
+	return out, nil
+}
+
+func decodeAccum(data []byte) (accum, error) {
+	n, k := binary.Uvarint(data)
+	if k <= 0 || n > uint64(len(data)) {
+		return accum{}, fmt.Errorf("reduce: a bad accumulator (%d bytes)", len(data))
+	}
+	data = data[k:]
+	a := accum{sums: make([]exact.Sum, n)}
+	if n == 0 {
+		a.sums = nil
+	}
+	for i := range a.sums {
+		l, k := binary.Uvarint(data)
+		if k <= 0 || l > uint64(len(data)-k) {
+			return accum{}, fmt.Errorf("reduce: a bad accumulator: sum %d of %d is cut short", i, n)
+		}
+		if err := a.sums[i].UnmarshalBinary(data[k : k+int(l)]); err != nil {
+			return accum{}, fmt.Errorf("reduce: sum %d of %d: %w", i, n, err)
+		}
+		data = data[k+int(l):]
+	}
+	if len(data) != 0 {
+		return accum{}, fmt.Errorf("reduce: %d bytes after the accumulator", len(data))
+	}
+	return a, nil
+}
+
+// Local is the same reduce on one process: the Totals of parts, one per
+// key in key order, each entry the exact sum rounded once. It returns an
+// error if a key's Parts differ in length.
+func Local(parts []Part) ([]Total, error) {
+	sums := map[string]accum{}
+	var fn sumFn
+	for _, p := range parts {
+		a, err := fn.AddInput(sums[p.Key], p.Values)
+		if err != nil {
+			return nil, fmt.Errorf("key %q: %w", p.Key, err)
+		}
+		sums[p.Key] = a
+	}
+	out := make([]Total, 0, len(sums))
+	for k, a := range sums {
+		out = append(out, Total{Key: k, Values: fn.ExtractOutput(a)})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
+	return out, nil
+}
