@@ -61,6 +61,19 @@ var (
 	TestSeeds       = []uint64{101, 102}
 )
 
+// StructureValidationSeeds choose the step structure (TestSelectStructure)
+// on the generated families: more seeds than ValidationSeeds, because the
+// choice is by the worst ratio, and on the near-exact dense family (full
+// batch's relative error 0.016) the ratio varies between seeds by more
+// than the 1 % bar's margin (report seed 102: 1.0136 for 4 steps per pass,
+// 1.0077 even for the one-machine default; validation seeds 1 and 2:
+// 1.0027 and 1.0024). StructureTestSeeds report the choice on seeds
+// neither choice nor earlier reports saw.
+var (
+	StructureValidationSeeds = []uint64{1, 2, 3, 4, 5, 6}
+	StructureTestSeeds       = []uint64{201, 202}
+)
+
 // Candidate is a mini-batch configuration: batch size, the start (HNMF by
 // multiplicative updates or NNDSVD, of the same sample of columns) and the
 // update of A⁽⁰⁾: Adam's relative learning rate and the factor by which it

@@ -37,7 +37,9 @@ func logStructures(t *testing.T, sums []minibatch.StructureSummary) {
 }
 
 // TestSelectStructure chooses the step structure of distributed training on
-// the validation sets of the mini-batch protocol (log select-structure.log):
+// the validation sets of the mini-batch protocol, with the generated
+// families at StructureValidationSeeds (log select-structure.log; the run
+// before, with ValidationSeeds, is select-structure-2seeds.log):
 //
 //	NEURALNMF_MINIBATCH=1 go test -run SelectStructure -v -timeout 120m ./experiments/minibatch/
 func TestSelectStructure(t *testing.T) {
@@ -45,7 +47,7 @@ func TestSelectStructure(t *testing.T) {
 	_, valid, _ := news20(t)
 	sets := []minibatch.Data{valid}
 	for _, f := range minibatch.Families {
-		for _, s := range minibatch.ValidationSeeds {
+		for _, s := range minibatch.StructureValidationSeeds {
 			sets = append(sets, minibatch.Generated(f, s))
 		}
 	}
@@ -56,17 +58,20 @@ func TestSelectStructure(t *testing.T) {
 }
 
 // TestReportStructure runs every structure on the report sets, which the
-// choice did not see (log report-structure.log).
+// choice did not see: the generated families and vocabularies at
+// StructureTestSeeds (log report-structure.log; the run before, at
+// TestSeeds, which showed the choice then missing 1 %, is
+// report-structure-101.log).
 func TestReportStructure(t *testing.T) {
 	optIn(t)
 	all, _, test := news20(t)
 	sets := []minibatch.Data{test, all}
 	for _, f := range minibatch.Families {
-		for _, s := range minibatch.TestSeeds {
+		for _, s := range minibatch.StructureTestSeeds {
 			sets = append(sets, minibatch.Generated(f, s))
 		}
 	}
-	sets = append(sets, vocabularies(t, false, minibatch.TestSeeds)...)
+	sets = append(sets, vocabularies(t, false, minibatch.StructureTestSeeds)...)
 	logStructures(t, minibatch.SummariseStructures(runStructures(t, sets)))
 }
 
