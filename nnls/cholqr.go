@@ -285,34 +285,14 @@ func (f *Factor) cholQR2Run(a *tensor.Dense, xr *xRows, pre []float64, workers i
 
 	// Step 2: Q₁ = A·R'⁻¹ (or Q₁ᵀX) and G₂ = Q₁ᵀQ₁; Cholesky G₂ = R₂ᵀR₂.
 	q, fx, r2 := pass2(cols, rs, dinv)
-	if !cholUpper(r2, kk, dinv) {
-		if q != nil {
-			putDense(q)
-		}
-		return false
-	}
-	for i := 1; i < kk; i++ { // cholUpper leaves the strict lower triangle
-		clear(r2[i*kk : i*kk+i])
-	}
-	x2 := append([]float64(nil), r2...)
-	if !lapack64.Trtri(blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: kk, Stride: kk, Data: x2}) {
-		if q != nil {
-			putDense(q)
-		}
+	x2, ok := cholInverse(r2, kk, dinv)
+	if !ok {
+		releaseStep2(q, fx)
 		return false
 	}
 
 	// Step 3: R = R₂R₁.
-	r := make([]float64, kk*kk)
-	for i := range kk {
-		for j := i; j < kk; j++ {
-			var s float64
-			for l := i; l <= j; l++ {
-				s += r2[i*kk+l] * r1[l*kk+j]
-			}
-			r[i*kk+j] = s
-		}
-	}
+	r := upperProduct(r2, r1, kk)
 	f.pos, f.cols, f.norm = pos, cols, norms
 	f.kk, f.p = kk, kk
 	f.q, f.qx, f.r = q, x2, r
@@ -361,14 +341,7 @@ func (f *Factor) preconditioned(a *tensor.Dense, pre []float64, pass2 func(cols 
 		dinv[c] = 1 / d
 	}
 	q, fx, g2 := pass2(cols, pre, dinv)
-	release := func() {
-		if q != nil {
-			putDense(q)
-		}
-		if fx != nil {
-			putDense(fx.buf)
-		}
-	}
+	release := func() { releaseStep2(q, fx) }
 	var dev float64
 	for i := range k {
 		for j := range k {
@@ -383,29 +356,13 @@ func (f *Factor) preconditioned(a *tensor.Dense, pre []float64, pass2 func(cols 
 		release()
 		return false
 	}
-	r2 := append([]float64(nil), g2...)
-	if !cholUpper(r2, k, dinv) {
+	r2 := g2 // overwritten by its Cholesky factor
+	x2, ok := cholInverse(r2, k, dinv)
+	if !ok {
 		release()
 		return false
 	}
-	for i := 1; i < k; i++ {
-		clear(r2[i*k : i*k+i])
-	}
-	x2 := append([]float64(nil), r2...)
-	if !lapack64.Trtri(blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: k, Stride: k, Data: x2}) {
-		release()
-		return false
-	}
-	r := make([]float64, k*k) // R₂·pre, then scaled by columns
-	for i := range k {
-		for j := i; j < k; j++ {
-			var s float64
-			for l := i; l <= j; l++ {
-				s += r2[i*k+l] * pre[l*k+j]
-			}
-			r[i*k+j] = s
-		}
-	}
+	r := upperProduct(r2, pre, k) // R₂·pre, then scaled by columns
 	norms := make([]float64, k)
 	for j := range k {
 		var s float64
@@ -431,6 +388,50 @@ func (f *Factor) preconditioned(a *tensor.Dense, pre []float64, pass2 func(cols 
 	}
 	f.onePass = true
 	return true
+}
+
+// cholInverse overwrites g (k×k, symmetric positive definite) with its
+// upper Cholesky factor R₂ (zero below the diagonal) and returns R₂⁻¹,
+// using scratch (k floats); ok is false if either fails (g is then
+// unspecified).
+func cholInverse(g []float64, k int, scratch []float64) (inv []float64, ok bool) {
+	if !cholUpper(g, k, scratch) {
+		return nil, false
+	}
+	for i := 1; i < k; i++ { // cholUpper leaves the strict lower triangle
+		clear(g[i*k : i*k+i])
+	}
+	inv = append([]float64(nil), g...)
+	if !lapack64.Trtri(blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: k, Stride: k, Data: inv}) {
+		return nil, false
+	}
+	return inv, true
+}
+
+// upperProduct returns U·V for upper triangular k×k U and V (row-major,
+// zero below the diagonal), each entry summed in increasing l.
+func upperProduct(u, v []float64, k int) []float64 {
+	r := make([]float64, k*k)
+	for i := range k {
+		for j := i; j < k; j++ {
+			var s float64
+			for l := i; l <= j; l++ {
+				s += u[i*k+l] * v[l*k+j]
+			}
+			r[i*k+j] = s
+		}
+	}
+	return r
+}
+
+// releaseStep2 hands back the pooled memory of a step 2 that is not kept.
+func releaseStep2(q *tensor.Dense, fx *fusedQtX) {
+	if q != nil {
+		putDense(q)
+	}
+	if fx != nil {
+		putDense(fx.buf)
+	}
 }
 
 // unscaledR returns R·D (k×k, upper triangular: A = Q·R·D, D the column

@@ -51,6 +51,17 @@ func vocabularies(t *testing.T, validating bool, seeds []uint64) []minibatch.Dat
 	return out
 }
 
+// generated returns every generated family at every seed, families first.
+func generated(seeds []uint64) []minibatch.Data {
+	var out []minibatch.Data
+	for _, f := range minibatch.Families {
+		for _, s := range seeds {
+			out = append(out, minibatch.Generated(f, s))
+		}
+	}
+	return out
+}
+
 func optIn(t *testing.T) {
 	if os.Getenv("NEURALNMF_MINIBATCH") == "" {
 		t.Skip("set NEURALNMF_MINIBATCH=1 to rerun the choice of the mini-batch defaults")
@@ -92,11 +103,7 @@ func TestSelect(t *testing.T) {
 	optIn(t)
 	_, valid, _ := news20(t)
 	sets := []minibatch.Data{valid}
-	for _, f := range minibatch.Families {
-		for _, s := range minibatch.ValidationSeeds {
-			sets = append(sets, minibatch.Generated(f, s))
-		}
-	}
+	sets = append(sets, generated(minibatch.ValidationSeeds)...)
 	sets = append(sets, vocabularies(t, true, minibatch.ValidationSeeds)...)
 	cands := minibatch.Candidates()
 	var names []string
@@ -117,11 +124,7 @@ func TestReport(t *testing.T) {
 	optIn(t)
 	all, _, test := news20(t)
 	sets := []minibatch.Data{test, all}
-	for _, f := range minibatch.Families {
-		for _, s := range minibatch.TestSeeds {
-			sets = append(sets, minibatch.Generated(f, s))
-		}
-	}
+	sets = append(sets, generated(minibatch.TestSeeds)...)
 	sets = append(sets, vocabularies(t, false, minibatch.TestSeeds)...)
 	c := minibatch.Default()
 	runs := run(t, sets, []minibatch.Candidate{c})

@@ -46,11 +46,7 @@ func TestSelectStructure(t *testing.T) {
 	optIn(t)
 	_, valid, _ := news20(t)
 	sets := []minibatch.Data{valid}
-	for _, f := range minibatch.Families {
-		for _, s := range minibatch.StructureValidationSeeds {
-			sets = append(sets, minibatch.Generated(f, s))
-		}
-	}
+	sets = append(sets, generated(minibatch.StructureValidationSeeds)...)
 	sets = append(sets, vocabularies(t, true, minibatch.ValidationSeeds)...)
 	sums := minibatch.SummariseStructures(runStructures(t, sets))
 	logStructures(t, sums)
@@ -66,11 +62,7 @@ func TestReportStructure(t *testing.T) {
 	optIn(t)
 	all, _, test := news20(t)
 	sets := []minibatch.Data{test, all}
-	for _, f := range minibatch.Families {
-		for _, s := range minibatch.StructureTestSeeds {
-			sets = append(sets, minibatch.Generated(f, s))
-		}
-	}
+	sets = append(sets, generated(minibatch.StructureTestSeeds)...)
 	sets = append(sets, vocabularies(t, false, minibatch.StructureTestSeeds)...)
 	logStructures(t, minibatch.SummariseStructures(runStructures(t, sets)))
 }

@@ -245,27 +245,53 @@ func serial(tA, tB bool, m, n, k int, alpha float64, a []float64, lda int, b []f
 
 // serialKernel is serial with the micro-kernel kern (tests compare kernels).
 func serialKernel(kern microKernel, tA, tB bool, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, c []float64, ldc int, overwrite bool, buf *Workspace) {
+	blocked(kern, tA, tB, m, n, k, alpha, a, lda, nil, b, ldb, nil, 0, c, ldc, overwrite, buf)
+}
+
+// blocked is the blocked product on one goroutine: C += α·op(A)·op(B) (C =
+// with overwrite). A's panels are read from pa when it is not nil (its rows
+// from 0), else packed here from a; B's from pb, columns from pbj0, when it
+// is not nil, else packed here from b or read in place (direct). Every
+// source gives the kernel the same values in the same order, so the
+// product is the same bit for bit.
+func blocked(kern microKernel, tA, tB bool, m, n, k int, alpha float64, a []float64, lda int, pa *PackedA, b []float64, ldb int, pb *PackedB, pbj0 int, c []float64, ldc int, overwrite bool, buf *Workspace) {
 	MR, NR := kern.mr, kern.nr
-	buf.Grow(need(tB, m, n, k, ldb))
-	direct := direct(tB, m, k, ldb)
+	na, nbuf := need(tB, m, n, k, ldb)
+	if pa != nil {
+		na = 0
+	}
+	if pb != nil {
+		nbuf = 0
+	}
+	buf.Grow(na, nbuf)
+	direct := pb == nil && direct(tB, m, k, ldb)
+	mp := (m + MR - 1) / MR * MR // the rows of pa's panels
 	for j0 := 0; j0 < n; j0 += nc {
 		nb := min(nc, n-j0)
 		for p0 := 0; p0 < k; p0 += kc {
 			kb := min(kc, k-p0)
-			var bsrc []float64
-			if direct {
+			bpan, bsrc := buf.b, []float64(nil)
+			switch {
+			case pb != nil:
+				bpan = pb.data[p0*pb.np+(pbj0+j0)*kb:]
+			case direct:
 				bsrc = b[p0*ldb+j0:]
 				if full := nb / NR * NR; full < nb {
 					// The ragged last strip is packed (zero-padded).
 					packB(NR, tB, kb, nb-full, b, ldb, p0, j0+full, buf.b)
 				}
-			} else {
+			default:
 				packB(NR, tB, kb, nb, b, ldb, p0, j0, buf.b)
 			}
 			for i0 := 0; i0 < m; i0 += mc {
 				mb := min(mc, m-i0)
-				packA(MR, tA, mb, kb, a, lda, i0, p0, buf.a)
-				macro(kern, mb, nb, kb, alpha, buf.a, buf.b, bsrc, ldb, c[i0*ldc+j0:], ldc, overwrite && p0 == 0, &buf.tile)
+				apan := buf.a
+				if pa != nil {
+					apan = pa.data[p0*mp+i0*kb:]
+				} else {
+					packA(MR, tA, mb, kb, a, lda, i0, p0, buf.a)
+				}
+				macro(kern, mb, nb, kb, alpha, apan, bpan, bsrc, ldb, c[i0*ldc+j0:], ldc, overwrite && p0 == 0, &buf.tile)
 			}
 		}
 	}

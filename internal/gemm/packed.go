@@ -51,34 +51,10 @@ func SerialPacked(pa *PackedA, tB bool, n int, alpha float64, b []float64, ldb i
 	if !work {
 		return
 	}
-	kern := pa.kern
-	if kern.mr != kernel.mr || kern.nr != kernel.nr {
+	if pa.kern.mr != kernel.mr || pa.kern.nr != kernel.nr {
 		panic("gemm: SerialPacked: packed for another kernel")
 	}
-	NR := kern.nr
-	mp := (m + kern.mr - 1) / kern.mr * kern.mr
-	_, nbuf := need(tB, m, n, k, ldb)
-	ws.Grow(0, nbuf)
-	direct := direct(tB, m, k, ldb)
-	for j0 := 0; j0 < n; j0 += nc {
-		nb := min(nc, n-j0)
-		for p0 := 0; p0 < k; p0 += kc {
-			kb := min(kc, k-p0)
-			var bsrc []float64
-			if direct {
-				bsrc = b[p0*ldb+j0:]
-				if full := nb / NR * NR; full < nb {
-					packB(NR, tB, kb, nb-full, b, ldb, p0, j0+full, ws.b)
-				}
-			} else {
-				packB(NR, tB, kb, nb, b, ldb, p0, j0, ws.b)
-			}
-			for i0 := 0; i0 < m; i0 += mc {
-				mb := min(mc, m-i0)
-				macro(kern, mb, nb, kb, alpha, pa.data[p0*mp+i0*kb:], ws.b, bsrc, ldb, c[i0*ldc+j0:], ldc, overwrite && p0 == 0, &ws.tile)
-			}
-		}
-	}
+	blocked(pa.kern, pa.tA, tB, m, n, k, alpha, nil, 0, pa, b, ldb, nil, 0, c, ldc, overwrite, ws)
 }
 
 // PackedB is B (k×n, not transposed) packed once, in the panels serial
@@ -147,22 +123,10 @@ func SerialPackedAB(pa *PackedA, pb *PackedB, j0, n int, alpha, beta float64, c 
 	if !work {
 		return
 	}
-	kern := pa.kern
-	if kern.mr != kernel.mr || kern.nr != kernel.nr || pb.kern.nr != kern.nr {
+	if pa.kern.mr != kernel.mr || pa.kern.nr != kernel.nr || pb.kern.nr != pa.kern.nr {
 		panic("gemm: SerialPackedAB: packed for another kernel")
 	}
-	mp := (m + kern.mr - 1) / kern.mr * kern.mr
-	for jb := 0; jb < n; jb += nc {
-		nb := min(nc, n-jb)
-		for p0 := 0; p0 < k; p0 += kc {
-			kb := min(kc, k-p0)
-			pan := pb.data[p0*pb.np+(j0+jb)*kb:]
-			for i0 := 0; i0 < m; i0 += mc {
-				mb := min(mc, m-i0)
-				macro(kern, mb, nb, kb, alpha, pa.data[p0*mp+i0*kb:], pan, nil, 0, c[i0*ldc+jb:], ldc, overwrite && p0 == 0, &ws.tile)
-			}
-		}
-	}
+	blocked(pa.kern, pa.tA, false, m, n, k, alpha, nil, 0, pa, nil, 0, pb, j0, c, ldc, overwrite, ws)
 }
 
 // ReadsInPlace reports whether a product with op(A) of m rows reads a B (k

@@ -14,13 +14,7 @@ import (
 // unchanged.
 func TestSerialPacked(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
-	fill := func(n int) []float64 {
-		x := make([]float64, n)
-		for i := range x {
-			x[i] = rng.NormFloat64()
-		}
-		return x
-	}
+	fill := func(n int) []float64 { return normals(rng, n) }
 	for _, cs := range []struct{ m, n, k int }{
 		{1, 1, 1}, {7, 3, 5}, {9, 50, 300}, {50, 250, 2000}, {97, 24, 257}, {200, 50, 600}, {96, 100, 256}, {300, 7, 40},
 	} {
@@ -76,22 +70,12 @@ func TestNarrowKernels(t *testing.T) {
 		for _, tB := range []bool{false, true} {
 			for _, m := range []int{5, 50, 200} {
 				k := 300
-				a := make([]float64, m*k)
-				b := make([]float64, k*n)
-				for i := range a {
-					a[i] = rng.NormFloat64()
-				}
-				for i := range b {
-					b[i] = rng.NormFloat64()
-				}
+				a, b := normals(rng, m*k), normals(rng, k*n)
 				ldb := n
 				if tB {
 					ldb = k
 				}
-				c0 := make([]float64, m*n)
-				for i := range c0 {
-					c0[i] = rng.NormFloat64()
-				}
+				c0 := normals(rng, m*n)
 				for _, beta := range []float64{0, 0.5} {
 					want := append([]float64(nil), c0...)
 					got := append([]float64(nil), c0...)
@@ -122,13 +106,7 @@ func serialWith(kern microKernel, tA, tB bool, m, n, k int, alpha float64, a []f
 // the zero-padded last strip, several blocks along k, and B wider than nc.
 func TestSerialPackedAB(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
-	fill := func(n int) []float64 {
-		x := make([]float64, n)
-		for i := range x {
-			x[i] = rng.NormFloat64()
-		}
-		return x
-	}
+	fill := func(n int) []float64 { return normals(rng, n) }
 	for _, cs := range []struct{ m, n, k int }{{50, 300, 600}, {9, 77, 5}, {100, nc + 100, 300}, {1, 24, 1}} {
 		m, n, k := cs.m, cs.n, cs.k
 		lda, ldb := m+1, n+3
@@ -154,4 +132,13 @@ func TestSerialPackedAB(t *testing.T) {
 			}
 		}
 	}
+}
+
+// normals returns n standard normal values from rng.
+func normals(rng *rand.Rand, n int) []float64 {
+	x := make([]float64, n)
+	for i := range x {
+		x[i] = rng.NormFloat64()
+	}
+	return x
 }
