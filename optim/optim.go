@@ -226,6 +226,59 @@ func (o *Adam) Steps() int { return o.step }
 // Reset forgets the moment estimates and the step count.
 func (o *Adam) Reset() { o.step, o.m, o.v = 0, nil, nil }
 
+// AdamState is what an Adam optimiser carries from one step to the next
+// besides its settings: the step count and the first and second moment
+// estimates of each parameter (nil before the first step). It is what a
+// checkpoint saves so that training resumes with the same steps.
+type AdamState struct {
+	Step int
+	M, V []*tensor.Dense
+}
+
+// State returns copies of o's step count and moment estimates.
+func (o *Adam) State() AdamState {
+	s := AdamState{Step: o.step}
+	for i := range o.m {
+		s.M = append(s.M, o.m[i].Clone())
+		s.V = append(s.V, o.v[i].Clone())
+	}
+	return s
+}
+
+// SetState restores a state from State: the next Step continues from it
+// as o would have. The moments are copied. It returns an error for a
+// negative step count, moments of different counts or shapes, moments
+// without a step or a step without moments, or a non-finite or (V)
+// negative entry.
+func (o *Adam) SetState(s AdamState) error {
+	switch {
+	case s.Step < 0:
+		return fmt.Errorf("optim.Adam.SetState: Step is %d, want ≥ 0", s.Step)
+	case len(s.M) != len(s.V):
+		return fmt.Errorf("optim.Adam.SetState: %d first moments and %d second moments", len(s.M), len(s.V))
+	case (s.Step == 0) != (len(s.M) == 0):
+		return fmt.Errorf("optim.Adam.SetState: Step %d with %d moments; want both zero or both positive", s.Step, len(s.M))
+	}
+	for i := range s.M {
+		m, v := s.M[i], s.V[i]
+		if m == nil || v == nil || !m.SameShape(v) {
+			return fmt.Errorf("optim.Adam.SetState: %w: the moments of parameter %d are missing or differ in shape", tensor.ErrShape, i)
+		}
+		if err := tensor.CheckFinite(fmt.Sprintf("M[%d]", i), m); err != nil {
+			return fmt.Errorf("optim.Adam.SetState: %w", err)
+		}
+		if err := tensor.CheckNonnegative(fmt.Sprintf("V[%d]", i), v); err != nil {
+			return fmt.Errorf("optim.Adam.SetState: %w", err)
+		}
+	}
+	o.step, o.m, o.v = s.Step, nil, nil
+	for i := range s.M {
+		o.m = append(o.m, s.M[i].Clone())
+		o.v = append(o.v, s.V[i].Clone())
+	}
+	return nil
+}
+
 // Step updates every params[i] in place from grads[i]; errors as for
 // ProjectedGD.Step, plus a parameter whose shape changed since the first step.
 // Large parameters are updated by all cores in chunks; every entry is

@@ -287,3 +287,48 @@ func equalValues(a, b *tensor.Dense) bool {
 	}
 	return true
 }
+
+// An Adam restored from State at step 3 takes steps 4 and 5 as the
+// uninterrupted optimiser does, bit for bit, and SetState refuses states
+// that cannot be an Adam's.
+func TestAdamState(t *testing.T) {
+	rng := tensor.NewRand(5)
+	grads := make([]*tensor.Dense, 5)
+	for i := range grads {
+		grads[i] = tensor.Uniform(3, 4, -1, 1, rng)
+	}
+	start := tensor.Uniform(3, 4, 0, 1, rng)
+	run := func(o *optim.Adam, p *tensor.Dense, from, to int) {
+		for _, g := range grads[from:to] {
+			require.NoError(t, o.Step([]*tensor.Dense{p}, []*tensor.Dense{g}))
+		}
+	}
+	decay := optim.StepDecay{Every: 2, Factor: 0.5}
+	whole, p := &optim.Adam{LR: 0.1, Decay: decay}, start.Clone()
+	run(whole, p, 0, 5)
+
+	first, q := &optim.Adam{LR: 0.1, Decay: decay}, start.Clone()
+	run(first, q, 0, 3)
+	s := first.State()
+	require.Equal(t, 3, s.Step)
+	s.M[0].Set(0, 0, 1e300) // a copy: first is unchanged
+	s = first.State()
+	resumed := &optim.Adam{LR: 0.1, Decay: decay}
+	require.NoError(t, resumed.SetState(s))
+	run(resumed, q, 3, 5)
+	require.Equal(t, p.Data, q.Data)
+	require.Equal(t, 5, resumed.Steps())
+
+	bad := []optim.AdamState{
+		{Step: -1},
+		{Step: 2},
+		{Step: 0, M: []*tensor.Dense{tensor.New(1, 1)}, V: []*tensor.Dense{tensor.New(1, 1)}},
+		{Step: 1, M: []*tensor.Dense{tensor.New(1, 1)}},
+		{Step: 1, M: []*tensor.Dense{tensor.New(1, 1)}, V: []*tensor.Dense{tensor.New(1, 2)}},
+		{Step: 1, M: []*tensor.Dense{tensor.MustFromRows([][]float64{{math.NaN()}})}, V: []*tensor.Dense{tensor.New(1, 1)}},
+		{Step: 1, M: []*tensor.Dense{tensor.New(1, 1)}, V: []*tensor.Dense{tensor.MustFromRows([][]float64{{-1}})}},
+	}
+	for i, b := range bad {
+		require.Error(t, (&optim.Adam{LR: 0.1}).SetState(b), "state %d", i)
+	}
+}

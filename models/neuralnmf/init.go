@@ -86,10 +86,7 @@ func (t *trainer) init() error {
 				o = &optim.Adam{LR: c.LR, Decay: c.Decay, Unconstrained: true}
 			}
 			t.adams = append(t.adams, o)
-			t.steps = append(t.steps, func(p, g, prevP, prevG *tensor.Dense) (float64, error) {
-				// One pass: save and step (accept compares losses for Adam).
-				return 0, o.StepSaving([]*tensor.Dense{p}, []*tensor.Dense{g}, []*tensor.Dense{prevP}, []*tensor.Dense{prevG})
-			})
+			t.steps = append(t.steps, adamStep(o))
 		default:
 			o := &optim.ProjectedGD{LR: c.LR, Decay: c.Decay, Unconstrained: p == t.b}
 			t.gds = append(t.gds, o)
@@ -100,6 +97,14 @@ func (t *trainer) init() error {
 		}
 	}
 	return nil
+}
+
+// adamStep is a trainer.steps entry stepping its parameter with o: one
+// pass that saves and steps (accept compares losses for Adam).
+func adamStep(o *optim.Adam) func(p, g, prevP, prevG *tensor.Dense) (float64, error) {
+	return func(p, g, prevP, prevG *tensor.Dense) (float64, error) {
+		return 0, o.StepSaving([]*tensor.Dense{p}, []*tensor.Dense{g}, []*tensor.Dense{prevP}, []*tensor.Dense{prevG})
+	}
 }
 
 // klStartTol is the tolerance of the KL start's multiplicative updates:

@@ -591,12 +591,7 @@ func (t *trainer) batchStep(p *passSums) error {
 // after the first pass rose from 0.036 to 0.087; primed, to 0.039).
 func (t *trainer) useStatistics(rows, cols int, first batch) error {
 	t.online = newOnlineStats(rows, t.a[0].Cols, cols, t.cfg.Forget)
-	t.steps[0] = func(p, g, prevP, prevG *tensor.Dense) (float64, error) {
-		prevP.Copy(p)
-		prevG.Copy(g)
-		t.online.sweep(p, t.cfg.Workers)
-		return 0, nil
-	}
+	t.steps[0] = t.sweepStep
 	if t.cfg.Init == RandomInit {
 		return nil // no prior: random A's are not a fit to anything
 	}
@@ -610,6 +605,15 @@ func (t *trainer) useStatistics(rows, cols int, first batch) error {
 	}
 	t.online.prime(t.a[0], t.batchP(f))
 	return nil
+}
+
+// sweepStep is A⁽⁰⁾'s step under the Statistics update (a trainer.steps
+// entry): one HALS sweep over the running model, after saving p and g.
+func (t *trainer) sweepStep(p, g, prevP, prevG *tensor.Dense) (float64, error) {
+	prevP.Copy(p)
+	prevG.Copy(g)
+	t.online.sweep(p, t.cfg.Workers)
+	return 0, nil
 }
 
 // batchP is what A⁽⁰⁾ multiplies in the loss's term on X, on the forward

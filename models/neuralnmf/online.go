@@ -34,12 +34,17 @@ func newOnlineStats(n, k, cols int, forget float64) *onlineStats {
 // (k×B), the gradient g of the loss in a (N×k) and the factor coef of the
 // loss's term on X (the gradient of coef/2·‖X − aP‖² is coef·(aP − X)Pᵀ).
 func (o *onlineStats) add(a, p, g *tensor.Dense, coef float64, b int) {
-	beta := math.Pow(o.forget, float64(b)/float64(o.cols))
 	tensor.Gemm(false, true, 1, p, p, 0, o.cb)
+	o.addGram(a, o.cb, g, coef, b)
+}
+
+// addGram is add given the batch's PPᵀ (k×k) instead of P.
+func (o *onlineStats) addGram(a, ppt, g *tensor.Dense, coef float64, b int) {
+	beta := math.Pow(o.forget, float64(b)/float64(o.cols))
 	tensor.Scale(o.c, beta, o.c)
-	tensor.AddScaled(o.c, 1, o.cb)
+	tensor.AddScaled(o.c, 1, ppt)
 	// E ← βE + a·PPᵀ − g/coef.
-	tensor.Gemm(false, false, 1, a, o.cb, beta, o.e)
+	tensor.Gemm(false, false, 1, a, ppt, beta, o.e)
 	tensor.AddScaled(o.e, -1/coef, g)
 }
 
