@@ -125,3 +125,59 @@ func ExampleLocal() {
 	fmt.Println(totals[0].Key, totals[0].Values)
 	// Output: rows-0 [1 6]
 }
+
+// TestOrderedPrism: LocalOrdered adds each key's shares in index order
+// (checked against a plain loop), and Ordered on in-process Prism gives
+// its totals bit for bit with the shares in two orders whose plain float64
+// sums differ.
+func TestOrderedPrism(t *testing.T) {
+	t.Setenv("TMPDIR", t.TempDir())
+	rng := rand.New(rand.NewPCG(3, 4))
+	ps := parts(rng)
+	shares := make([]reduce.Share, len(ps))
+	for i, p := range ps {
+		shares[i] = reduce.Share{Key: p.Key, Index: i, Values: p.Values}
+	}
+	want, err := reduce.LocalOrdered(shares)
+	require.NoError(t, err)
+	require.Len(t, want, 5)
+	inOrder := floatSums(ps) // the shares in index order
+	for _, w := range want {
+		require.Equal(t, inOrder[w.Key], w.Values, w.Key)
+	}
+	shuffled := append([]reduce.Share(nil), shares...)
+	rng.Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
+	back, err := reduce.LocalOrdered(shuffled)
+	require.NoError(t, err)
+	require.Equal(t, want, back)
+	differ := false
+	sp := make([]reduce.Part, len(shuffled))
+	for i, sh := range shuffled {
+		sp[i] = reduce.Part{Key: sh.Key, Values: sh.Values}
+	}
+	for k, v := range floatSums(sp) {
+		for i := range v {
+			differ = differ || v[i] != inOrder[k][i]
+		}
+	}
+	require.True(t, differ, "the test's shares must make a float64 sum depend on order")
+
+	for _, in := range [][]reduce.Share{shares, shuffled} {
+		p, s := beam.NewPipelineWithRoot()
+		totals := reduce.Ordered(s, beam.CreateList(s, in))
+		wantAny := make([]any, len(want))
+		for i, w := range want {
+			wantAny[i] = w
+		}
+		passert.Equals(s, totals, wantAny...)
+		_, err := prism.Execute(context.Background(), p)
+		require.NoError(t, err)
+	}
+}
+
+func TestLocalOrderedErrors(t *testing.T) {
+	_, err := reduce.LocalOrdered([]reduce.Share{{Key: "a", Index: 1, Values: []float64{1}}, {Key: "a", Index: 1, Values: []float64{2}}})
+	require.ErrorContains(t, err, "two shares of index 1")
+	_, err = reduce.LocalOrdered([]reduce.Share{{Key: "a", Index: 0, Values: []float64{1}}, {Key: "a", Index: 1, Values: []float64{2, 3}}})
+	require.ErrorContains(t, err, `key "a"`)
+}
