@@ -34,6 +34,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
+	"github.com/neuralnmf/neuralnmf/beam/internal/files"
 	"github.com/neuralnmf/neuralnmf/matio"
 	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
 	"github.com/neuralnmf/neuralnmf/tensor"
@@ -163,8 +164,8 @@ func (f *scoreFn) ProcessElement(ctx context.Context, shard string, emit func(st
 	if err := matio.WriteMatrixMarket(&buf, &matio.Matrix{Dense: s}); err != nil {
 		return fmt.Errorf("score: %s: %w", out, err)
 	}
-	if err := writeWhole(ctx, out, buf.Bytes()); err != nil {
-		return err
+	if err := files.WriteWhole(ctx, out, buf.Bytes()); err != nil {
+		return fmt.Errorf("score: %w", err)
 	}
 	emit(out)
 	return nil
@@ -219,37 +220,4 @@ func readModel(ctx context.Context, p string) (*neuralnmf.Model, error) {
 		return nil, fmt.Errorf("score: Model %s: %w", p, err)
 	}
 	return m, nil
-}
-
-// writeWhole writes data to p, under a temporary name renamed to p when
-// complete where the filesystem can rename, so that p never holds a
-// partial file.
-func writeWhole(ctx context.Context, p string, data []byte) error {
-	fs, err := filesystem.New(ctx, p)
-	if err != nil {
-		return fmt.Errorf("score: %s: %w", p, err)
-	}
-	defer fs.Close()
-	rn, canRename := fs.(filesystem.Renamer)
-	target := p
-	if canRename {
-		target = p + ".partial"
-	}
-	w, err := fs.OpenWrite(ctx, target)
-	if err != nil {
-		return fmt.Errorf("score: %w", err)
-	}
-	if _, err := w.Write(data); err != nil {
-		w.Close()
-		return fmt.Errorf("score: %s: %w", target, err)
-	}
-	if err := w.Close(); err != nil {
-		return fmt.Errorf("score: %s: %w", target, err)
-	}
-	if canRename {
-		if err := rn.Rename(ctx, target, p); err != nil {
-			return fmt.Errorf("score: %s: %w", p, err)
-		}
-	}
-	return nil
 }

@@ -1,0 +1,131 @@
+// Package files reads and writes whole files through Beam's filesystem
+// layer (package filesystem), so that local paths and cloud storage
+// (gs://, with its package imported) work alike.
+package files
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"strings"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
+)
+
+// Read returns the contents of p.
+func Read(ctx context.Context, p string) ([]byte, error) {
+	fsys, err := filesystem.New(ctx, p)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", p, err)
+	}
+	defer fsys.Close()
+	r, err := fsys.OpenRead(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", p, err)
+	}
+	return b, nil
+}
+
+// Open opens p for reading; the caller closes it.
+func Open(ctx context.Context, p string) (io.ReadCloser, error) {
+	fsys, err := filesystem.New(ctx, p)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", p, err)
+	}
+	defer fsys.Close()
+	return fsys.OpenRead(ctx, p)
+}
+
+// WriteWhole writes data to p, under the name p + ".partial" renamed to p
+// when complete where the filesystem can rename, so that p never holds a
+// partial file; an existing p is replaced.
+func WriteWhole(ctx context.Context, p string, data []byte) error {
+	fsys, err := filesystem.New(ctx, p)
+	if err != nil {
+		return fmt.Errorf("%s: %w", p, err)
+	}
+	defer fsys.Close()
+	rn, canRename := fsys.(filesystem.Renamer)
+	target := p
+	if canRename {
+		target = p + ".partial"
+	}
+	w, err := fsys.OpenWrite(ctx, target)
+	if err != nil {
+		return err
+	}
+	if _, err := w.Write(data); err != nil {
+		w.Close()
+		return fmt.Errorf("%s: %w", target, err)
+	}
+	if err := w.Close(); err != nil {
+		return fmt.Errorf("%s: %w", target, err)
+	}
+	if canRename {
+		if err := rn.Rename(ctx, target, p); err != nil {
+			return fmt.Errorf("%s: %w", p, err)
+		}
+	}
+	return nil
+}
+
+// List returns the files that glob matches (nil if none).
+func List(ctx context.Context, glob string) ([]string, error) {
+	fsys, err := filesystem.New(ctx, glob)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", glob, err)
+	}
+	defer fsys.Close()
+	return fsys.List(ctx, glob)
+}
+
+// Exists reports whether p exists.
+func Exists(ctx context.Context, p string) (bool, error) {
+	fsys, err := filesystem.New(ctx, p)
+	if err != nil {
+		return false, fmt.Errorf("%s: %w", p, err)
+	}
+	defer fsys.Close()
+	if _, err := fsys.Size(ctx, p); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return false, nil
+		}
+		// Filesystems differ in how they say "no such file": ask List.
+		m, lerr := fsys.List(ctx, p)
+		if lerr != nil {
+			return false, err
+		}
+		return len(m) > 0, nil
+	}
+	return true, nil
+}
+
+// Remove removes the file p, if the filesystem can remove files; a
+// missing p is not an error.
+func Remove(ctx context.Context, p string) error {
+	fsys, err := filesystem.New(ctx, p)
+	if err != nil {
+		return fmt.Errorf("%s: %w", p, err)
+	}
+	defer fsys.Close()
+	rm, ok := fsys.(filesystem.Remover)
+	if !ok {
+		return fmt.Errorf("%s: the filesystem cannot remove files", p)
+	}
+	if err := rm.Remove(ctx, p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
+}
+
+// Join joins a directory (local or a URL such as gs://b/d) and a name.
+func Join(dir, name string) string {
+	return strings.TrimSuffix(dir, "/") + "/" + name
+}

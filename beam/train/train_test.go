@@ -1,0 +1,248 @@
+package train_test
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/local"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners/prism"
+	"github.com/stretchr/testify/require"
+
+	"github.com/neuralnmf/neuralnmf/beam/train"
+	"github.com/neuralnmf/neuralnmf/matio"
+	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
+	"github.com/neuralnmf/neuralnmf/tensor"
+)
+
+func TestMain(m *testing.M) {
+	beam.Init()
+	os.Exit(m.Run())
+}
+
+// Corpus is a generated term–document matrix of a two-level topic
+// hierarchy: 4 topics of 12 words each (48 words), in 2 groups of 2; every
+// document is in one group, mixes its two topics at random and draws 60
+// words from the mixture (counts), plus one word at random.
+func Corpus(docs int, seed uint64) *tensor.Sparse {
+	rng := tensor.NewRand(seed)
+	const words, perTopic = 48, 12
+	weights := make([]float64, words)
+	for i := range weights {
+		weights[i] = 0.2 + rng.Float64()
+	}
+	var es []tensor.Entry
+	for j := range docs {
+		g := rng.IntN(2)
+		mix := rng.Float64()
+		counts := map[int]float64{}
+		for range 60 {
+			topic := 2 * g
+			if rng.Float64() > mix {
+				topic++
+			}
+			// a word of the topic, by weight (rejection sampling)
+			for {
+				w := topic*perTopic + rng.IntN(perTopic)
+				if rng.Float64()*1.2 < weights[w] {
+					counts[w]++
+					break
+				}
+			}
+		}
+		counts[rng.IntN(words)]++
+		for w := range words {
+			if c, ok := counts[w]; ok {
+				es = append(es, tensor.Entry{Row: w, Col: j, Val: c})
+			}
+		}
+	}
+	x, err := tensor.NewSparse(words, docs, es)
+	if err != nil {
+		panic(err)
+	}
+	return x
+}
+
+// writeShards writes x's columns as n shard files in dir, of nearly equal
+// size, every third gzipped, and returns their paths.
+func writeShards(t *testing.T, x *tensor.Sparse, n int, dir string) []string {
+	var paths []string
+	for i := range n {
+		lo, hi := i*x.Cols/n, (i+1)*x.Cols/n
+		cols := make([]int, 0, hi-lo)
+		for j := lo; j < hi; j++ {
+			cols = append(cols, j)
+		}
+		var b bytes.Buffer
+		require.NoError(t, matio.WriteMatrixMarket(&b, &matio.Matrix{Sparse: x.SelectColumns(cols)}))
+		name := filepath.Join(dir, fmt.Sprintf("shard-%02d.mtx", i))
+		data := b.Bytes()
+		if i%3 == 2 {
+			name += ".gz"
+			var z bytes.Buffer
+			w := gzip.NewWriter(&z)
+			_, err := w.Write(data)
+			require.NoError(t, err)
+			require.NoError(t, w.Close())
+			data = z.Bytes()
+		}
+		require.NoError(t, os.WriteFile(name, data, 0o644))
+		paths = append(paths, name)
+	}
+	return paths
+}
+
+func prismEngine() train.Beam {
+	return train.Beam{Run: func(ctx context.Context, p *beam.Pipeline) error {
+		_, err := prism.Execute(ctx, p)
+		return err
+	}}
+}
+
+func options(shards []string, work string) train.Options {
+	return train.Options{Shards: shards, Work: work, Steps: 4,
+		Config: neuralnmf.Config{Ranks: []int{4, 2}, Epochs: 3, Tol: -1, Seed: 7}}
+}
+
+// requireSameModel checks two models' A's and histories bit for bit.
+func requireSameModel(t *testing.T, want, got *neuralnmf.Model) {
+	t.Helper()
+	require.Len(t, got.A, len(want.A))
+	for l := range want.A {
+		require.Equal(t, want.A[l].Data, got.A[l].Data, "A⁽%d⁾", l)
+	}
+	require.Equal(t, want.History.Loss, got.History.Loss)
+	require.Equal(t, want.History.RelError, got.History.RelError)
+	require.Equal(t, want.History.FinalRelError, got.History.FinalRelError)
+	require.Equal(t, want.History.Stopped, got.History.Stopped)
+}
+
+// Training on 16 shards on in-process Prism gives the single-process
+// run's model bit for bit, reaches a good fit, and Clean leaves the work
+// directory empty.
+func TestTrainPrism(t *testing.T) {
+	t.Setenv("TMPDIR", t.TempDir()) // Beam's loopback worker leaves a file there
+	dir := t.TempDir()
+	x := Corpus(16*60, 1)
+	shards := writeShards(t, x, 16, dir)
+	ctx := context.Background()
+
+	local := filepath.Join(dir, "work-local")
+	var steps []train.Progress
+	opt := options(shards, local)
+	opt.Progress = func(p train.Progress) { steps = append(steps, p) }
+	want, err := train.Train(ctx, opt, train.Local{})
+	require.NoError(t, err)
+	require.Len(t, steps, 12, "3 passes of 4 steps")
+	require.Equal(t, 3, steps[11].Pass)
+	require.Equal(t, want.History.RelError[2], steps[11].RelError)
+	t.Logf("relative error: start %.4f, passes %.4f, final %.4f", want.History.RelError[0], want.History.RelError, want.History.FinalRelError)
+	require.Less(t, want.History.FinalRelError, want.History.RelError[0])
+	full, err := neuralnmf.TrainSparse(x, neuralnmf.Config{Ranks: []int{4, 2}, Seed: 7})
+	require.NoError(t, err)
+	t.Logf("full batch: %.4f", full.History.FinalRelError)
+	require.Less(t, want.History.FinalRelError, 1.02*full.History.FinalRelError, "3 passes reach full batch")
+
+	work := filepath.Join(dir, "work-prism")
+	got, err := train.Train(ctx, options(shards, work), prismEngine())
+	require.NoError(t, err)
+	requireSameModel(t, want, got)
+
+	for _, w := range []string{local, work} {
+		require.NoError(t, train.Clean(ctx, w))
+		left, err := os.ReadDir(w)
+		require.NoError(t, err)
+		require.Empty(t, left)
+	}
+}
+
+// failAfter is Local until its n-th Shares stage, which fails: a run
+// stopped in the middle of a step, its step files half written.
+type failAfter struct {
+	train.Local
+	n int
+}
+
+var errStopped = errors.New("stopped")
+
+func (f *failAfter) Shares(ctx context.Context, tasks []train.ShareTask) error {
+	if f.n--; f.n == 0 {
+		return errStopped
+	}
+	return f.Local.Shares(ctx, tasks)
+}
+
+// A run stopped mid-step (at three different steps) and resumed trains the
+// uninterrupted model bit for bit; a work directory of another run or with
+// other files is refused.
+func TestResume(t *testing.T) {
+	dir := t.TempDir()
+	shards := writeShards(t, Corpus(5*50, 2), 5, dir)
+	ctx := context.Background()
+	want, err := train.Train(ctx, options(shards, filepath.Join(dir, "whole")), train.Local{})
+	require.NoError(t, err)
+	for _, stop := range []int{1, 6, 13} { // the first step, one inside pass 2, the final pass
+		work := filepath.Join(dir, fmt.Sprintf("stopped-%d", stop))
+		_, err := train.Train(ctx, options(shards, work), &failAfter{n: stop})
+		require.ErrorIs(t, err, errStopped)
+		var resumed bool
+		opt := options(shards, work)
+		opt.Progress = func(p train.Progress) { resumed = p.Resumed }
+		count := &failAfter{n: -1}
+		got, err := train.Train(ctx, opt, count)
+		require.NoError(t, err)
+		requireSameModel(t, want, got)
+		require.True(t, resumed || stop == 13, "the steps after a resume say so")
+		require.Equal(t, 14-stop, -1-count.n, "the resumed run takes the steps left and the final pass, no more")
+	}
+
+	other := options(shards, filepath.Join(dir, "whole"))
+	other.Config.Seed = 8
+	_, err = train.Train(ctx, other, train.Local{})
+	require.ErrorIs(t, err, train.ErrWorkInUse)
+	foreign := filepath.Join(dir, "foreign")
+	require.NoError(t, os.MkdirAll(foreign, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(foreign, "notes.txt"), []byte("mine"), 0o644))
+	_, err = train.Train(ctx, options(shards, foreign), train.Local{})
+	require.ErrorIs(t, err, train.ErrWorkInUse)
+	require.NoError(t, train.Clean(ctx, foreign))
+	b, err := os.ReadFile(filepath.Join(foreign, "notes.txt"))
+	require.NoError(t, err)
+	require.Equal(t, "mine", string(b), "Clean removes only a run's files")
+}
+
+func TestTrainErrors(t *testing.T) {
+	dir := t.TempDir()
+	shards := writeShards(t, Corpus(100, 3), 2, dir)
+	var b bytes.Buffer
+	require.NoError(t, matio.WriteMatrixMarket(&b, &matio.Matrix{Sparse: Corpus(30, 4).SelectColumns([]int{0, 1, 2})}))
+	narrow := filepath.Join(dir, "narrow.mtx")
+	wide := tensor.SparseFromDense(tensor.New(50, 3))
+	b.Reset()
+	require.NoError(t, matio.WriteMatrixMarket(&b, &matio.Matrix{Sparse: wide}))
+	require.NoError(t, os.WriteFile(narrow, b.Bytes(), 0o644))
+	ctx := context.Background()
+	for name, edit := range map[string]func(*train.Options){
+		"no shards":  func(o *train.Options) { o.Shards = nil },
+		"suffix":     func(o *train.Options) { o.Shards = []string{filepath.Join(dir, "x.csv")} },
+		"twice":      func(o *train.Options) { o.Shards = []string{shards[0], shards[0]} },
+		"no work":    func(o *train.Options) { o.Work = "" },
+		"steps":      func(o *train.Options) { o.Steps = -1 },
+		"no ranks":   func(o *train.Options) { o.Config.Ranks = nil },
+		"missing":    func(o *train.Options) { o.Shards = []string{filepath.Join(dir, "none.mtx")} },
+		"rows":       func(o *train.Options) { o.Shards = []string{shards[0], narrow} },
+		"supervised": func(o *train.Options) { o.Config.Normalize = true },
+	} {
+		opt := options(shards, filepath.Join(dir, "work-"+name))
+		edit(&opt)
+		_, err := train.Train(ctx, opt, train.Local{})
+		require.Error(t, err, name)
+	}
+}
