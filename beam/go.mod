@@ -6,6 +6,7 @@ require (
 	github.com/apache/beam/sdks/v2 v2.77.0
 	github.com/neuralnmf/neuralnmf v0.0.0
 	github.com/stretchr/testify v1.12.1
+	google.golang.org/grpc v1.83.2
 )
 
 require (
@@ -74,7 +75,6 @@ require (
 	google.golang.org/genproto v0.0.0-20260715232425-e75dac1f907d // indirect
 	google.golang.org/genproto/googleapis/api v0.0.0-20260715232425-e75dac1f907d // indirect
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20260819154853-08b0e4226688 // indirect
-	google.golang.org/grpc v1.83.2 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
 )
 

@@ -118,7 +118,16 @@ const (
 	markerName     = "neuralnmf-beam-train.json"
 	preparedName   = "prepared.json"
 	checkpointName = "checkpoint.bin"
+	// tempName is the subdirectory a command may keep Beam's temporary
+	// files in (TempDir).
+	tempName = "tmp"
 )
+
+// TempDir is where a command keeps the temporary files of the runs of a
+// local work directory (Beam's loopback environment leaves one per job):
+// inside the work directory, so that a killed run leaves nothing outside
+// it and the resumed run removes them. Train ignores it.
+func TempDir(work string) string { return files.Join(work, tempName) }
 
 func sliceName(shard, slice int) string      { return fmt.Sprintf("slice-%05d-%04d.csc", shard, slice) }
 func infoName(shard int) string              { return fmt.Sprintf("info-%05d.json", shard) }

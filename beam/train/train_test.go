@@ -2,7 +2,6 @@ package train_test
 
 import (
 	"bytes"
-	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
@@ -15,6 +14,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners/prism"
 	"github.com/stretchr/testify/require"
 
+	"github.com/neuralnmf/neuralnmf/beam/internal/corpus"
 	"github.com/neuralnmf/neuralnmf/beam/train"
 	"github.com/neuralnmf/neuralnmf/matio"
 	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
@@ -26,78 +26,15 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// Corpus is a generated term–document matrix of a two-level topic
-// hierarchy: 4 topics of 12 words each (48 words), in 2 groups of 2; every
-// document is in one group, mixes its two topics at random and draws 60
-// words from the mixture (counts), plus one word at random.
-func Corpus(docs int, seed uint64) *tensor.Sparse {
-	rng := tensor.NewRand(seed)
-	const words, perTopic = 48, 12
-	weights := make([]float64, words)
-	for i := range weights {
-		weights[i] = 0.2 + rng.Float64()
-	}
-	var es []tensor.Entry
-	for j := range docs {
-		g := rng.IntN(2)
-		mix := rng.Float64()
-		counts := map[int]float64{}
-		for range 60 {
-			topic := 2 * g
-			if rng.Float64() > mix {
-				topic++
-			}
-			// a word of the topic, by weight (rejection sampling)
-			for {
-				w := topic*perTopic + rng.IntN(perTopic)
-				if rng.Float64()*1.2 < weights[w] {
-					counts[w]++
-					break
-				}
-			}
-		}
-		counts[rng.IntN(words)]++
-		for w := range words {
-			if c, ok := counts[w]; ok {
-				es = append(es, tensor.Entry{Row: w, Col: j, Val: c})
-			}
-		}
-	}
-	x, err := tensor.NewSparse(words, docs, es)
-	if err != nil {
-		panic(err)
-	}
-	return x
-}
-
-// writeShards writes x's columns as n shard files in dir, of nearly equal
-// size, every third gzipped, and returns their paths.
+// writeShards writes x as n shards (every third gzipped) into dir.
 func writeShards(t *testing.T, x *tensor.Sparse, n int, dir string) []string {
-	var paths []string
-	for i := range n {
-		lo, hi := i*x.Cols/n, (i+1)*x.Cols/n
-		cols := make([]int, 0, hi-lo)
-		for j := lo; j < hi; j++ {
-			cols = append(cols, j)
-		}
-		var b bytes.Buffer
-		require.NoError(t, matio.WriteMatrixMarket(&b, &matio.Matrix{Sparse: x.SelectColumns(cols)}))
-		name := filepath.Join(dir, fmt.Sprintf("shard-%02d.mtx", i))
-		data := b.Bytes()
-		if i%3 == 2 {
-			name += ".gz"
-			var z bytes.Buffer
-			w := gzip.NewWriter(&z)
-			_, err := w.Write(data)
-			require.NoError(t, err)
-			require.NoError(t, w.Close())
-			data = z.Bytes()
-		}
-		require.NoError(t, os.WriteFile(name, data, 0o644))
-		paths = append(paths, name)
-	}
+	paths, err := corpus.WriteShards(x, n, 3, dir)
+	require.NoError(t, err)
 	return paths
 }
+
+// Corpus is corpus.Generate's 48 words, 4 topics, 60 words a document.
+func Corpus(docs int, seed uint64) *tensor.Sparse { return corpus.Generate(48, 4, docs, 60, seed) }
 
 func prismEngine() train.Beam {
 	return train.Beam{Run: func(ctx context.Context, p *beam.Pipeline) error {
