@@ -46,3 +46,37 @@ func TestAccumCoder(t *testing.T) {
 	_, err = fn.MergeAccumulators(a, accum{sums: a.sums[:2]})
 	require.Error(t, err)
 }
+
+// TestVectorCoders: Share and Total round-trip bit for bit (NaN payloads,
+// signed zeros, empty vectors and keys included), and malformed bytes are
+// refused.
+func TestVectorCoders(t *testing.T) {
+	for _, s := range []Share{
+		{Key: "g0-000001", Index: 15, Values: []float64{1, math.Copysign(0, -1), math.Float64frombits(0x7ff8000000000123), math.Inf(-1), 5e-324}},
+		{Key: "", Index: -3, Values: []float64{}},
+	} {
+		got, err := decodeShare(encodeShare(s))
+		require.NoError(t, err)
+		require.Equal(t, s.Key, got.Key)
+		require.Equal(t, s.Index, got.Index)
+		require.Len(t, got.Values, len(s.Values))
+		for i := range s.Values {
+			require.Equal(t, math.Float64bits(s.Values[i]), math.Float64bits(got.Values[i]))
+		}
+		tot, err := decodeTotal(encodeTotal(Total{Key: s.Key, Values: s.Values}))
+		require.NoError(t, err)
+		require.Equal(t, s.Key, tot.Key)
+		require.Len(t, tot.Values, len(s.Values))
+	}
+	b := encodeShare(Share{Key: "k", Index: 1, Values: []float64{1, 2}})
+	for name, bad := range map[string][]byte{
+		"empty":      nil,
+		"key cut":    {5, 'a'},
+		"index cut":  b[:2],
+		"values cut": b[:len(b)-1],
+		"extra":      append(append([]byte(nil), b...), 0),
+	} {
+		_, err := decodeShare(bad)
+		require.Error(t, err, name)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/neuralnmf/neuralnmf/tensor"
 )
@@ -89,12 +90,15 @@ func decodeSparse(b []byte) (*tensor.Sparse, error) {
 
 // encodeDenses encodes ms: their count, then each one's rows, cols and
 // entries by rows.
-func encodeDenses(ms []*tensor.Dense) []byte {
+func encodeDenses(ms []*tensor.Dense) []byte { return appendDenses(nil, ms) }
+
+// appendDenses appends encodeDenses(ms) to b.
+func appendDenses(b []byte, ms []*tensor.Dense) []byte {
 	n := 16
 	for _, m := range ms {
 		n += 16 + 8*m.Len()
 	}
-	b := make([]byte, 0, n)
+	b = slices.Grow(b, n)
 	b = append(b, denseMagic...)
 	b = appendU64(b, uint64(len(ms)))
 	for _, m := range ms {
@@ -140,4 +144,30 @@ func decodeDenses(b []byte) ([]*tensor.Dense, error) {
 		return nil, fmt.Errorf("%w: %d bytes after the matrices", errFormat, len(b)-at)
 	}
 	return out, nil
+}
+
+// addVector adds the 1×n matrix encoded in b (encodeDenses of one row)
+// into sum entry by entry, or, if first, returns its values as the sum;
+// the sum must have n entries otherwise.
+func addVector(sum []float64, b []byte, first bool) ([]float64, error) {
+	u := func(i int) uint64 { return binary.LittleEndian.Uint64(b[i:]) }
+	if len(b) < 32 || string(b[:8]) != denseMagic || u(8) != 1 || u(16) != 1 || u(24) != uint64(len(b)-32)/8 || (len(b)-32)%8 != 0 {
+		return nil, fmt.Errorf("%w: not one vector", errFormat)
+	}
+	n := int(u(24))
+	vals := b[32:]
+	if first {
+		sum = make([]float64, n)
+		for j := range sum {
+			sum[j] = math.Float64frombits(binary.LittleEndian.Uint64(vals[8*j:]))
+		}
+		return sum, nil
+	}
+	if n != len(sum) {
+		return nil, fmt.Errorf("%w: a vector of %d values for a sum of %d", errFormat, n, len(sum))
+	}
+	for j := range sum {
+		sum[j] += math.Float64frombits(binary.LittleEndian.Uint64(vals[8*j:]))
+	}
+	return sum, nil
 }

@@ -101,7 +101,7 @@ func TestTrainPrism(t *testing.T) {
 }
 
 // failAfter is Local until its n-th Shares stage, which fails: a run
-// stopped in the middle of a step, its step files half written.
+// stopped in the middle of a step.
 type failAfter struct {
 	train.Local
 	n int
@@ -109,11 +109,11 @@ type failAfter struct {
 
 var errStopped = errors.New("stopped")
 
-func (f *failAfter) Shares(ctx context.Context, tasks []train.ShareTask) error {
+func (f *failAfter) Shares(ctx context.Context, a []*tensor.Dense, tasks []train.ShareTask) (map[string][]float64, error) {
 	if f.n--; f.n == 0 {
-		return errStopped
+		return nil, errStopped
 	}
-	return f.Local.Shares(ctx, tasks)
+	return f.Local.Shares(ctx, a, tasks)
 }
 
 // A run stopped mid-step (at three different steps) and resumed trains the

@@ -3,6 +3,10 @@
 // its groups as a label file, never holding the corpus:
 //
 //	go run ./bench/gencorpus -docs 1000000 -o /tmp/corpus.mtx.gz -labels /tmp/groups.txt
+//
+// With -shards N it writes the documents as N shard files instead, in
+// order and of nearly equal size, named after -o: /tmp/c.mtx.gz gives
+// /tmp/c-00.mtx.gz, /tmp/c-01.mtx.gz, … (the input of neuralnmf-beam).
 package main
 
 import (
@@ -25,16 +29,20 @@ func main() {
 	seed := flag.Uint64("seed", 1, "seed")
 	out := flag.String("o", "", "output .mtx or .mtx.gz (required)")
 	labels := flag.String("labels", "", "optional output: each document's group, one per line")
+	shards := flag.Int("shards", 1, "write this many shard files named after -o")
 	flag.Parse()
-	if err := run(*docs, *words, *seed, *out, *labels); err != nil {
+	if err := run(*docs, *words, *seed, *out, *labels, *shards); err != nil {
 		fmt.Fprintln(os.Stderr, "gencorpus:", err)
 		os.Exit(1)
 	}
 }
 
-func run(docs, words int, seed uint64, out, labels string) error {
+func run(docs, words int, seed uint64, out, labels string, shards int) error {
 	if out == "" {
 		return fmt.Errorf("-o is required")
+	}
+	if shards < 1 || shards > docs {
+		return fmt.Errorf("-shards is %d, want 1 to -docs", shards)
 	}
 	s := gencorpus.Default(docs)
 	s.Words, s.Seed = words, seed
@@ -42,12 +50,44 @@ func run(docs, words int, seed uint64, out, labels string) error {
 	if err != nil {
 		return err
 	}
+	total := 0
+	for i := range shards {
+		name := out
+		if shards > 1 {
+			ext := ".mtx"
+			if strings.HasSuffix(out, ".gz") {
+				ext = ".mtx.gz"
+			}
+			name = fmt.Sprintf("%s-%02d%s", strings.TrimSuffix(out, ext), i, ext)
+		}
+		n, err := write(c, s, name, i*docs/shards, (i+1)*docs/shards)
+		if err != nil {
+			return err
+		}
+		total += n
+	}
+	if labels != "" {
+		err = matio.WriteAtomic(labels, func(f *os.File) error {
+			bw := bufio.NewWriter(f)
+			for j := 0; j < docs; j++ {
+				fmt.Fprintln(bw, c.Group(j))
+			}
+			return bw.Flush()
+		})
+	}
+	fmt.Printf("wrote %s (%d files): %d words × %d documents, %d entries\n", out, shards, words, docs, total)
+	return err
+}
+
+// write writes documents lo..hi−1 of c as the Matrix Market file out and
+// returns its entries.
+func write(c *gencorpus.Corpus, s gencorpus.Spec, out string, lo, hi int) (int, error) {
 	nnz := 0
-	for j := 0; j < docs; j++ { // a counting pass: the header comes first
+	for j := lo; j < hi; j++ { // a counting pass: the header comes first
 		r, _ := c.Document(j)
 		nnz += len(r)
 	}
-	err = matio.WriteAtomic(out, func(f *os.File) error {
+	err := matio.WriteAtomic(out, func(f *os.File) error {
 		var w io.Writer = f
 		var z *gzip.Writer
 		if strings.HasSuffix(out, ".gz") {
@@ -55,14 +95,14 @@ func run(docs, words int, seed uint64, out, labels string) error {
 			w = z
 		}
 		bw := bufio.NewWriterSize(w, 1<<20)
-		fmt.Fprintf(bw, "%%%%MatrixMarket matrix coordinate real general\n%% gencorpus %+v\n%d %d %d\n", s, words, docs, nnz)
+		fmt.Fprintf(bw, "%%%%MatrixMarket matrix coordinate real general\n%% gencorpus %+v, documents %d to %d\n%d %d %d\n", s, lo+1, hi, s.Words, hi-lo, nnz)
 		var line []byte
-		for j := 0; j < docs; j++ {
+		for j := lo; j < hi; j++ {
 			r, v := c.Document(j)
 			for i := range r {
 				line = strconv.AppendInt(line[:0], int64(r[i]+1), 10)
 				line = append(line, ' ')
-				line = strconv.AppendInt(line, int64(j+1), 10)
+				line = strconv.AppendInt(line, int64(j-lo+1), 10)
 				line = append(line, ' ')
 				line = strconv.AppendFloat(line, v[i], 'g', 8, 64)
 				line = append(line, '\n')
@@ -77,18 +117,5 @@ func run(docs, words int, seed uint64, out, labels string) error {
 		}
 		return nil
 	})
-	if err != nil {
-		return err
-	}
-	if labels != "" {
-		err = matio.WriteAtomic(labels, func(f *os.File) error {
-			bw := bufio.NewWriter(f)
-			for j := 0; j < docs; j++ {
-				fmt.Fprintln(bw, c.Group(j))
-			}
-			return bw.Flush()
-		})
-	}
-	fmt.Printf("wrote %s: %d words × %d documents, %d entries\n", out, words, docs, nnz)
-	return err
+	return nnz, err
 }

@@ -43,6 +43,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"sort"
 	"strconv"
 	"strings"
@@ -80,6 +81,7 @@ var (
 	local    = flag.Bool("local", false, "train: run the stages in this process, without a Beam runner")
 	keepWork = flag.Bool("keep-work", false, "train: keep the work directory's files (slices, final checkpoint) after success")
 	addr     = flag.String("addr", "127.0.0.1:50000", "worker-pool: address to listen on")
+	cpuProf  = flag.String("cpuprofile", "", "train: write a CPU profile of the driver's process (workers in it with in-process Prism or LOOPBACK) to this file")
 )
 
 // usageError is a wrong command line (exit code 2).
@@ -242,12 +244,26 @@ func runTrain(ctx context.Context) error {
 	}
 	opt := train.Options{Shards: paths, Work: *work, Steps: *steps, Workers: *workers,
 		Config: neuralnmf.Config{Ranks: rs, Epochs: *epochs, Seed: *seed}}
+	var passTime time.Duration
 	opt.Progress = func(p train.Progress) {
+		passTime += p.Elapsed
 		line := fmt.Sprintf("pass %d, step %d/%d: %.2f s", p.Pass, p.Step, p.Steps, p.Elapsed.Seconds())
 		if p.Step == p.Steps {
-			line += fmt.Sprintf("; the pass's relative error %.6f", p.RelError)
+			line += fmt.Sprintf("; the pass's relative error %.6f; the pass's steps took %.1f s", p.RelError, passTime.Seconds())
+			passTime = 0
 		}
 		fmt.Println(line)
+	}
+	if *cpuProf != "" {
+		f, err := os.Create(*cpuProf)
+		if err != nil {
+			return fmt.Errorf("-cpuprofile: %w", err)
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return fmt.Errorf("-cpuprofile: %w", err)
+		}
+		defer pprof.StopCPUProfile()
 	}
 	t0 := time.Now()
 	m, err := train.Train(ctx, opt, eng)
