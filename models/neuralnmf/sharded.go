@@ -2,9 +2,11 @@ package neuralnmf
 
 import (
 	"bytes"
-	"encoding/gob"
+	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"math"
 	"math/rand/v2"
 
@@ -426,60 +428,89 @@ func (s *ShardedTrainer) Model(final *Share) (*Model, error) {
 	return m, nil
 }
 
-// shardedState is what MarshalBinary writes (encoding/gob).
-type shardedState struct {
-	Magic               string
-	Ranks               []int
-	Seed                uint64
-	LR                  float64
-	Decay               optim.StepDecay
-	Init                Init
-	InitRestarts        int
-	InitIters           int
-	Epochs, Window      int
-	Tol, Forget         float64
-	Rows, Cols, Steps   int
-	Step                int
-	A                   []*tensor.Dense
-	AdamLR              []float64
-	Adam                []optim.AdamState
-	C, E                *tensor.Dense
-	RNG                 []byte
-	LRScale, XNorm      float64
-	Loss, Sq, XSq, XMax float64
-	MeasureX, Done      bool
-	History             History
+// shardedHeader is the JSON header of MarshalBinary's bytes; the
+// matrices follow it: the A's, C and E of the running statistics, then
+// Adam's two moments of every optimiser that has stepped.
+type shardedHeader struct {
+	Ranks             []int
+	Seed              uint64
+	LR                float64
+	Decay             optim.StepDecay
+	Init              Init
+	InitRestarts      int
+	InitIters         int
+	Epochs, Window    int
+	Tol, Forget       float64
+	Rows, Cols, Steps int
+	Step              int
+	AdamLR            []float64
+	AdamSteps         []int
+	RNG               []byte
+	LRScale, XNorm    float64
+	PassLoss, PassSq  float64
+	PassXSq, PassXMax float64
+	MeasureX, Done    bool
+	// The history (the accuracies are NaN: no labels).
+	Loss, RelError                []float64
+	Resets, Backtracks, Collinear int
+	Stopped                       string
 }
 
-const shardedMagic = "neuralnmf sharded trainer v1"
+// shardedMagic opens MarshalBinary's bytes; its last byte is the version.
+var shardedMagic = [8]byte{'N', 'N', 'M', 'F', 'S', 'H', 'D', 1}
 
 // MarshalBinary encodes the trainer's whole state, so that
 // UnmarshalShardedTrainer gives a trainer whose next steps are this one's,
-// bit for bit: a checkpoint.
+// bit for bit: a checkpoint. The layout is that of a model file (see
+// Save): magic bytes, a JSON header, the matrices as little-endian
+// float64s, a CRC-32.
 func (s *ShardedTrainer) MarshalBinary() ([]byte, error) {
 	t := s.t
 	rng, err := s.pcg.MarshalBinary()
 	if err != nil {
 		return nil, err
 	}
-	st := shardedState{
-		Magic: shardedMagic, Ranks: t.cfg.Ranks, Seed: t.cfg.Seed, LR: t.cfg.LR, Decay: t.cfg.Decay,
+	h := shardedHeader{
+		Ranks: t.cfg.Ranks, Seed: t.cfg.Seed, LR: t.cfg.LR, Decay: t.cfg.Decay,
 		Init: t.cfg.Init, InitRestarts: t.cfg.InitRestarts, InitIters: t.cfg.InitIters,
 		Epochs: t.cfg.Epochs, Window: t.cfg.Window, Tol: t.cfg.Tol, Forget: s.forget,
-		Rows: s.rows, Cols: s.cols, Steps: s.steps, Step: s.step, A: t.a,
-		C: t.online.c, E: t.online.e, RNG: rng, LRScale: t.lrScale, XNorm: t.xNorm,
-		Loss: s.pass.loss, Sq: s.pass.sq, XSq: s.pass.xsq, XMax: s.pass.xmax, MeasureX: s.pass.measureX,
-		Done: t.done, History: t.hist,
+		Rows: s.rows, Cols: s.cols, Steps: s.steps, Step: s.step,
+		RNG: rng, LRScale: t.lrScale, XNorm: t.xNorm,
+		PassLoss: s.pass.loss, PassSq: s.pass.sq, PassXSq: s.pass.xsq, PassXMax: s.pass.xmax, MeasureX: s.pass.measureX, Done: t.done,
+		Loss: t.hist.Loss, RelError: t.hist.RelError, Resets: t.hist.Resets, Backtracks: t.hist.Backtracks,
+		Collinear: t.hist.Collinear, Stopped: t.hist.Stopped,
 	}
+	mats := append([]*tensor.Dense{}, t.a...)
+	mats = append(mats, t.online.c, t.online.e)
 	for _, o := range t.adams {
-		st.AdamLR = append(st.AdamLR, o.LR)
-		st.Adam = append(st.Adam, o.State())
+		st := o.State()
+		h.AdamLR, h.AdamSteps = append(h.AdamLR, o.LR), append(h.AdamSteps, st.Step)
+		mats = append(mats, st.M...)
+		mats = append(mats, st.V...)
 	}
-	var b bytes.Buffer
-	if err := gob.NewEncoder(&b).Encode(&st); err != nil {
+	hdr, err := json.Marshal(h)
+	if err != nil {
 		return nil, fmt.Errorf("neuralnmf: ShardedTrainer.MarshalBinary: %w", err)
 	}
-	return b.Bytes(), nil
+	n := len(shardedMagic) + 4 + len(hdr) + 4
+	for _, m := range mats {
+		n += 8 + 8*m.Len()
+	}
+	le := binary.LittleEndian
+	b := make([]byte, 0, n)
+	b = append(b, shardedMagic[:]...)
+	b = le.AppendUint32(b, uint32(len(hdr)))
+	b = append(b, hdr...)
+	for _, m := range mats {
+		b = le.AppendUint32(b, uint32(m.Rows))
+		b = le.AppendUint32(b, uint32(m.Cols))
+		for i := 0; i < m.Rows; i++ {
+			for _, v := range m.Row(i) {
+				b = le.AppendUint64(b, math.Float64bits(v))
+			}
+		}
+	}
+	return le.AppendUint32(b, crc32.ChecksumIEEE(b)), nil
 }
 
 // ErrCheckpoint is returned (wrapped) for bytes that are not a sharded
@@ -489,54 +520,107 @@ var ErrCheckpoint = errors.New("not a sharded trainer's checkpoint")
 // UnmarshalShardedTrainer decodes MarshalBinary's bytes. cfg.Workers of
 // the result is workers; nothing else of the configuration is taken from
 // the caller. It returns an error wrapping ErrCheckpoint for bytes that do
-// not decode to a consistent state.
+// not decode to a consistent state (a wrong header, a checksum mismatch,
+// shapes that do not agree).
 func UnmarshalShardedTrainer(b []byte, workers int) (*ShardedTrainer, error) {
-	var st shardedState
-	if err := gob.NewDecoder(bytes.NewReader(b)).Decode(&st); err != nil {
-		return nil, fmt.Errorf("neuralnmf: %w: %v", ErrCheckpoint, err)
-	}
 	bad := func(what string) error { return fmt.Errorf("neuralnmf: %w: %s", ErrCheckpoint, what) }
-	if st.Magic != shardedMagic {
+	le := binary.LittleEndian
+	if len(b) < len(shardedMagic)+8 || !bytes.Equal(b[:len(shardedMagic)], shardedMagic[:]) {
 		return nil, bad("the header is missing")
 	}
-	if len(st.A) == 0 || len(st.A) != len(st.Ranks) || len(st.Adam) != len(st.A) || len(st.AdamLR) != len(st.Adam) {
+	body := b[:len(b)-4]
+	if crc32.ChecksumIEEE(body) != le.Uint32(b[len(b)-4:]) {
+		return nil, bad("checksum mismatch: the checkpoint is corrupted or truncated")
+	}
+	p := len(shardedMagic)
+	n := int(le.Uint32(body[p:]))
+	p += 4
+	if n > len(body)-p {
+		return nil, bad("the header runs past the end")
+	}
+	var h shardedHeader
+	if err := json.Unmarshal(body[p:p+n], &h); err != nil {
+		return nil, bad(err.Error())
+	}
+	p += n
+	var mats []*tensor.Dense
+	for p < len(body) {
+		if len(body)-p < 8 {
+			return nil, bad("a matrix is cut short")
+		}
+		r, c := int(le.Uint32(body[p:])), int(le.Uint32(body[p+4:]))
+		p += 8
+		if c != 0 && r > (len(body)-p)/8/c {
+			return nil, bad("a matrix runs past the end")
+		}
+		m := tensor.New(r, c)
+		for i := range m.Data {
+			m.Data[i] = math.Float64frombits(le.Uint64(body[p:]))
+			p += 8
+		}
+		mats = append(mats, m)
+	}
+	L := len(h.Ranks)
+	if L == 0 || len(h.AdamLR) != L || len(h.AdamSteps) != L {
 		return nil, bad("the layers do not agree")
 	}
-	if st.Steps < 1 || st.Cols < st.Steps || st.Step < 0 || st.Rows < 1 {
+	if h.Steps < 1 || h.Cols < h.Steps || h.Step < 0 || h.Rows < 1 || len(h.Loss) != len(h.RelError) {
 		return nil, bad("the sizes are out of range")
 	}
-	rows := st.Rows
-	for l, a := range st.A {
-		if a == nil || a.Rows != rows || a.Cols != st.Ranks[l] || !a.Contiguous() {
+	want := L + 2
+	for _, st := range h.AdamSteps {
+		if st > 0 {
+			want += 2
+		}
+	}
+	if len(mats) != want {
+		return nil, bad(fmt.Sprintf("%d matrices, want %d", len(mats), want))
+	}
+	a, rest := mats[:L], mats[L:]
+	rows := h.Rows
+	for l, al := range a {
+		if al.Rows != rows || al.Cols != h.Ranks[l] {
 			return nil, bad(fmt.Sprintf("A⁽%d⁾ has the wrong shape", l))
 		}
-		if err := tensor.CheckNonnegative(fmt.Sprintf("A⁽%d⁾", l), a); err != nil {
+		if err := tensor.CheckNonnegative(fmt.Sprintf("A⁽%d⁾", l), al); err != nil {
 			return nil, fmt.Errorf("neuralnmf: %w: %v", ErrCheckpoint, err)
 		}
-		rows = a.Cols
+		rows = al.Cols
 	}
-	k := st.Ranks[0]
-	if st.C == nil || st.C.Rows != k || st.C.Cols != k || st.E == nil || st.E.Rows != st.Rows || st.E.Cols != k {
+	k := h.Ranks[0]
+	cm, em := rest[0], rest[1]
+	rest = rest[2:]
+	if cm.Rows != k || cm.Cols != k || em.Rows != h.Rows || em.Cols != k {
 		return nil, bad("the running statistics have the wrong shape")
 	}
 	pcg := &rand.PCG{}
-	if err := pcg.UnmarshalBinary(st.RNG); err != nil {
+	if err := pcg.UnmarshalBinary(h.RNG); err != nil {
 		return nil, fmt.Errorf("neuralnmf: %w: the random source: %v", ErrCheckpoint, err)
 	}
-	c := Config{Ranks: st.Ranks, Seed: st.Seed, LR: st.LR, Decay: st.Decay, Init: st.Init, InitRestarts: st.InitRestarts,
-		InitIters: st.InitIters, Epochs: st.Epochs, Window: st.Window, Tol: st.Tol, Forget: st.Forget,
-		BatchSize: (st.Cols + st.Steps - 1) / st.Steps, BatchUpdate: Statistics, Optimizer: Adam, Workers: workers}
-	t := &trainer{cfg: c, seed: c.Seed, rng: rand.New(pcg), a: st.A, hist: st.History, lrScale: st.LRScale, xNorm: st.XNorm, done: st.Done}
-	t.online = &onlineStats{c: st.C, e: st.E, cb: tensor.New(k, k), forget: st.Forget, cols: st.Cols}
-	for i, lr := range st.AdamLR { // one per A, as init makes them; A⁽⁰⁾'s is not used
+	c := Config{Ranks: h.Ranks, Seed: h.Seed, LR: h.LR, Decay: h.Decay, Init: h.Init, InitRestarts: h.InitRestarts,
+		InitIters: h.InitIters, Epochs: h.Epochs, Window: h.Window, Tol: h.Tol, Forget: h.Forget,
+		BatchSize: (h.Cols + h.Steps - 1) / h.Steps, BatchUpdate: Statistics, Optimizer: Adam, Workers: workers}
+	hist := History{Loss: h.Loss, RelError: h.RelError, Resets: h.Resets, Backtracks: h.Backtracks, Collinear: h.Collinear, Stopped: h.Stopped}
+	for range h.Loss {
+		hist.Accuracy = append(hist.Accuracy, math.NaN())
+		hist.HeldOutAccuracy = append(hist.HeldOutAccuracy, math.NaN())
+	}
+	t := &trainer{cfg: c, seed: c.Seed, rng: rand.New(pcg), a: a, hist: hist, lrScale: h.LRScale, xNorm: h.XNorm, done: h.Done}
+	t.online = &onlineStats{c: cm, e: em, cb: tensor.New(k, k), forget: h.Forget, cols: h.Cols}
+	for l, lr := range h.AdamLR { // one per A, as init makes them; A⁽⁰⁾'s is not used
 		o := &optim.Adam{LR: lr, Decay: c.Decay}
-		if err := o.SetState(st.Adam[i]); err != nil {
+		st := optim.AdamState{Step: h.AdamSteps[l]}
+		if st.Step > 0 {
+			st.M, st.V = []*tensor.Dense{rest[0]}, []*tensor.Dense{rest[1]}
+			rest = rest[2:]
+		}
+		if err := o.SetState(st); err != nil {
 			return nil, fmt.Errorf("neuralnmf: %w: %v", ErrCheckpoint, err)
 		}
 		t.adams = append(t.adams, o)
 		t.steps = append(t.steps, adamStep(o))
 	}
 	t.steps[0] = t.sweepStep
-	return &ShardedTrainer{t: t, pcg: pcg, rows: st.Rows, cols: st.Cols, steps: st.Steps, step: st.Step, forget: st.Forget,
-		pass: passSums{loss: st.Loss, sq: st.Sq, xsq: st.XSq, xmax: st.XMax, measureX: st.MeasureX}}, nil
+	return &ShardedTrainer{t: t, pcg: pcg, rows: h.Rows, cols: h.Cols, steps: h.Steps, step: h.Step, forget: h.Forget,
+		pass: passSums{loss: h.PassLoss, sq: h.PassSq, xsq: h.PassXSq, xmax: h.PassXMax, measureX: h.MeasureX}}, nil
 }
