@@ -295,3 +295,68 @@ func ExampleConfig_elasticNet() {
 	// sparser S: true
 	// Transform gives the training S: true
 }
+
+// Sharded training as a distributed driver runs it: every step, each
+// shard computes its share from the current A's and its slice of the
+// step's columns; the driver adds the shares in shard order, takes the
+// step, and could checkpoint the trainer's bytes after it (here they are
+// decoded back, as a resumed driver would).
+func ExampleShardedTrainer() {
+	x := tensor.SparseFromDense(synthetic.X()) // 87 × 90
+	const shards, steps = 3, 2
+	// slice[s][j]: shard s's columns of step j.
+	slice := make([][]*tensor.Sparse, shards)
+	for s := range shards {
+		for j := range steps {
+			var cols []int
+			for c := s*30 + j*15; c < s*30+(j+1)*15; c++ {
+				cols = append(cols, c)
+			}
+			slice[s] = append(slice[s], x.SelectColumns(cols))
+		}
+	}
+	cfg := neuralnmf.Config{Ranks: []int{9, 4}, Epochs: 4, Tol: -1, Seed: 1}
+	tr, err := neuralnmf.NewShardedTrainer(cfg, x.Rows, x.Cols, steps, x) // the start factorises the sample, here all of X
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for !tr.Done() {
+		_, j := tr.Next()
+		var total *neuralnmf.Share
+		for s := range shards { // on a cluster: one worker a shard
+			sh, err := neuralnmf.StepShare(tr.A(), slice[s][j], 0)
+			if err != nil {
+				fmt.Println(err)
+				return
+			}
+			if total == nil {
+				total = sh
+			} else if err := total.Add(sh); err != nil {
+				fmt.Println(err)
+				return
+			}
+		}
+		if err := tr.Step(total); err != nil {
+			fmt.Println(err)
+			return
+		}
+		checkpoint, _ := tr.MarshalBinary()
+		if tr, err = neuralnmf.UnmarshalShardedTrainer(checkpoint, 0); err != nil {
+			fmt.Println(err)
+			return
+		}
+	}
+	final, _ := neuralnmf.EvalShare(tr.A(), x, 0)
+	m, err := tr.Model(final)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	h := m.History
+	fmt.Println("passes:", len(h.Loss))
+	fmt.Println("below the first pass's error:", h.FinalRelError < h.RelError[0])
+	// Output:
+	// passes: 4
+	// below the first pass's error: true
+}
