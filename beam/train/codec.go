@@ -130,7 +130,7 @@ func decodeDenses(b []byte) ([]*tensor.Dense, error) {
 		}
 		r, c := u(at), u(at+8)
 		at += 16
-		if r > 1<<40 || c > 1<<40 || r*c > uint64(len(b)-at)/8 {
+		if r > 1<<40 || c > 1<<40 || c != 0 && r > uint64(len(b)-at)/8/c {
 			return nil, fmt.Errorf("%w: a %d×%d matrix in %d bytes", errFormat, r, c, len(b)-at)
 		}
 		m := tensor.New(int(r), int(c))
