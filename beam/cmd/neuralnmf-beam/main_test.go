@@ -17,6 +17,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/neuralnmf/neuralnmf/beam/internal/corpus"
+	"github.com/neuralnmf/neuralnmf/beam/score"
+	"github.com/neuralnmf/neuralnmf/matio"
+	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
 )
 
 // The cross-process tests build this command and Beam's prism job server
@@ -130,11 +133,12 @@ func processesOf(t *testing.T, exe string) []int {
 	return pids
 }
 
-// TestModes trains 16 shards and scores them in the single-process run
-// (-local), on in-process Prism, against a standalone Prism job server
-// with LOOPBACK workers, and with EXTERNAL workers started by the worker
-// pool as separate processes: every model and every score file is the
-// same, bit for bit, and no process or temporary file is left.
+// TestModes trains 16 shards in the single-process run (-local), on
+// in-process Prism, against a standalone Prism job server with LOOPBACK
+// workers, and with EXTERNAL workers started by the worker pool as
+// separate processes, and scores them in the three Prism modes: every
+// model is the same file, every score file is the single-process
+// transform's bytes, and no process or temporary file is left.
 func TestModes(t *testing.T) {
 	self, prism := binaries(t)
 	dir, glob := fixture(t)
@@ -171,6 +175,23 @@ func TestModes(t *testing.T) {
 	ref, err := os.ReadDir(filepath.Join(dir, "scores-inprocess"))
 	require.NoError(t, err)
 	require.Len(t, ref, 16)
+	// The in-process scores are the single-process transform's bytes.
+	m, err := neuralnmf.Load(filepath.Join(dir, "local.nnmf"))
+	require.NoError(t, err)
+	shards, err := filepath.Glob(glob)
+	require.NoError(t, err)
+	for _, sh := range shards {
+		f, err := os.Open(sh)
+		require.NoError(t, err)
+		sv, err := score.Shard(m, f, sh, 2)
+		f.Close()
+		require.NoError(t, err)
+		var b bytes.Buffer
+		require.NoError(t, matio.WriteMatrixMarket(&b, &matio.Matrix{Dense: sv}))
+		got, err := os.ReadFile(score.OutputPath(filepath.Join(dir, "scores-inprocess"), sh, 2))
+		require.NoError(t, err)
+		require.Equal(t, b.Bytes(), got, sh)
+	}
 	for _, name := range []string{"loopback", "external"} {
 		for _, e := range ref {
 			a, err := os.ReadFile(filepath.Join(dir, "scores-inprocess", e.Name()))
