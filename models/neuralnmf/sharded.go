@@ -15,30 +15,6 @@ import (
 	"github.com/neuralnmf/neuralnmf/tensor"
 )
 
-// Sharded training is mini-batch training (the Statistics update, see
-// Config.BatchSize) whose steps are computed in parts, so that the
-// documents of a step can be spread over machines: X's columns are split
-// into shards, each shard's columns into Steps slices, and step j of a
-// pass takes slice j of every shard. For each step a worker computes, from
-// the current A's and its shard's slice alone, a Share (StepShare): the
-// slice's loss, its gradient in every A and the Gram matrix P·Pᵀ of what
-// A⁽⁰⁾ multiplies. The loss is a sum over columns, so the step's sums are
-// the sums of its shares; a driver adds them up (Share.Add, or a
-// distributed reduce that adds in the same order) and hands the total to
-// ShardedTrainer.Step, which takes the step exactly as one-machine
-// mini-batch training takes it from a batch: the HALS sweep of A⁽⁰⁾ over
-// the running statistics, Adam on the A's below, then the dead- and
-// collinear-topic resets. Between steps the trainer's whole state is
-// MarshalBinary's bytes, so a driver can checkpoint after every step and
-// resume bit for bit.
-//
-// It trains the built-in reconstruction loss without supervision,
-// penalties, a data mask or normalisation (the terms that are not sums
-// over columns would be counted once per share). One thing differs from
-// TrainColumns besides the batches: a collinear topic is found from the
-// Gram matrix of the new A after the step, not from the next step's
-// factorisations, which the driver does not see.
-
 // Share is one part of a sharded step's sums, from some of the step's
 // columns: Add adds another part into it. Its matrices belong to it.
 type Share struct {
@@ -188,9 +164,35 @@ func (s *Share) Add(o *Share) error {
 	return nil
 }
 
-// ShardedTrainer is the driver's side of sharded training: the A's, Adam's
-// moments, the running statistics of the HALS update, the random source
-// of the topic resets, the pass's sums and the history. See StepShare.
+// ShardedTrainer is the driver's side of sharded training: the A's,
+// Adam's moments, the running statistics of the HALS update, the random
+// source of the topic resets, the pass's sums and the history. The
+// package beam/train of the module github.com/neuralnmf/neuralnmf/beam
+// drives it on Apache Beam.
+//
+// Sharded training is mini-batch training (the Statistics update, see
+// Config.BatchSize) whose steps are computed in parts, so that the
+// documents of a step can be spread over machines: X's columns are split
+// into shards, each shard's columns into Steps slices, and step j of a
+// pass takes slice j of every shard. For each step a worker computes, from
+// the current A's and its shard's slice alone, a Share (StepShare): the
+// slice's loss, its gradient in every A and the Gram matrix P·Pᵀ of what
+// A⁽⁰⁾ multiplies. The loss is a sum over columns, so the step's sums are
+// the sums of its shares; a driver adds them up (Share.Add, or a
+// distributed reduce that adds in the same order) and hands the total to
+// ShardedTrainer.Step, which takes the step exactly as one-machine
+// mini-batch training takes it from a batch: the HALS sweep of A⁽⁰⁾ over
+// the running statistics, Adam on the A's below, then the dead- and
+// collinear-topic resets. Between steps the trainer's whole state is
+// MarshalBinary's bytes, so a driver can checkpoint after every step and
+// resume bit for bit.
+//
+// It trains the built-in reconstruction loss without supervision,
+// penalties, a data mask or normalisation (the terms that are not sums
+// over columns would be counted once per share). One thing differs from
+// TrainColumns besides the batches: a collinear topic is found from the
+// Gram matrix of the new A after the step, not from the next step's
+// factorisations, which the driver does not see.
 type ShardedTrainer struct {
 	t      *trainer
 	pcg    *rand.PCG
