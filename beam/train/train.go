@@ -63,8 +63,10 @@ type Options struct {
 	Steps int
 	// Config is the model's configuration (Ranks, Seed, Epochs — the
 	// passes —, Tol, Window, LR, Decay, Forget, Init), read as
-	// neuralnmf.NewShardedTrainer reads it; Workers is taken from Workers
-	// below.
+	// neuralnmf.NewShardedTrainer reads it: LR, Decay and Forget left zero
+	// are sharded training's defaults (neuralnmf.DefaultShardedLR,
+	// constant, neuralnmf.DefaultShardedForget), chosen for 16 steps a
+	// pass. Workers is taken from Workers below.
 	Config neuralnmf.Config
 	// Workers bounds the goroutines of one share (0: GOMAXPROCS); shares
 	// are the same for any number.

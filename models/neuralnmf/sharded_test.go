@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
+	"github.com/neuralnmf/neuralnmf/optim"
 	"github.com/neuralnmf/neuralnmf/tensor"
 )
 
@@ -78,7 +79,9 @@ func trainSharded(t *testing.T, cfg neuralnmf.Config, x *tensor.Sparse, sample *
 func TestShardedIsMiniBatch(t *testing.T) {
 	xd, _ := blockHierarchy(30, 1200, 4)
 	x := tensor.SparseFromDense(xd)
-	cfg := neuralnmf.Config{Ranks: []int{4, 2}, Epochs: 3, Tol: -1, Seed: 1}
+	// The mini-batch defaults, given: sharded training's own differ.
+	cfg := neuralnmf.Config{Ranks: []int{4, 2}, Epochs: 3, Tol: -1, Seed: 1, LR: neuralnmf.DefaultBatchLR,
+		Decay: optim.StepDecay{Every: 1, Factor: neuralnmf.DefaultBatchDecay}, Forget: neuralnmf.DefaultForget}
 	mb := cfg
 	mb.BatchSize = 300 // the start reads 4 batches: all of X
 	want, err := neuralnmf.TrainColumns(&blockColumns{x: x}, mb)
