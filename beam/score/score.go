@@ -23,7 +23,6 @@ package score
 
 import (
 	"bytes"
-	"compress/gzip"
 	"context"
 	"fmt"
 	"io"
@@ -176,15 +175,7 @@ func (f *scoreFn) ProcessElement(ctx context.Context, shard string, emit func(st
 // k × the shard's documents. It is what each element of the pipeline runs,
 // and what a single process runs to score the same shard.
 func Shard(m *neuralnmf.Model, r io.Reader, name string, layer int) (*tensor.Dense, error) {
-	if strings.HasSuffix(name, ".gz") {
-		z, err := gzip.NewReader(r)
-		if err != nil {
-			return nil, fmt.Errorf("score: %s: %w", name, err)
-		}
-		defer z.Close()
-		r = z
-	}
-	x, err := matio.ReadMatrixMarket(r, name)
+	x, err := files.DecodeMatrix(r, name)
 	if err != nil {
 		return nil, fmt.Errorf("score: %w", err)
 	}

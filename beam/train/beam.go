@@ -175,7 +175,7 @@ func (f *sumKeyFn) ProcessElement(ctx context.Context, key string, indexes func(
 
 // SumKey is the reduce of one key of a step in the Beam engine: it reads
 // the key's pieces of the shards indexes (in any order) and adds them in
-// the order of their index, as Local and reduce.LocalOrdered do: the
+// the order of their index, as Local does: the
 // first piece's values, then each next piece's added entry by entry; then
 // it writes the key's total. The pieces are decoded into the sum as they
 // are read.

@@ -25,19 +25,16 @@ package train
 
 import (
 	"bytes"
-	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"reflect"
 	"strings"
 	"time"
 
 	"github.com/neuralnmf/neuralnmf/beam/internal/files"
-	"github.com/neuralnmf/neuralnmf/matio"
 	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
 	"github.com/neuralnmf/neuralnmf/tensor"
 )
@@ -92,7 +89,8 @@ type Engine interface {
 	Prepare(ctx context.Context, tasks []PrepareTask) error
 	// Shares computes every task's ShardShare at the A's a and returns
 	// the keyed totals: for each key of ShareVectors, the tasks' vectors
-	// added in the order of their Index (reduce.LocalOrdered's sum).
+	// added in float64 in the order of their Index, starting from a copy
+	// of the first.
 	Shares(ctx context.Context, a []*tensor.Dense, tasks []ShareTask) (map[string][]float64, error)
 }
 
@@ -182,9 +180,13 @@ func PrepareShard(ctx context.Context, t PrepareTask) error {
 		return fmt.Errorf("train: shard %s: %w", t.Shard, err)
 	}
 	defer r.Close()
-	x, err := readShard(r, t.Shard)
+	m, err := files.DecodeMatrix(r, t.Shard)
 	if err != nil {
-		return err
+		return fmt.Errorf("train: %w", err)
+	}
+	x := m.Sparse
+	if x == nil {
+		x = tensor.SparseFromDense(m.Dense)
 	}
 	if err := tensor.CheckSparseData(t.Shard, x); err != nil {
 		return fmt.Errorf("train: %w", err)
@@ -204,27 +206,6 @@ func PrepareShard(ctx context.Context, t PrepareTask) error {
 		return fmt.Errorf("train: %w", err)
 	}
 	return nil
-}
-
-// readShard reads a Matrix Market shard (gzipped if its name ends in .gz)
-// as a sparse matrix.
-func readShard(r io.Reader, name string) (*tensor.Sparse, error) {
-	if strings.HasSuffix(name, ".gz") {
-		z, err := gzip.NewReader(r)
-		if err != nil {
-			return nil, fmt.Errorf("train: %s: %w", name, err)
-		}
-		defer z.Close()
-		r = z
-	}
-	m, err := matio.ReadMatrixMarket(r, name)
-	if err != nil {
-		return nil, fmt.Errorf("train: %w", err)
-	}
-	if m.Sparse != nil {
-		return m.Sparse, nil
-	}
-	return tensor.SparseFromDense(m.Dense), nil
 }
 
 // check validates opt and fills its defaults.

@@ -5,6 +5,7 @@ package files
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
@@ -13,6 +14,8 @@ import (
 	"strings"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
+
+	"github.com/neuralnmf/neuralnmf/matio"
 )
 
 // Read returns the contents of p.
@@ -68,18 +71,7 @@ func Write(ctx context.Context, p string, data []byte) error {
 		return fmt.Errorf("%s: %w", p, err)
 	}
 	defer fsys.Close()
-	w, err := fsys.OpenWrite(ctx, p)
-	if err != nil {
-		return err
-	}
-	if _, err := w.Write(data); err != nil {
-		w.Close()
-		return fmt.Errorf("%s: %w", p, err)
-	}
-	if err := w.Close(); err != nil {
-		return fmt.Errorf("%s: %w", p, err)
-	}
-	return nil
+	return write(ctx, fsys, p, data)
 }
 
 // WriteWhole writes data to p, under the name p + ".partial" renamed to p
@@ -91,26 +83,31 @@ func WriteWhole(ctx context.Context, p string, data []byte) error {
 		return fmt.Errorf("%s: %w", p, err)
 	}
 	defer fsys.Close()
-	rn, canRename := fsys.(filesystem.Renamer)
-	target := p
-	if canRename {
-		target = p + ".partial"
+	rn, ok := fsys.(filesystem.Renamer)
+	if !ok {
+		return write(ctx, fsys, p, data)
 	}
-	w, err := fsys.OpenWrite(ctx, target)
+	if err := write(ctx, fsys, p+".partial", data); err != nil {
+		return err
+	}
+	if err := rn.Rename(ctx, p+".partial", p); err != nil {
+		return fmt.Errorf("%s: %w", p, err)
+	}
+	return nil
+}
+
+// write writes data to p on fsys.
+func write(ctx context.Context, fsys filesystem.Interface, p string, data []byte) error {
+	w, err := fsys.OpenWrite(ctx, p)
 	if err != nil {
 		return err
 	}
 	if _, err := w.Write(data); err != nil {
 		w.Close()
-		return fmt.Errorf("%s: %w", target, err)
+		return fmt.Errorf("%s: %w", p, err)
 	}
 	if err := w.Close(); err != nil {
-		return fmt.Errorf("%s: %w", target, err)
-	}
-	if canRename {
-		if err := rn.Rename(ctx, target, p); err != nil {
-			return fmt.Errorf("%s: %w", p, err)
-		}
+		return fmt.Errorf("%s: %w", p, err)
 	}
 	return nil
 }
@@ -167,4 +164,18 @@ func Remove(ctx context.Context, p string) error {
 // Join joins a directory (local or a URL such as gs://b/d) and a name.
 func Join(dir, name string) string {
 	return strings.TrimSuffix(dir, "/") + "/" + name
+}
+
+// DecodeMatrix reads a Matrix Market matrix from r, gunzipping it first if
+// name (which errors name) ends in .gz.
+func DecodeMatrix(r io.Reader, name string) (*matio.Matrix, error) {
+	if strings.HasSuffix(name, ".gz") {
+		z, err := gzip.NewReader(r)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		defer z.Close()
+		r = z
+	}
+	return matio.ReadMatrixMarket(r, name)
 }
