@@ -435,6 +435,16 @@ func (f *fitFlags) supervision(d *fitData, sup *neuralnmf.Supervision) (*neuraln
 	case *f.docs.labelField != "":
 		source = "-label-field " + *f.docs.labelField
 		names = classNamesOf(d.labels)
+		if err := neuralnmf.CheckClassNames(names); err != nil {
+			doc := 0
+			for i, l := range d.labels {
+				if err := neuralnmf.CheckClassNames([]string{l}); l != "" && err != nil {
+					doc = i + 1
+					break
+				}
+			}
+			return nil, nil, fmt.Errorf("%s: document %d's class name %q holds a control character (a line break or a tab), which the model file, the printed tables and predict's CSV cannot keep: rename the class", source, doc, d.labels[max(doc-1, 0)])
+		}
 		labels, _ = labelIDs(d.labels, names)
 	default:
 		return nil, nil, nil
@@ -513,6 +523,7 @@ func train(d *fitData, cfg neuralnmf.Config, choose *neuralnmf.ChooseOptions, pr
 				starts++
 				prog.phase(startPhase(r, starts))
 			case "training":
+				starts = 0 // a choice trains several fits, each from its own starts
 				prog.training()
 			}
 		}

@@ -285,6 +285,11 @@ func trainChoosing(cfg Config, opt *ChooseOptions, x data, fit func(Config) (*Mo
 	case cfg.BatchSize > 0 || cfg.Algorithm1:
 		return nil, nil, fmt.Errorf("neuralnmf: TrainChoosing: %w: not for mini-batch training or Algorithm1; use Train", ErrConfig)
 	}
+	// Refuse what the supervised fit would refuse (KL with labels, bad
+	// labels, ...) now, not after the unsupervised fits have run.
+	if err := cfg.validate(x.dims()); err != nil {
+		return nil, nil, err
+	}
 	var o ChooseOptions
 	if opt != nil {
 		o = *opt

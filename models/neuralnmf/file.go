@@ -153,8 +153,17 @@ func (m *Model) validate() error {
 		}
 		return fmt.Errorf("%d class names for the %d classes of the classifier B", len(m.ClassNames), p)
 	}
+	return CheckClassNames(m.ClassNames)
+}
+
+// CheckClassNames returns an error, naming the class (from 0) and the name,
+// if a class name is empty or only spaces, holds a control character (a
+// line break or a tab, which would break the printed tables and the CSV of
+// predict), or is repeated; the model file refuses such names. A command
+// that takes names from its input checks them with it before any work.
+func CheckClassNames(names []string) error {
 	seen := map[string]int{}
-	for c, n := range m.ClassNames {
+	for c, n := range names {
 		if strings.TrimSpace(n) == "" || strings.ContainsFunc(n, unicode.IsControl) {
 			return fmt.Errorf("class %d's name %q is empty or holds a control character (a line break, a tab)", c, n)
 		}
