@@ -255,6 +255,85 @@ func readColumns(xPath, textPath string, d docFlags, modelPath string, m *neural
 	return c, nil
 }
 
+// unusedFeatures counts, for a KL model, what of the new columns x the
+// model cannot fit: its columns with an entry in a feature (row) the
+// model gives no weight, and those features. They are left out of the
+// divergence (neuralnmf.Model.UnusedFeatures); for the other losses
+// nothing is left out and unusedFeatures finds none.
+type unusedFeatures struct {
+	rows      []int // the model's unused features
+	cols      int   // columns that use one
+	firstCols []int // the first few (0-based, in the order seen)
+	used      map[int]bool
+}
+
+func newUnusedFeatures(m *neuralnmf.Model) *unusedFeatures {
+	u := &unusedFeatures{used: map[int]bool{}}
+	if m.Loss() == neuralnmf.KL {
+		u.rows = m.UnusedFeatures()
+	}
+	return u
+}
+
+// add counts the columns of x, the first of which is column first.
+func (u *unusedFeatures) add(first int, x *matio.Matrix) {
+	if len(u.rows) == 0 {
+		return
+	}
+	xs := x.Sparse
+	if xs == nil {
+		xs = tensor.SparseFromDense(x.Dense)
+	}
+	mark := map[int]bool{}
+	for _, r := range u.rows {
+		mark[r] = true
+	}
+	for _, j := range neuralnmf.ColumnsUsing(xs, u.rows) {
+		if u.cols++; len(u.firstCols) < 5 {
+			u.firstCols = append(u.firstCols, first+j)
+		}
+		for p := xs.ColPtr[j]; p < xs.ColPtr[j+1]; p++ {
+			if r := xs.RowIdx[p]; mark[r] {
+				u.used[r] = true
+			}
+		}
+	}
+}
+
+// warn says on stderr what was left out, naming the columns by names
+// (nil: 1-based numbers) and the features 1-based.
+func (u *unusedFeatures) warn(stderr io.Writer, names []string, total int) {
+	if u.cols == 0 {
+		return
+	}
+	var cols []string
+	for _, j := range u.firstCols {
+		if names != nil {
+			cols = append(cols, names[j])
+		} else {
+			cols = append(cols, strconv.Itoa(j+1))
+		}
+	}
+	if u.cols > len(cols) {
+		cols = append(cols, "…")
+	}
+	var rows []int
+	for r := range u.used {
+		rows = append(rows, r)
+	}
+	slices.Sort(rows)
+	var feats []string
+	for i, r := range rows {
+		if i == 5 {
+			feats = append(feats, "…")
+			break
+		}
+		feats = append(feats, strconv.Itoa(r+1))
+	}
+	fmt.Fprintf(stderr, "warning: %d of %d columns (%s) have entries in %d feature(s) (rows %s) that were zero in all of the model's training data: a KL model gives them no weight, so their divergence is infinite for any S; those entries were left out and each column's S fits its other entries\n",
+		u.cols, total, strings.Join(cols, ", "), len(rows), strings.Join(feats, ", "))
+}
+
 // emptyColumns marks the columns of x without a non-zero entry.
 func emptyColumns(x *matio.Matrix) []bool {
 	_, cols := x.Dims()

@@ -3,10 +3,14 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/neuralnmf/neuralnmf/matio"
+	"github.com/neuralnmf/neuralnmf/tensor"
 )
 
 // Issue 50, item 2: what the fit cannot keep is refused before any work.
@@ -39,4 +43,47 @@ func TestRefusedBeforeTheWork(t *testing.T) {
 		_, err := os.Stat(p("m.nnmf"))
 		require.ErrorIs(t, err, os.ErrNotExist)
 	}
+}
+
+// Issue 50, item 5: a KL model transforms documents that use a feature
+// (word) absent from its training data, leaving those entries out, and
+// says which columns and features, whole or streamed.
+func TestKLTransformUnknownFeature(t *testing.T) {
+	dir := t.TempDir()
+	p := func(n string) string { return filepath.Join(dir, n) }
+	var train, next strings.Builder
+	for i := 0; i < 8; i++ {
+		var a, b []string
+		for j := 0; j < 12; j++ {
+			v := (i*7+j*3)%5 + (i/4+j)%2
+			if i == 7 {
+				v = 0 // feature 8 never occurs in training
+			}
+			a = append(a, strconv.Itoa(v))
+			w := v
+			if i == 7 && j%3 == 1 {
+				w = 2 // columns 2, 5, 8 and 11 of the new data use it
+			}
+			b = append(b, strconv.Itoa(w))
+		}
+		train.WriteString(strings.Join(a, ",") + "\n")
+		next.WriteString(strings.Join(b, ",") + "\n")
+	}
+	require.NoError(t, os.WriteFile(p("train.csv"), []byte(train.String()), 0o644))
+	require.NoError(t, os.WriteFile(p("new.csv"), []byte(next.String()), 0o644))
+	code, _, errOut := cli(t, "fit", "-x", p("train.csv"), "-ranks", "2", "-loss", "kl", "-o", p("m.nnmf"), "-quiet")
+	require.Equal(t, 0, code, errOut)
+	want := "warning: 4 of 12 columns (2, 5, 8, 11) have entries in 1 feature(s) (rows 8) that were zero in all of the model's training data"
+	code, _, errOut = cli(t, "transform", "-model", p("m.nnmf"), "-x", p("new.csv"), "-o", p("s.csv"))
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, errOut, want)
+	x, err := matio.ReadMatrix(p("new.csv"))
+	require.NoError(t, err)
+	f, err := os.Create(p("new.mtx"))
+	require.NoError(t, err)
+	require.NoError(t, matio.WriteMatrixMarket(f, &matio.Matrix{Sparse: tensor.SparseFromDense(x.Dense)}))
+	require.NoError(t, f.Close())
+	code, _, errOut = cli(t, "transform", "-model", p("m.nnmf"), "-x", p("new.mtx"), "-batch-size", "5", "-o", p("s2.csv"))
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, errOut, want)
 }

@@ -22,6 +22,7 @@ type streamed struct {
 	emptyCols  []int // 1-based numbers of the first empty columns (at most 5)
 	emptyCount int
 	duplicates int // entries summed into an earlier one at their position
+	unused     *unusedFeatures
 }
 
 // streamRows runs the column-sorted Matrix Market file xPath through m
@@ -31,7 +32,7 @@ type streamed struct {
 // of every layer and which of its columns have no entry.
 func streamRows(xPath, out string, batch int, m *neuralnmf.Model, head []string,
 	rows func(first int, x *tensor.Sparse, s []*tensor.Dense, empty []bool) ([][]string, error)) (streamed, error) {
-	var st streamed
+	st := streamed{unused: newUnusedFeatures(m)}
 	r, err := matio.OpenColumns(xPath)
 	if err != nil {
 		return st, err
@@ -59,6 +60,7 @@ func streamRows(xPath, out string, batch int, m *neuralnmf.Model, head []string,
 				inErr = fmt.Errorf("-x %s, columns %d to %d: %w", xPath, st.cols+1, st.cols+x.Cols, err)
 				return inErr
 			}
+			st.unused.add(st.cols, &matio.Matrix{Sparse: x})
 			empty := make([]bool, x.Cols)
 			for j := range empty {
 				if empty[j] = x.ColPtr[j] == x.ColPtr[j+1]; empty[j] {
@@ -93,6 +95,7 @@ func (st streamed) warn(w io.Writer, xPath, what string) {
 	if st.emptyCount > 0 {
 		fmt.Fprintf(w, "warning: %d of %d columns have no entry (columns %v): %s\n", st.emptyCount, st.cols, st.emptyCols, what)
 	}
+	st.unused.warn(w, nil, st.cols)
 }
 
 // formatColumn appends the values of column j of s to rec.

@@ -26,7 +26,10 @@ func runTransform(args []string, stdout, stderr io.Writer) error {
 
 Runs new columns through a saved model (forward pass only) and writes S of
 one layer. A column with no entry (a document with no word of the
-vocabulary) has S = 0, and a warning says which.
+vocabulary) has S = 0, and a warning says which. A model of -loss kl
+cannot fit an entry in a feature its training data never used (the
+divergence would be infinite): such entries are left out, each column's
+S fits its other entries, and a warning names the columns and features.
 
 Flags:
 `)
@@ -84,6 +87,9 @@ Flags:
 		return fmt.Errorf("%s: %w", cols.from, err)
 	}
 	cols.warnEmpty(stderr, "their S is 0")
+	unused := newUnusedFeatures(m)
+	unused.add(0, cols.x)
+	unused.warn(stderr, cols.names, len(cols.names))
 	sl := s[*layer-1]
 	if *in.docs.idField != "" {
 		err = writeTopicTable(*out, cols.names, sl)

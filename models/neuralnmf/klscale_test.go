@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
+	"github.com/neuralnmf/neuralnmf/ops"
 	"github.com/neuralnmf/neuralnmf/tensor"
 )
 
@@ -65,5 +66,44 @@ func requireClose(t *testing.T, want, got []float64, c, tol float64, msg string,
 	}
 	for i, v := range want {
 		require.InDelta(t, v, got[i]/c, tol*mx, append([]any{msg + " entry %d"}, append(args, i)...)...)
+	}
+}
+
+// Issue 50, item 5: a KL model transforms columns with entries in a
+// feature its training data never used (the divergence there is infinite
+// for any S) by fitting their other entries: the same S as the columns
+// without those entries, at every layer, dense and sparse.
+func TestKLTransformUnusedFeature(t *testing.T) {
+	x := klCounts(30, 40, 3, 5)
+	for j := 0; j < x.Cols; j++ {
+		x.Set(4, j, 0) // feature 5 is absent from the training data
+	}
+	m, err := neuralnmf.Train(x, neuralnmf.Config{Ranks: []int{3, 2}, Loss: neuralnmf.KL, Epochs: 20})
+	require.NoError(t, err)
+	unused := m.UnusedFeatures()
+	require.Contains(t, unused, 4)
+	require.Equal(t, neuralnmf.KL, m.Loss())
+	xWithout := klCounts(30, 6, 3, 9)
+	for _, r := range unused {
+		for j := 0; j < 6; j++ {
+			xWithout.Set(r, j, 0)
+		}
+	}
+	xNew := xWithout.Clone()
+	for j := 1; j < 6; j += 2 {
+		xNew.Set(4, j, 3) // columns 2, 4 and 6 use feature 5
+	}
+	require.Equal(t, []int{1, 3, 5}, neuralnmf.ColumnsUsing(tensor.SparseFromDense(xNew), unused))
+	_, err = ops.SolveKL(m.A[0], xNew)
+	require.Error(t, err, "the plain solve cannot fit them")
+	want, err := m.Transform(xWithout)
+	require.NoError(t, err)
+	got, err := m.Transform(xNew)
+	require.NoError(t, err)
+	gotS, err := m.TransformSparse(tensor.SparseFromDense(xNew))
+	require.NoError(t, err)
+	for l := range want {
+		require.Equal(t, want[l].Data, got[l].Data, "layer %d", l+1)
+		requireClose(t, want[l].Data, gotS[l].Data, 1, 1e-12, "sparse, layer %d", l+1)
 	}
 }

@@ -200,7 +200,7 @@ func (m *Model) TransformSparse(x *tensor.Sparse) ([]*tensor.Dense, error) {
 			return nil, err
 		}
 		if m.cfg.Loss == KL {
-			return ops.SolveKLSparse(m.A[0], x)
+			return ops.SolveKLSparse(m.A[0], knownRowsSparse(m.A[0], x))
 		}
 		pen, ok := layerPenalty(m.AlphaS, m.L1Ratio, m.A[0].Rows)
 		if ok && !pen.pure {
@@ -226,6 +226,108 @@ func (m *Model) Transform(x *tensor.Dense) ([]*tensor.Dense, error) {
 	})
 }
 
+// Loss returns the loss the model was trained with, which Transform's
+// layers solve (Reconstruction and Energy: NNLS; KL: KL layers).
+func (m *Model) Loss() Loss { return m.cfg.Loss }
+
+// UnusedFeatures returns the rows of A⁽¹⁾ that are all zero (0-based,
+// increasing): features the model gives no weight, such as words absent
+// from its training documents. For a model of Loss KL, an entry of new
+// data in such a row would make the divergence infinite for every S, so
+// Transform and the classifiers leave those entries out and fit each
+// column's other entries (at every layer, the same for A⁽ˡ⁾'s zero rows);
+// a caller can tell its user which columns that concerned with
+// ColumnsUsing. For the other losses the entries only add a constant to
+// the squared error and change nothing.
+func (m *Model) UnusedFeatures() []int { return zeroRows(m.A[0]) }
+
+// ColumnsUsing returns the columns of x (0-based, increasing) with a
+// non-zero entry in one of rows (increasing, as UnusedFeatures returns).
+func ColumnsUsing(x *tensor.Sparse, rows []int) []int {
+	if len(rows) == 0 {
+		return nil
+	}
+	mark := make([]bool, x.Rows)
+	for _, r := range rows {
+		mark[r] = true
+	}
+	var cols []int
+	for j := 0; j < x.Cols; j++ {
+		for p := x.ColPtr[j]; p < x.ColPtr[j+1]; p++ {
+			if mark[x.RowIdx[p]] && x.Val[p] != 0 {
+				cols = append(cols, j)
+				break
+			}
+		}
+	}
+	return cols
+}
+
+// zeroRows returns the rows of a that are all zero.
+func zeroRows(a *tensor.Dense) []int {
+	var rows []int
+	for i := 0; i < a.Rows; i++ {
+		zero := true
+		for _, v := range a.Row(i) {
+			if v != 0 {
+				zero = false
+				break
+			}
+		}
+		if zero {
+			rows = append(rows, i)
+		}
+	}
+	return rows
+}
+
+// knownRows returns in without its entries in the rows where a is all
+// zero (a copy, if there are any): the input of a KL solve over the rows
+// the layer can fit.
+func knownRows(a, in *tensor.Dense) *tensor.Dense {
+	var out *tensor.Dense
+	for _, r := range zeroRows(a) {
+		if r >= in.Rows {
+			break // a shape error, which the solve reports
+		}
+		for j, v := range in.Row(r) {
+			if v != 0 {
+				if out == nil {
+					out = in.Clone()
+				}
+				out.Row(r)[j] = 0
+			}
+		}
+	}
+	if out == nil {
+		return in
+	}
+	return out
+}
+
+// knownRowsSparse is knownRows for a sparse x.
+func knownRowsSparse(a *tensor.Dense, x *tensor.Sparse) *tensor.Sparse {
+	rows := zeroRows(a)
+	if x == nil || len(rows) == 0 || len(ColumnsUsing(x, rows)) == 0 || x.Rows != a.Rows {
+		return x
+	}
+	mark := make([]bool, x.Rows)
+	for _, r := range rows {
+		mark[r] = true
+	}
+	out := &tensor.Sparse{Rows: x.Rows, Cols: x.Cols, ColPtr: make([]int, x.Cols+1)}
+	for j := 0; j < x.Cols; j++ {
+		for p := x.ColPtr[j]; p < x.ColPtr[j+1]; p++ {
+			if !mark[x.RowIdx[p]] {
+				out.RowIdx = append(out.RowIdx, x.RowIdx[p])
+				out.Val = append(out.Val, x.Val[p])
+			}
+		}
+		out.ColPtr[j+1] = len(out.Val)
+	}
+	return out
+}
+
 // solved returns the solution of an NNLS solve, or its error.
 func solved(r *nnls.Result, err error) (*tensor.Dense, error) {
 	if err != nil {
@@ -239,7 +341,7 @@ func solved(r *nnls.Result, err error) (*tensor.Dense, error) {
 func (m *Model) solveLayer(l int, in *tensor.Dense, opt *nnls.Options) (*tensor.Dense, error) {
 	a := m.A[l]
 	if m.cfg.Loss == KL {
-		return ops.SolveKL(a, in)
+		return ops.SolveKL(a, knownRows(a, in))
 	}
 	pen, ok := layerPenalty(m.AlphaS, m.L1Ratio, a.Rows)
 	if ok && !pen.pure {
