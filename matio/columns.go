@@ -68,6 +68,35 @@ func OpenColumns(path string) (*ColumnReader, error) {
 // nonnegative entries (RequireNonnegative) and meets a negative one.
 var ErrNegative = errors.New("a negative entry")
 
+// CheckNonnegative returns an error naming the file name and the first
+// negative entry's 1-based row and column, and saying what to do, if x has
+// a negative entry.
+func CheckNonnegative(name string, x *Matrix) error {
+	bad := func(i, j int, v float64) error {
+		return fmt.Errorf("%s: row %d, column %d is %g: X must be nonnegative (Neural NMF factorises nonnegative data; shift or clip the data first)", name, i+1, j+1, v)
+	}
+	if s := x.Sparse; s != nil {
+		for j := 0; j < s.Cols; j++ {
+			rows, vals := s.Column(j)
+			for p, v := range vals {
+				if v < 0 {
+					return bad(rows[p], j, v)
+				}
+			}
+		}
+		return nil
+	}
+	d := x.Dense
+	for i := 0; i < d.Rows; i++ {
+		for j, v := range d.Row(i) {
+			if v < 0 {
+				return bad(i, j, v)
+			}
+		}
+	}
+	return nil
+}
+
 // RequireNonnegative makes Next return an error wrapping ErrNegative,
 // naming the file's line and the entry's 1-based row and column, for an
 // entry below zero. (Values are always finite: the parser refuses NaN and

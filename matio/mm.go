@@ -37,6 +37,23 @@ func ReadMatrixMarketLimits(r io.Reader, name string, lim Limits) (*Matrix, erro
 	return readCoordinate(ls, name, h.rows, h.cols, h.nnz, h.pattern, h.sym)
 }
 
+// ReadMatrixMarketHeader reads only the banner and size line of a Matrix
+// Market file from r (name is for errors) and returns the rows and columns
+// it declares, and its entries (a coordinate file's stored entries; an
+// array file's rows × columns): what a caller checks of many large files
+// before it reads any whole. Errors are ReadMatrixMarket's for a malformed
+// header.
+func ReadMatrixMarketHeader(r io.Reader, name string) (rows, cols, entries int, err error) {
+	h, err := readHeader(newLines(r, name), name, Limits{MaxEntries: int(^uint(0) >> 1)}.resolve())
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	if h.layout == "array" {
+		return h.rows, h.cols, h.rows * h.cols, nil
+	}
+	return h.rows, h.cols, h.nnz, nil
+}
+
 // header is what the banner and size line of a Matrix Market file say.
 type header struct {
 	layout, sym     string

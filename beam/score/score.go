@@ -11,10 +11,12 @@
 // Files go through Beam's filesystem layer (package
 // github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem), so local paths
 // and cloud storage (gs://, s3:// with their packages imported, as the
-// neuralnmf-beam command does) work alike. Each output is written under a
-// temporary name and renamed when complete where the filesystem can
-// rename, so a reader never sees a partial file; a retried shard rewrites
-// its own output.
+// neuralnmf-beam command does) work alike. Each output is written whole
+// (files.WriteWhole: a local one under a temporary name of its own,
+// renamed when complete; a cloud object appears when its upload ends), so
+// a reader never sees a partial file; a retried shard rewrites its own
+// output. A run interrupted after Begin resumes when started again: the
+// outputs it wrote are kept and only the other shards are scored.
 //
 // This package is its own Go module (github.com/neuralnmf/neuralnmf/beam),
 // so the library and the neuralnmf command keep their size, dependencies
@@ -24,6 +26,9 @@ package score
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"io"
 	"path"
@@ -68,10 +73,13 @@ func OutputPath(out, shard string, layer int) string {
 
 // Check validates opt before a pipeline is built: the model reads, its
 // layer exists, the shards are distinct .mtx or .mtx.gz files whose
-// outputs do not collide, and none of the outputs exists yet (the pipeline
-// writes only files of its own). It returns the resolved layer (1..L).
+// headers declare the model's rows (only their headers are read) and
+// whose outputs do not collide, and none of the outputs exists yet unless
+// Out holds an unfinished run of the same model, layer and shards (Begin's
+// record), whose outputs are its own and complete: the pipeline writes only
+// files of its own. It returns the resolved layer (1..L).
 func Check(ctx context.Context, opt Options) (int, error) {
-	m, err := readModel(ctx, opt.Model)
+	m, raw, err := readModel(ctx, opt.Model)
 	if err != nil {
 		return 0, err
 	}
@@ -99,12 +107,23 @@ func Check(ctx context.Context, opt Options) (int, error) {
 		}
 		seen[o] = s
 	}
-	fs, err := filesystem.New(ctx, opt.Out)
-	if err != nil {
-		return 0, fmt.Errorf("score: Out: %w", err)
+	for _, s := range opt.Shards {
+		rows, _, _, err := files.MatrixHeader(ctx, s)
+		if err != nil {
+			return 0, fmt.Errorf("score: %w", err)
+		}
+		if rows != m.A[0].Rows {
+			return 0, fmt.Errorf("score: shard %s has %d rows (features); the model was trained on %d", s, rows, m.A[0].Rows)
+		}
 	}
-	defer fs.Close()
-	existing, err := fs.List(ctx, strings.TrimSuffix(opt.Out, "/")+"/*")
+	mine, err := ownRun(ctx, opt, raw, layer)
+	if err != nil {
+		return 0, err
+	}
+	if mine {
+		return layer, nil
+	}
+	existing, err := files.List(ctx, strings.TrimSuffix(opt.Out, "/")+"/*")
 	if err != nil {
 		return 0, fmt.Errorf("score: Out: %w", err)
 	}
@@ -112,8 +131,78 @@ func Check(ctx context.Context, opt Options) (int, error) {
 		if s, ok := seen[e]; ok {
 			return 0, fmt.Errorf("score: %s (the output of %s) exists; write to a new directory", e, s)
 		}
+		if path.Base(e) == recordName {
+			return 0, fmt.Errorf("score: %s holds an unfinished run of another model, layer or shards (%s); finish it with its own command, or write to a new directory", opt.Out, e)
+		}
 	}
 	return layer, nil
+}
+
+// recordName is the file in Out that marks an unfinished run (Begin).
+const recordName = ".neuralnmf-beam-score.json"
+
+// record is what Begin records of a run.
+type record struct {
+	Model  string // the model file's SHA-256
+	Layer  int
+	Shards []string
+}
+
+func recordOf(raw []byte, layer int, shards []string) []byte {
+	sum := sha256.Sum256(raw)
+	b, _ := json.Marshal(record{Model: hex.EncodeToString(sum[:]), Layer: layer, Shards: shards})
+	return b
+}
+
+// ownRun reports whether Out holds the record of a run of this model,
+// layer and shards.
+func ownRun(ctx context.Context, opt Options, raw []byte, layer int) (bool, error) {
+	p := files.Join(opt.Out, recordName)
+	ok, err := files.Exists(ctx, p)
+	if err != nil || !ok {
+		return false, err
+	}
+	got, err := files.Read(ctx, p)
+	if err != nil {
+		return false, fmt.Errorf("score: %w", err)
+	}
+	return bytes.Equal(got, recordOf(raw, layer, opt.Shards)), nil
+}
+
+// Begin records in Out that a run of opt (checked by Check, which
+// returned layer) has started, so that the same run started again after an
+// interruption resumes (Pending) instead of being refused, and returns the
+// shards whose outputs are still to write. End removes the record.
+func Begin(ctx context.Context, opt Options, layer int) (pending []string, err error) {
+	_, raw, err := readModel(ctx, opt.Model)
+	if err != nil {
+		return nil, err
+	}
+	mine, err := ownRun(ctx, opt, raw, layer)
+	if err != nil {
+		return nil, err
+	}
+	if !mine {
+		if err := files.WriteWhole(ctx, files.Join(opt.Out, recordName), recordOf(raw, layer, opt.Shards)); err != nil {
+			return nil, fmt.Errorf("score: %w", err)
+		}
+		return opt.Shards, nil
+	}
+	for _, s := range opt.Shards {
+		ok, err := files.Exists(ctx, OutputPath(opt.Out, s, layer))
+		if err != nil {
+			return nil, fmt.Errorf("score: %w", err)
+		}
+		if !ok {
+			pending = append(pending, s)
+		}
+	}
+	return pending, nil
+}
+
+// End removes Begin's record from Out once every output is written.
+func End(ctx context.Context, opt Options) error {
+	return files.Remove(ctx, files.Join(opt.Out, recordName))
 }
 
 // Add adds the scoring of opt.Shards to s and returns the PCollection of
@@ -135,7 +224,7 @@ type scoreFn struct {
 }
 
 func (f *scoreFn) Setup(ctx context.Context) error {
-	m, err := readModel(ctx, f.Model)
+	m, _, err := readModel(ctx, f.Model)
 	if err != nil {
 		return err
 	}
@@ -177,7 +266,10 @@ func (f *scoreFn) ProcessElement(ctx context.Context, shard string, emit func(st
 func Shard(m *neuralnmf.Model, r io.Reader, name string, layer int) (*tensor.Dense, error) {
 	x, err := files.DecodeMatrix(r, name)
 	if err != nil {
-		return nil, fmt.Errorf("score: %w", err)
+		return nil, fmt.Errorf("%sscore: %w", files.InputError, err)
+	}
+	if err := matio.CheckNonnegative(name, x); err != nil {
+		return nil, fmt.Errorf("%sscore: %w", files.InputError, err)
 	}
 	var out []*tensor.Dense
 	if x.Sparse != nil {
@@ -194,21 +286,16 @@ func Shard(m *neuralnmf.Model, r io.Reader, name string, layer int) (*tensor.Den
 	return out[layer-1], nil
 }
 
-// readModel reads a model file through Beam's filesystems.
-func readModel(ctx context.Context, p string) (*neuralnmf.Model, error) {
-	fs, err := filesystem.New(ctx, p)
+// readModel reads a model file through Beam's filesystems, and returns
+// its bytes too.
+func readModel(ctx context.Context, p string) (*neuralnmf.Model, []byte, error) {
+	raw, err := files.Read(ctx, p)
 	if err != nil {
-		return nil, fmt.Errorf("score: Model: %w", err)
+		return nil, nil, fmt.Errorf("score: Model: %w", err)
 	}
-	defer fs.Close()
-	r, err := fs.OpenRead(ctx, p)
+	m, err := neuralnmf.Read(bytes.NewReader(raw))
 	if err != nil {
-		return nil, fmt.Errorf("score: Model: %w", err)
+		return nil, nil, fmt.Errorf("score: Model %s: %w", p, err)
 	}
-	defer r.Close()
-	m, err := neuralnmf.Read(r)
-	if err != nil {
-		return nil, fmt.Errorf("score: Model %s: %w", p, err)
-	}
-	return m, nil
+	return m, raw, nil
 }

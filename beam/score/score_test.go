@@ -142,3 +142,65 @@ func TestCheckErrors(t *testing.T) {
 		require.Error(t, err, name)
 	}
 }
+
+// Issue 50, item 6: a run interrupted after Begin resumes when started
+// again: Check accepts the outputs it wrote, Begin returns the shards left,
+// and the outputs end as one uninterrupted run's; another run's record is
+// refused.
+func TestScoreResumes(t *testing.T) {
+	t.Setenv("TMPDIR", t.TempDir())
+	dir := t.TempDir()
+	model, shards := fixture(t, dir)
+	ctx := context.Background()
+	opt := score.Options{Model: model, Shards: shards, Out: filepath.Join(dir, "out")}
+	require.NoError(t, os.Mkdir(opt.Out, 0o755))
+	layer, err := score.Check(ctx, opt)
+	require.NoError(t, err)
+	pending, err := score.Begin(ctx, opt, layer)
+	require.NoError(t, err)
+	require.Equal(t, shards, pending)
+	part := opt
+	part.Shards = shards[:5] // the run stops after five shards
+	p, s := beam.NewPipelineWithRoot()
+	score.Add(s, part, layer)
+	_, err = prism.Execute(ctx, p)
+	require.NoError(t, err)
+
+	again, err := score.Check(ctx, opt)
+	require.NoError(t, err, "the same run resumes")
+	require.Equal(t, layer, again)
+	pending, err = score.Begin(ctx, opt, layer)
+	require.NoError(t, err)
+	require.Equal(t, shards[5:], pending)
+	other := opt
+	other.Layer = 1
+	_, err = score.Check(ctx, other)
+	require.ErrorContains(t, err, "unfinished run of another model, layer or shards")
+
+	rest := opt
+	rest.Shards = pending
+	p, s = beam.NewPipelineWithRoot()
+	score.Add(s, rest, layer)
+	_, err = prism.Execute(ctx, p)
+	require.NoError(t, err)
+	require.NoError(t, score.End(ctx, opt))
+	entries, err := os.ReadDir(opt.Out)
+	require.NoError(t, err)
+	require.Len(t, entries, 16, "the outputs, and no record")
+	m, err := neuralnmf.Load(model)
+	require.NoError(t, err)
+	for _, sh := range shards {
+		f, err := os.Open(sh)
+		require.NoError(t, err)
+		sv, err := score.Shard(m, f, sh, layer)
+		f.Close()
+		require.NoError(t, err)
+		var b bytes.Buffer
+		require.NoError(t, matio.WriteMatrixMarket(&b, &matio.Matrix{Dense: sv}))
+		got, err := os.ReadFile(score.OutputPath(opt.Out, sh, layer))
+		require.NoError(t, err)
+		require.Equal(t, b.Bytes(), got)
+	}
+	_, err = score.Check(ctx, opt)
+	require.ErrorContains(t, err, "exists", "a finished run is not resumed")
+}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/local"
@@ -182,4 +183,28 @@ func TestTrainErrors(t *testing.T) {
 		_, err := train.Train(ctx, opt, train.Local{})
 		require.Error(t, err, name)
 	}
+}
+
+// Issue 50, item 4: a shard that keeps its name but changes after its
+// slices were cut (a run stopped, or a work directory kept) is refused on
+// resume, naming it, instead of training the old slices silently.
+func TestResumeRefusesChangedShard(t *testing.T) {
+	dir := t.TempDir()
+	shards := writeShards(t, Corpus(3*50, 2), 3, dir)
+	ctx := context.Background()
+	work := filepath.Join(dir, "work")
+	_, err := train.Train(ctx, options(shards, work), &failAfter{n: 2})
+	require.ErrorIs(t, err, errStopped)
+	// Touched: the size is kept, the time is not.
+	later := time.Now().Add(time.Hour)
+	require.NoError(t, os.Chtimes(shards[1], later, later))
+	_, err = train.Train(ctx, options(shards, work), train.Local{})
+	require.ErrorIs(t, err, train.ErrShardChanged)
+	require.ErrorContains(t, err, shards[1])
+	// Other documents under the same name.
+	var nb bytes.Buffer
+	require.NoError(t, matio.WriteMatrixMarket(&nb, &matio.Matrix{Sparse: Corpus(50, 9)}))
+	require.NoError(t, os.WriteFile(shards[1], nb.Bytes(), 0o644))
+	_, err = train.Train(ctx, options(shards, work), train.Local{})
+	require.ErrorIs(t, err, train.ErrShardChanged)
 }

@@ -404,29 +404,7 @@ func warnDuplicates(w io.Writer, from string, n int) {
 // from path, by its 1-based row and column, with what to do: the models
 // factorise nonnegative data.
 func checkNonnegative(path string, x *matio.Matrix) error {
-	bad := func(i, j int, v float64) error {
-		return fmt.Errorf("%s: row %d, column %d is %g: X must be nonnegative (Neural NMF factorises nonnegative data; shift or clip the data first)", path, i+1, j+1, v)
-	}
-	if s := x.Sparse; s != nil {
-		for j := 0; j < s.Cols; j++ {
-			rows, vals := s.Column(j)
-			for p, v := range vals {
-				if v < 0 {
-					return bad(rows[p], j, v)
-				}
-			}
-		}
-		return nil
-	}
-	d := x.Dense
-	for i := 0; i < d.Rows; i++ {
-		for j, v := range d.Row(i) {
-			if v < 0 {
-				return bad(i, j, v)
-			}
-		}
-	}
-	return nil
+	return matio.CheckNonnegative(path, x)
 }
 
 // readTrueLabels reads -labels for cols columns (of from): each a class of

@@ -520,10 +520,11 @@ func train(d *fitData, cfg neuralnmf.Config, choose *neuralnmf.ChooseOptions, pr
 		cfg.Phase = func(name string) {
 			switch name {
 			case "start":
-				starts++
+				if starts++; starts > max(r.Restarts, 1) {
+					starts = 1 // a choice trains several fits, each from its own starts
+				}
 				prog.phase(startPhase(r, starts))
 			case "training":
-				starts = 0 // a choice trains several fits, each from its own starts
 				prog.training()
 			}
 		}

@@ -11,6 +11,8 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
@@ -63,8 +65,10 @@ func Open(ctx context.Context, p string) (io.ReadCloser, error) {
 	return fsys.OpenRead(ctx, p)
 }
 
-// Write writes data to p, replacing it, in place: a reader may see a
-// partial file while it is written (see WriteWhole).
+// Write writes data to p, replacing it, in place: a reader of a local p
+// may see a partial file while it is written (see WriteWhole). It is for
+// the files of a work directory that only this run reads, after the
+// stage that writes them has ended.
 func Write(ctx context.Context, p string, data []byte) error {
 	fsys, err := filesystem.New(ctx, p)
 	if err != nil {
@@ -74,27 +78,30 @@ func Write(ctx context.Context, p string, data []byte) error {
 	return write(ctx, fsys, p, data)
 }
 
-// WriteWhole writes data to p, under the name p + ".partial" renamed to p
-// when complete where the filesystem can rename, so that p never holds a
-// partial file; an existing p is replaced.
+// WriteWhole writes data to p so that p never holds a partial file, and
+// replaces an existing p. A local p is written by matio.WriteAtomic: a
+// temporary file of this process's own beside p (nameless on Linux until
+// it replaces p), renamed over p when complete, never a name a user's
+// file may have; matio.RemoveTemporaries removes the named ones of an
+// interrupted process. Cloud storage (gs://, s3://) makes an object
+// visible only when its upload completes, so p is written directly there.
 func WriteWhole(ctx context.Context, p string, data []byte) error {
-	fsys, err := filesystem.New(ctx, p)
-	if err != nil {
-		return fmt.Errorf("%s: %w", p, err)
+	if Local(p) {
+		p = strings.TrimPrefix(p, "file://")
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil { // as Beam's local filesystem does
+			return err
+		}
+		return matio.WriteAtomic(p, func(f *os.File) error {
+			_, err := f.Write(data)
+			return err
+		})
 	}
-	defer fsys.Close()
-	rn, ok := fsys.(filesystem.Renamer)
-	if !ok {
-		return write(ctx, fsys, p, data)
-	}
-	if err := write(ctx, fsys, p+".partial", data); err != nil {
-		return err
-	}
-	if err := rn.Rename(ctx, p+".partial", p); err != nil {
-		return fmt.Errorf("%s: %w", p, err)
-	}
-	return nil
+	return Write(ctx, p, data)
 }
+
+// Local reports whether p is a path of the local filesystem (no scheme,
+// or file://).
+func Local(p string) bool { return !strings.Contains(p, "://") || strings.HasPrefix(p, "file://") }
 
 // write writes data to p on fsys.
 func write(ctx context.Context, fsys filesystem.Interface, p string, data []byte) error {
@@ -161,9 +168,35 @@ func Remove(ctx context.Context, p string) error {
 	return nil
 }
 
+// InputError marks the error of a pipeline element whose input file
+// cannot be used (a malformed or negative shard): a command finds it in
+// the runner's error and reports that line, as an input error (exit 1),
+// instead of a failed pipeline.
+const InputError = "[input error] "
+
 // Join joins a directory (local or a URL such as gs://b/d) and a name.
 func Join(dir, name string) string {
 	return strings.TrimSuffix(dir, "/") + "/" + name
+}
+
+// MatrixHeader reads only the header of the Matrix Market file p (.mtx, or
+// .mtx.gz gunzipped) and returns the rows, columns and entries it declares.
+func MatrixHeader(ctx context.Context, p string) (rows, cols, entries int, err error) {
+	r, err := Open(ctx, p)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	defer r.Close()
+	var in io.Reader = r
+	if strings.HasSuffix(p, ".gz") {
+		z, err := gzip.NewReader(r)
+		if err != nil {
+			return 0, 0, 0, fmt.Errorf("%s: %w", p, err)
+		}
+		defer z.Close()
+		in = z
+	}
+	return matio.ReadMatrixMarketHeader(in, p)
 }
 
 // DecodeMatrix reads a Matrix Market matrix from r, gunzipping it first if
