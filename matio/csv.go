@@ -102,20 +102,32 @@ func WriteCSV(w io.Writer, d *tensor.Dense) error {
 	return bw.Flush()
 }
 
-// ReadLabels parses one integer label per line; blank lines and lines
-// starting with # are skipped. A negative label marks an unknown label. name
-// is used in error messages.
+// ReadLabels parses one integer label per line. A negative label, or a
+// blank line before a label, marks an unknown label (-1): a column of a
+// spreadsheet with empty cells reads as it looks; blank lines after the
+// last label and lines starting with # are skipped. name is used in error messages.
 func ReadLabels(r io.Reader, name string) ([]int, error) {
 	ls := newLines(r, name)
 	var out []int
+	blank := 0 // blank lines since the last label
 	for {
 		line, ok := ls.next()
 		if !ok {
 			break
 		}
 		t := strings.TrimSpace(line)
-		if t == "" || strings.HasPrefix(t, "#") {
+		if strings.HasPrefix(t, "#") {
 			continue
+		}
+		if t == "" {
+			blank++
+			continue
+		}
+		for ; blank > 0; blank-- {
+			if len(out) >= MaxEntries {
+				return nil, formatErr(name, ls.n, "more than %d labels", MaxEntries)
+			}
+			out = append(out, -1)
 		}
 		v, err := strconv.Atoi(t)
 		if err != nil {

@@ -131,6 +131,12 @@ func TestCSVAndLabels(t *testing.T) {
 	l, err := matio.ReadLabels(strings.NewReader("# classes\n0\n2\n-1\n"), "y")
 	require.NoError(t, err)
 	require.Equal(t, []int{0, 2, -1}, l)
+	// Issue 50: a blank line is an unknown label, as fit's help says, not
+	// a skipped one (which shifted every later label); blank lines after
+	// the last label are not labels.
+	l, err = matio.ReadLabels(strings.NewReader("\n0\n\n \n1\n\n\n"), "y")
+	require.NoError(t, err)
+	require.Equal(t, []int{-1, 0, -1, -1, 1}, l)
 }
 
 func TestReadMatrixFileGzip(t *testing.T) {

@@ -60,7 +60,7 @@ func runDemo(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&o.nnmfRestarts, "nnmf-restarts", 2, "Neural NMF initialisations, each trained 50 epochs; the lowest loss is kept")
 	fs.Uint64Var(&o.seed, "seed", 1, "base random seed; trial t uses seed+t")
 	fs.StringVar(&o.out, "o", "neuralnmf-demo", "directory for figures and results.csv")
-	fs.StringVar(&o.out, "out", "neuralnmf-demo", "the former name of -o (kept for this release)")
+	oldOut := fs.String("out", "", "the former name of -o (kept for this release; -o wins)")
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress output")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, `Usage: neuralnmf demo [flags]
@@ -79,6 +79,12 @@ Flags:
 	}
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
+	}
+	switch {
+	case flagSet(fs, "out") && flagSet(fs, "o") && *oldOut != o.out:
+		return usageError{fmt.Errorf("-o %s and -out %s name two directories: give -o alone (-out is its former name)", o.out, *oldOut)}
+	case flagSet(fs, "out"):
+		o.out = *oldOut
 	}
 	if o.trials < 1 {
 		return usageError{fmt.Errorf("-trials %d: want at least 1", o.trials)}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -15,6 +16,7 @@ import (
 	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
 	"github.com/neuralnmf/neuralnmf/optim"
 	"github.com/neuralnmf/neuralnmf/paper/news20"
+	"github.com/neuralnmf/neuralnmf/tensor"
 )
 
 // fitFlags are the flags of fit.
@@ -41,7 +43,7 @@ func newFitFlags(stderr io.Writer) *fitFlags {
 		ranks:        fs.String("ranks", "", "decreasing layer ranks, e.g. 10,6 (required)"),
 		out:          fs.String("o", "", "output model file (required)"),
 		loss:         fs.String("loss", "reconstruction", "reconstruction, energy, or kl (the generalised Kullback–Leibler divergence, for counts: every layer a KL layer, started by KL-HNMF from NNDSVDa; not with labels, -data-mask, -alpha-s, -alpha-a or -batch-size)"),
-		labelsPath:   fs.String("labels", "", "file of one class per sample, 0..P-1, or -1 for unknown; enables supervision"),
+		labelsPath:   fs.String("labels", "", "file of one class per sample, 0..P-1, or -1 (or an empty line) for unknown; enables supervision"),
 		maskPath:     fs.String("label-mask", "", "file of one 0/1 per sample marking which labels to use (default: the non-negative ones)"),
 		dataMask:     fs.String("data-mask", "", "N×M 0/1 matrix of known entries of a dense X (.mtx or .csv)"),
 		lambda:       fs.Float64("lambda", 0, "weight λ of the supervision term (0: set it from -balance at the start)"),
@@ -158,6 +160,9 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 				chooseOpt.Kinds = append(chooseOpt.Kinds, k)
 			}
 		}
+		if err := checkCandidates(chooseOpt, *f.candidates, *f.prior); err != nil {
+			return err
+		}
 	}
 	model, choice, err := train(d, cfg, chooseOpt, prog, stderr)
 	if err != nil {
@@ -177,6 +182,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	if choice != nil {
 		writeChoice(stdout, choice, model, d.x, cfg.Supervision)
 	}
+	warnPenalties(stderr, cfg, model, d.x)
 	fmt.Fprintf(stdout, "wrote %s\n", *f.out)
 	return nil
 }
@@ -203,7 +209,18 @@ func (f *fitFlags) check() error {
 			return err
 		}
 	}
+	labelled := *f.labelsPath != "" || *f.docs.labelField != ""
+	choosing := labelled && *f.choose && *f.batchSize == 0 && !*f.algorithm1 && *f.preset == ""
+	const choiceOff = "(-labels or -label-field), and the choice is off with -choose=false, -batch-size, -algorithm1 and -preset"
 	switch {
+	case flagSet(fs, "l1-ratio") && *f.alphaS == 0 && *f.alphaA == 0:
+		return usageError{errors.New("-l1-ratio is the mix of the penalties' ℓ₁ and ℓ₂ parts: give -alpha-s or -alpha-a with it")}
+	case (flagSet(fs, "hold-out") || flagSet(fs, "folds")) && !choosing:
+		return usageError{errors.New("-hold-out and -folds apply to -choose with labels " + choiceOff)}
+	case flagSet(fs, "patience") && !choosing:
+		return usageError{errors.New("-patience applies to -choose with labels " + choiceOff)}
+	case (flagSet(fs, "candidates") || flagSet(fs, "readout-layer") || flagSet(fs, "prior")) && !choosing:
+		return usageError{errors.New("-candidates, -readout-layer and -prior apply to -choose with labels " + choiceOff)}
 	case flagSet(fs, "decay") && !(*f.decay > 0 && *f.decay <= 1):
 		return usageError{fmt.Errorf("-decay is %v: want a factor in (0, 1]", *f.decay)}
 	case *f.decayEvery < 0:
@@ -224,14 +241,8 @@ func (f *fitFlags) check() error {
 		return usageError{errors.New("-choose trains several full-batch fits: it does not combine with -batch-size, -algorithm1 or -preset")}
 	case *f.folds != 0 && *f.folds < 2:
 		return usageError{fmt.Errorf("-folds is %d: want at least 2 (0: the default)", *f.folds)}
-	case (flagSet(fs, "hold-out") || flagSet(fs, "folds")) && (!*f.choose || (*f.labelsPath == "" && *f.docs.labelField == "")):
-		return usageError{errors.New("-hold-out and -folds apply to -choose with labels (-labels or -label-field)")}
 	case *f.patience < -1:
 		return usageError{fmt.Errorf("-patience is %d: want a number of epochs, 0 (the default) or -1 (none)", *f.patience)}
-	case flagSet(fs, "patience") && (!*f.choose || (*f.labelsPath == "" && *f.docs.labelField == "")):
-		return usageError{errors.New("-patience applies to -choose with labels (-labels or -label-field)")}
-	case (flagSet(fs, "candidates") || flagSet(fs, "readout-layer") || flagSet(fs, "prior")) && (!*f.choose || (*f.labelsPath == "" && *f.docs.labelField == "")):
-		return usageError{errors.New("-candidates, -readout-layer and -prior apply to -choose with labels (-labels or -label-field)")}
 	case *f.algorithm1 && *f.restarts > 1:
 		return usageError{fmt.Errorf("-algorithm1 trains one start, as the paper's Algorithm 1 does: drop -restarts %d, or drop -algorithm1 for the default training, which takes restarts", *f.restarts)}
 	case *f.algorithm1 && flagSet(fs, "optimizer") && *f.optimizer != "gd":
@@ -469,6 +480,21 @@ func (f *fitFlags) supervision(d *fitData, sup *neuralnmf.Supervision) (*neuraln
 	return sup, names, nil
 }
 
+// checkCandidates refuses a -prior or -readout-layer that the kinds of
+// -candidates would make no use of (nothing is dropped silently).
+func checkCandidates(o *neuralnmf.ChooseOptions, candidates, prior string) error {
+	if o.Kinds == nil {
+		return nil
+	}
+	if o.Prior != 0 && o.Prior != neuralnmf.NoPrior && o.Prior != neuralnmf.CrossValidated && !slices.Contains(o.Kinds, o.Prior) {
+		return usageError{fmt.Errorf("-prior %s is not among -candidates %s: add it there, or give another prior", prior, candidates)}
+	}
+	if o.Layer > 0 && !slices.Contains(o.Kinds, neuralnmf.SupervisedReadout) && !slices.Contains(o.Kinds, neuralnmf.UnsupervisedReadout) {
+		return usageError{fmt.Errorf("-readout-layer %d chooses the layer of the read-out candidates, and -candidates %s has none (readout, supervised-readout)", o.Layer, candidates)}
+	}
+	return nil
+}
+
 // readLabelMask reads -label-mask: one 0/1 per column, 1 only where the
 // label is known.
 func readLabelMask(path string, labels []int, from string) ([]bool, error) {
@@ -627,6 +653,36 @@ func writeChoice(w io.Writer, c *neuralnmf.Choice, m *neuralnmf.Model, x *matio.
 		fmt.Fprintf(w, "  the model's classifier reads the words (logistic regression, its C chosen by cross-validation on all known labels): train accuracy %.3f\n", neuralnmf.Accuracy(pred, known))
 	default:
 		fmt.Fprintf(w, "  the model's classifier reads layer %d (B = Y·S%d† on the known labels): train accuracy %.3f\n", best.Layer, best.Layer, neuralnmf.Accuracy(pred, known))
+	}
+}
+
+// warnPenalties warns when a penalty took over the fit: -alpha-s set the
+// documents' weights to zero (the reconstruction explains nothing), or -alpha-a's term is far above the
+// reconstruction term (Adam moves A by about -lr of its scale an epoch,
+// so a huge penalty stops training as "no progress" long before A is
+// small: the topics are not the penalised ones).
+func warnPenalties(w io.Writer, cfg neuralnmf.Config, m *neuralnmf.Model, x *matio.Matrix) {
+	if cfg.AlphaS > 0 && m.History.FinalRelError > 1-1e-6 {
+		fmt.Fprintf(w, "warning: -alpha-s %g set the weights of the documents to 0, or nearly (relative error %.6f, the error of no model at all): the penalty outweighs the data; give a smaller -alpha-s\n", cfg.AlphaS, m.History.FinalRelError)
+	}
+	if cfg.AlphaA == 0 || x == nil {
+		return
+	}
+	var sq float64
+	if x.Sparse != nil {
+		sq = x.Sparse.SqNorm()
+	} else {
+		sq = tensor.SqNorm(x.Dense)
+	}
+	_, cols := x.Dims()
+	fit := m.History.FinalRelError * m.History.FinalRelError * sq
+	rho := cfg.L1Ratio
+	var pen float64
+	for _, a := range m.A {
+		pen += 2 * cfg.AlphaA * float64(cols) * (rho*tensor.Sum(a) + (1-rho)/2*tensor.SqNorm(a))
+	}
+	if pen > 100*fit {
+		fmt.Fprintf(w, "warning: -alpha-a %g: the penalty on the topics (%.3g) is %.3g times the reconstruction error (%.3g); training moves A by about -lr of its scale an epoch and stopped long before the penalised optimum, so the topics are not shaped by it: give a smaller -alpha-a\n", cfg.AlphaA, pen, pen/fit, fit)
 	}
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -32,8 +33,8 @@ func TestRefusedBeforeTheWork(t *testing.T) {
 	}{
 		{[]string{"fit", "-text", p("tab.jsonl"), "-field", "body", "-label-field", "topic", "-ranks", "3,2", "-o", p("m.nnmf")}, 1,
 			`-label-field topic: document 1's class name "c\tars" holds a control character`},
-		{[]string{"fit", "-x", p("x.mtx"), "-ranks", "2", "-labels", p("y.txt"), "-loss", "kl", "-o", p("m.nnmf")}, 2, "Loss KL does not support Supervision"},
-		{[]string{"fit", "-x", p("x.mtx"), "-ranks", "2", "-labels", p("y.txt"), "-loss", "kl", "-choose=false", "-o", p("m.nnmf")}, 2, "Loss KL does not support Supervision"},
+		{[]string{"fit", "-x", p("x.mtx"), "-ranks", "2", "-labels", p("y.txt"), "-loss", "kl", "-o", p("m.nnmf")}, 2, "-loss kl does not support labels (-labels, -label-field)"},
+		{[]string{"fit", "-x", p("x.mtx"), "-ranks", "2", "-labels", p("y.txt"), "-loss", "kl", "-choose=false", "-o", p("m.nnmf")}, 2, "-loss kl does not support labels (-labels, -label-field)"},
 	}
 	for _, tc := range cases {
 		code, out, errOut := cli(t, tc.args...)
@@ -86,4 +87,61 @@ func TestKLTransformUnknownFeature(t *testing.T) {
 	code, _, errOut = cli(t, "transform", "-model", p("m.nnmf"), "-x", p("new.mtx"), "-batch-size", "5", "-o", p("s2.csv"))
 	require.Equal(t, 0, code, errOut)
 	require.Contains(t, errOut, want)
+}
+
+// Issue 50, item 7: what was misleading, late or silently dropped on the
+// command line.
+func TestMisleadingFlags(t *testing.T) {
+	dir := t.TempDir()
+	writeData(t, dir)
+	p := func(n string) string { return filepath.Join(dir, n) }
+	writeLabelledPosts(t, p("posts.jsonl"))
+	// Labels with blank lines for unknown ones, as -labels' help says.
+	y, err := os.ReadFile(p("y.txt"))
+	require.NoError(t, err)
+	lines := strings.Split(strings.TrimSpace(string(y)), "\n")
+	lines[3], lines[15] = "", ""
+	require.NoError(t, os.WriteFile(p("blank.txt"), []byte(strings.Join(lines, "\n")+"\n\n"), 0o644))
+	fit := func(args ...string) []string {
+		return append([]string{"fit", "-x", p("x.mtx"), "-ranks", "2", "-o", p("m.nnmf"), "-quiet"}, args...)
+	}
+	cases := []struct {
+		args    []string
+		code    int
+		msg     string
+		notWant string
+	}{
+		{fit("-alpha-s", "1e307"), 2, "-alpha-s is 1e+307: α times the 12 rows of X is", "nnls: A"},
+		{fit("-alpha-a", "1e300"), 2, "-alpha-a is 1e+300", "AlphaA"},
+		{fit("-alpha-s", "1e10"), 0, "warning: -alpha-s 1e+10 set the weights of the documents to 0", ""},
+		{fit("-alpha-a", "1e100"), 0, "warning: -alpha-a 1e+100: the penalty on the topics", ""},
+		{fit("-l1-ratio", "0.5"), 2, "-l1-ratio is the mix of the penalties' ℓ₁ and ℓ₂ parts: give -alpha-s or -alpha-a", ""},
+		{fit("-alpha-s", "0.1", "-batch-size", "5"), 2, "-alpha-s and -alpha-a are not supported with -batch-size", "AlphaS"},
+		{fit("-labels", p("y.txt"), "-folds", "1000"), 2, "-folds is 1000, above the 10 known labels of the largest class: want 2 to 10", "Folds"},
+		{fit("-labels", p("y.txt"), "-batch-size", "5", "-hold-out", "0.3"), 2, "-hold-out and -folds apply to -choose with labels", ""},
+		{fit("-labels", p("y.txt"), "-choose=false", "-patience", "3"), 2, "-patience applies to -choose with labels", ""},
+		{fit("-labels", p("y.txt"), "-candidates", "words", "-prior", "readout"), 2, "-prior readout is not among -candidates words", ""},
+		{fit("-labels", p("y.txt"), "-candidates", "words", "-readout-layer", "1"), 2, "-readout-layer 1 chooses the layer of the read-out candidates", ""},
+		{fit("-labels", p("blank.txt"), "-restarts", "2"), 0, "", "start 3 of 2"},
+		{[]string{"demo", "-o", p("d1"), "-out", p("d2")}, 2, "-o " + p("d1") + " and -out " + p("d2") + " name two directories", ""},
+		{[]string{"vectorize", "-docs", p("posts.jsonl"), "-text", p("x.mtx"), "-o", p("v.mtx")}, 2, "name two inputs", ""},
+		{[]string{"vectorize", "-docs", p("posts.jsonl"), "-field", "body", "-o", p("v.mtx")}, 0, "", ""},
+	}
+	for _, tc := range cases {
+		args := tc.args
+		if tc.notWant == "start 3 of 2" {
+			args = slices.DeleteFunc(slices.Clone(args), func(a string) bool { return a == "-quiet" })
+		}
+		code, out, errOut := cli(t, args...)
+		require.Equal(t, tc.code, code, "%v: %s%s", tc.args, out, errOut)
+		require.Contains(t, errOut, tc.msg, "%v", tc.args)
+		if tc.notWant != "" {
+			require.NotContains(t, errOut, tc.notWant, "%v", tc.args)
+		}
+		os.Remove(p("m.nnmf"))
+	}
+	l, err := matio.ReadLabelsFile(p("blank.txt"))
+	require.NoError(t, err)
+	require.Len(t, l, 20)
+	require.Equal(t, -1, l[3])
 }

@@ -123,7 +123,10 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 				return 0
 			case errors.Is(err, flag.ErrHelp):
 				return 0
-			case errors.As(err, new(usageError)), errors.Is(err, neuralnmf.ErrConfig):
+			case errors.Is(err, neuralnmf.ErrConfig):
+				fmt.Fprintf(stderr, "neuralnmf %s: %s\n", c.name, flagTerms(err.Error()))
+				return exitUsage
+			case errors.As(err, new(usageError)):
 				fmt.Fprintf(stderr, "neuralnmf %s: %v\n", c.name, err)
 				return exitUsage
 			default:
@@ -136,6 +139,22 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 	usage(stderr)
 	return 2
 }
+
+// configFlags are the library's names of configuration fields with the
+// flags that set them, longest first.
+var configFlags = strings.NewReplacer(
+	"Supervision.Lambda", "-lambda", "Supervision.Balance", "-balance", "Supervision.Classifier", "-classifier",
+	"Loss KL does not support Supervision", "-loss kl does not support labels (-labels, -label-field)",
+	"Loss KL does not support", "-loss kl does not support",
+	"InitRestarts", "-init-restarts", "InitIters", "-init-iters", "BatchSize", "-batch-size", "BatchUpdate", "-batch-update",
+	"AlphaS", "-alpha-s", "AlphaA", "-alpha-a", "L1Ratio", "-l1-ratio", "DataMask", "-data-mask", "Algorithm1", "-algorithm1",
+	"Restarts", "-restarts", "Epochs", "-epochs", "Window", "-window", "HoldOut", "-hold-out", "Folds", "-folds",
+	"Patience", "-patience", "Kinds", "-candidates", "Forget", "-forget", "Tol", "-tol", "LR", "-lr",
+	"neuralnmf: TrainChoosing: invalid configuration: ", "", "neuralnmf: invalid configuration: ", "")
+
+// flagTerms rewrites a message of the library's about its configuration
+// in the flags' terms.
+func flagTerms(msg string) string { return configFlags.Replace(msg) }
 
 // hint returns what a user can do about err in flag terms, or "".
 func hint(err error) string {

@@ -32,7 +32,7 @@ func TestCommandsTouchOnlyTheirOutputs(t *testing.T) {
 		args string
 		ok   bool
 	}{
-		{"vectorize -docs posts.jsonl -field body -o X.mtx -vocab v.txt -save vec.json", true},
+		{"vectorize -text posts.jsonl -field body -o X.mtx -vocab v.txt -save vec.json", true},
 		{"fit -x small.mtx -ranks 4,2 -labels small-y.txt -quiet -o m.nnmf", true},
 		{"fit -text posts.jsonl -field body -label-field topic -ranks 3,2 -quiet -o mt.nnmf", true},
 		{"convert -x rev.mtx -o sorted.mtx.gz -memory 1", true},

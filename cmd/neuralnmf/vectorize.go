@@ -134,7 +134,8 @@ func modelVectorizer(path string, m *neuralnmf.Model) (*text.Vectorizer, error) 
 
 func runVectorize(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("vectorize", flag.ContinueOnError)
-	docs := fs.String("docs", "", "documents: .jsonl or .csv (optionally .gz), or a directory of .txt files (required)")
+	docs := fs.String("text", "", "documents: .jsonl or .csv (optionally .gz), or a directory of .txt files (required), as fit's and transform's -text")
+	oldDocs := fs.String("docs", "", "the former name of -text (kept for this release)")
 	out := fs.String("o", "", "output words × documents matrix, Matrix Market: .mtx, or .mtx.gz gzipped (required)")
 	vocabOut := fs.String("vocab", "", "output vocabulary file, one word per line (row i of the matrix is line i)")
 	save := fs.String("save", "", "output vectoriser file (JSON: options, vocabulary, IDF), to put new documents in the same space later")
@@ -143,7 +144,7 @@ func runVectorize(args []string, stdout, stderr io.Writer) error {
 	tf := addTextFlags(fs)
 	docFields := addDocFlags(fs, false, false)
 	fs.Usage = func() {
-		fmt.Fprint(stderr, `Usage: neuralnmf vectorize -docs posts.jsonl -o X.mtx [-vocab vocab.txt] [-save vec.json] [flags]
+		fmt.Fprint(stderr, `Usage: neuralnmf vectorize -text posts.jsonl -o X.mtx [-vocab vocab.txt] [-save vec.json] [flags]
 
 Turns documents into a words × documents TF-IDF matrix exactly as
 scikit-learn's TfidfVectorizer does with its defaults (lowercase, tokens of
@@ -160,8 +161,14 @@ Flags:
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
 	}
+	switch {
+	case flagSet(fs, "docs") && flagSet(fs, "text") && *docs != *oldDocs:
+		return usageError{fmt.Errorf("-text %s and -docs %s name two inputs: give -text alone (-docs is its former name)", *docs, *oldDocs)}
+	case flagSet(fs, "docs"):
+		*docs = *oldDocs
+	}
 	if *docs == "" || *out == "" {
-		return usageError{errors.New("-docs and -o are required")}
+		return usageError{errors.New("-text and -o are required")}
 	}
 	if *load != "" {
 		if err := rejectFlags(fs, append(tf.names(), "save"), "has no effect with -vectorizer, whose options are saved in it"); err != nil {
@@ -172,7 +179,7 @@ Flags:
 	if err != nil {
 		return err
 	}
-	ins := []input{{"-docs", *docs}, {"-stopwords", tf.stopwordsFile()}, {"-vectorizer", *load}}
+	ins := []input{{"-text", *docs}, {"-stopwords", tf.stopwordsFile()}, {"-vectorizer", *load}}
 	outs := []input{{"-o", *out}, {"-vocab", *vocabOut}, {"-save", *save}, {"-names", *names}}
 	if err := distinctOutputs(outs...); err != nil {
 		return err

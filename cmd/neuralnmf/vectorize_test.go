@@ -39,7 +39,7 @@ func TestVectorizeAndTextWorkflow(t *testing.T) {
 	writePosts(t, dir)
 	p := func(n string) string { return filepath.Join(dir, n) }
 
-	code, out, errOut := cli(t, "vectorize", "-docs", p("posts.jsonl"), "-field", "body", "-stopwords", p("stop.txt"),
+	code, out, errOut := cli(t, "vectorize", "-text", p("posts.jsonl"), "-field", "body", "-stopwords", p("stop.txt"),
 		"-o", p("X.mtx.gz"), "-vocab", p("vocab.txt"), "-save", p("vec.json"), "-names", p("names.txt"))
 	require.Equal(t, 0, code, errOut)
 	require.Contains(t, out, "40 documents × 12 words")
@@ -56,7 +56,7 @@ func TestVectorizeAndTextWorkflow(t *testing.T) {
 	require.Equal(t, 40, strings.Count(string(names), "\n"))
 
 	// The saved vectoriser puts the same documents in the same space.
-	code, _, errOut = cli(t, "vectorize", "-docs", p("posts.jsonl"), "-field", "body", "-vectorizer", p("vec.json"), "-o", p("X2.mtx"))
+	code, _, errOut = cli(t, "vectorize", "-text", p("posts.jsonl"), "-field", "body", "-vectorizer", p("vec.json"), "-o", p("X2.mtx"))
 	require.Equal(t, 0, code, errOut)
 	x2, err := matio.ReadMatrix(p("X2.mtx"))
 	require.NoError(t, err)
@@ -98,14 +98,14 @@ func TestVectorizeAndTextWorkflow(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"vectorize", "-o", p("a.mtx")}, 2, "-docs and -o are required"},
-		{[]string{"vectorize", "-docs", p("posts.jsonl"), "-o", p("a.mtx")}, 1, "no \"text\" member"},
-		{[]string{"vectorize", "-docs", p("posts.jsonl"), "-o", p("a.mtx"), "-min-df", "1.5"}, 2, "-min-df"},
-		{[]string{"vectorize", "-docs", p("posts.jsonl"), "-o", p("a.mtx"), "-norm", "l3"}, 2, "-norm"},
-		{[]string{"vectorize", "-docs", p("posts.jsonl"), "-o", p("posts.jsonl")}, 2, "destroy the input"},
-		{[]string{"vectorize", "-docs", p("posts.jsonl"), "-vectorizer", p("vec.json"), "-o", p("a.mtx"), "-counts"}, 2, "no effect with -vectorizer"},
-		{[]string{"vectorize", "-docs", p("posts.jsonl"), "-field", "body", "-o", p("a.mtx"), "-stopwords", p("allstop.txt")}, 1, "empty vocabulary"},
-		{[]string{"vectorize", "-docs", p("posts.jsonl"), "-field", "body", "-vectorizer", p("labels.txt"), "-o", p("a.mtx")}, 1, "vectorizer"},
+		{[]string{"vectorize", "-o", p("a.mtx")}, 2, "-text and -o are required"},
+		{[]string{"vectorize", "-text", p("posts.jsonl"), "-o", p("a.mtx")}, 1, "no \"text\" member"},
+		{[]string{"vectorize", "-text", p("posts.jsonl"), "-o", p("a.mtx"), "-min-df", "1.5"}, 2, "-min-df"},
+		{[]string{"vectorize", "-text", p("posts.jsonl"), "-o", p("a.mtx"), "-norm", "l3"}, 2, "-norm"},
+		{[]string{"vectorize", "-text", p("posts.jsonl"), "-o", p("posts.jsonl")}, 2, "destroy the input"},
+		{[]string{"vectorize", "-text", p("posts.jsonl"), "-vectorizer", p("vec.json"), "-o", p("a.mtx"), "-counts"}, 2, "no effect with -vectorizer"},
+		{[]string{"vectorize", "-text", p("posts.jsonl"), "-field", "body", "-o", p("a.mtx"), "-stopwords", p("allstop.txt")}, 1, "empty vocabulary"},
+		{[]string{"vectorize", "-text", p("posts.jsonl"), "-field", "body", "-vectorizer", p("labels.txt"), "-o", p("a.mtx")}, 1, "vectorizer"},
 		{[]string{"fit", "-x", p("X2.mtx"), "-text", p("posts.jsonl"), "-ranks", "2", "-o", p("b.nnmf")}, 2, "-x and -text were both given"},
 		{[]string{"fit", "-x", p("X2.mtx"), "-ranks", "2", "-o", p("b.nnmf"), "-newsgroups"}, 2, "applies to -text"},
 	}

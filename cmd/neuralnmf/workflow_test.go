@@ -24,7 +24,7 @@ func TestStopwordsEnglish(t *testing.T) {
 	dir := t.TempDir()
 	writePosts(t, dir)
 	p := func(n string) string { return filepath.Join(dir, n) }
-	code, _, errOut := cli(t, "vectorize", "-docs", p("posts.jsonl"), "-field", "body", "-stopwords", "english", "-o", p("X.mtx"), "-vocab", p("vocab.txt"))
+	code, _, errOut := cli(t, "vectorize", "-text", p("posts.jsonl"), "-field", "body", "-stopwords", "english", "-o", p("X.mtx"), "-vocab", p("vocab.txt"))
 	require.Equal(t, 0, code, errOut)
 	vocab, err := os.ReadFile(p("vocab.txt"))
 	require.NoError(t, err)
@@ -49,7 +49,7 @@ func TestVectorizeOutputs(t *testing.T) {
 		{[]string{"-o", p("X.csv")}, "want a Matrix Market file"},
 		{[]string{"-o", p("X")}, "want a Matrix Market file"},
 	} {
-		args := append([]string{"vectorize", "-docs", p("posts.jsonl"), "-field", "body"}, tc.args...)
+		args := append([]string{"vectorize", "-text", p("posts.jsonl"), "-field", "body"}, tc.args...)
 		code, _, errOut := cli(t, args...)
 		require.Equal(t, exitUsage, code, "%v", tc.args)
 		require.Contains(t, errOut, tc.want)
@@ -58,7 +58,7 @@ func TestVectorizeOutputs(t *testing.T) {
 			require.ErrorIs(t, err, os.ErrNotExist, "%v wrote %s", tc.args, f)
 		}
 	}
-	code, _, errOut := cli(t, "vectorize", "-docs", p("posts.jsonl"), "-field", "body", "-o", p("X.MTX.GZ"))
+	code, _, errOut := cli(t, "vectorize", "-text", p("posts.jsonl"), "-field", "body", "-o", p("X.MTX.GZ"))
 	require.Equal(t, 0, code, errOut)
 	// -max-features says how its ties differ from scikit-learn's.
 	_, _, help := cli(t, "vectorize", "--help")
@@ -393,7 +393,7 @@ func TestPredictLabelsAgainstNamedClasses(t *testing.T) {
 	p := func(n string) string { return filepath.Join(dir, n) }
 	fitLabelledPosts(t, p("posts.jsonl"), p("m.nnmf"))
 	x := p("x.mtx")
-	code, _, errOut := cli(t, "vectorize", "-docs", p("posts.jsonl"), "-field", "body", "-o", x)
+	code, _, errOut := cli(t, "vectorize", "-text", p("posts.jsonl"), "-field", "body", "-o", x)
 	require.Equal(t, 0, code, errOut)
 	require.NoError(t, os.WriteFile(p("y.txt"), []byte(strings.Repeat("3\n", 40)), 0o644))
 	code, _, errOut = cli(t, "predict", "-model", p("m.nnmf"), "-x", x, "-labels", p("y.txt"), "-o", p("pred.csv"))

@@ -384,6 +384,17 @@ func trainChoosing(cfg Config, opt *ChooseOptions, x data, fit func(Config) (*Mo
 	// every fold, each by a fit without it; the supervised fits, too
 	// costly to repeat, on fold 0 alone.
 	knownCols, knownY := labelled(known)
+	if opt != nil && opt.Folds > 0 {
+		// As scikit-learn's StratifiedKFold: more folds than the largest
+		// class has labels would leave every fold without some class.
+		count := make([]int, sup.Classes)
+		for _, y := range knownY {
+			count[y]++
+		}
+		if most := slices.Max(count); o.Folds > most {
+			return nil, nil, fmt.Errorf("neuralnmf: TrainChoosing: %w: Folds is %d, above the %d known labels of the largest class: want 2 to %d", ErrConfig, o.Folds, most, most)
+		}
+	}
 	fold := cvFolds(knownCols, knownY, held, sup.Classes, o.Folds, o.Seed)
 	without := func(k int) []int { // the known labels outside fold k
 		l := slices.Clone(known)

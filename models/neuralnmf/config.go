@@ -444,6 +444,11 @@ type Config struct {
 	Workers int
 }
 
+// MaxPenalty bounds AlphaS times the rows of X and AlphaA times its
+// columns (the scaled α of the penalties): beyond it the penalised NNLS
+// problem's entries (√α, α²) overflow float64.
+const MaxPenalty = 1e150
+
 // ErrConfig is wrapped by errors about an invalid Config.
 var ErrConfig = errors.New("invalid configuration")
 
@@ -490,6 +495,16 @@ func (c *Config) validate(rows, cols int) error {
 	}
 	if err := c.checkPenalties(); err != nil {
 		return err
+	}
+	for _, f := range []struct {
+		name  string
+		alpha float64
+		times int
+		of    string
+	}{{"AlphaS", c.AlphaS, x.Rows, "rows"}, {"AlphaA", c.AlphaA, x.Cols, "columns"}} {
+		if a := f.alpha * float64(f.times); a > MaxPenalty {
+			return fmt.Errorf("neuralnmf: %w: %s is %g: α times the %d %s of X is %g, above %g, where the penalised problem overflows float64; a penalty that large zeroes every weight long before: want a smaller %s", ErrConfig, f.name, f.alpha, f.times, f.of, a, MaxPenalty, f.name)
+		}
 	}
 	if err := c.checkKL(); err != nil {
 		return err
