@@ -19,8 +19,10 @@ import (
 // touched.
 //
 // Where the system allows it (Linux, on file systems with O_TMPFILE), a
-// temporary file has no name until the moment it is renamed over the
-// output, so a process killed even by SIGKILL leaves nothing behind. Else
+// temporary file has no name while it is written; once complete it is
+// linked under the hidden name below and at once renamed over the output,
+// so a process killed even by SIGKILL leaves nothing behind unless it dies
+// between those two calls, when that complete file stays. Else
 // the temporary file is the hidden .NAME.neuralnmf-RANDOM.tmp beside the
 // output NAME (sort runs: .neuralnmf-sort-RANDOM.tmp, unlinked as soon as
 // they are open on Unix). After SIGINT or SIGTERM a program removes them

@@ -18,33 +18,52 @@ import (
 //		func(x, _ float64) float64 { return 1 / (1 + math.Exp(-x)) })
 //
 // An entry where f is not finite while x is (outside f's domain, like the
-// logarithm of 0) records an error naming name, the entry and its value.
+// logarithm of 0) records an error naming name, the entry and its value;
+// so does the backward pass, for an entry where a gradient flows (g ≠ 0)
+// and df is not finite while x is (the square root's slope at 0). Entries
+// (i, j) are 0-based, as the tape's other errors.
 func Elementwise(name string, a *autograd.Var, f func(x float64) float64, df func(x, y float64) float64) *autograd.Var {
+	return elementwise(name, "", a, f, df)
+}
+
+// elementwise is Elementwise with a hint appended to its domain errors.
+func elementwise(name, hint string, a *autograd.Var, f func(x float64) float64, df func(x, y float64) float64) *autograd.Var {
 	t := autograd.TapeOf(name, a)
 	if t.Err() != nil {
 		return t.Failed()
 	}
 	av := a.Value()
 	out := t.Alloc(a.Shape())
+	finite := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 	for i, x := range av.Data {
 		y := f(x)
-		if (math.IsNaN(y) || math.IsInf(y, 0)) && !math.IsNaN(x) && !math.IsInf(x, 0) {
-			return t.Fail(fmt.Errorf("%s: entry (%d, %d) is %v, outside the function's domain (the result is %v)", name, i/av.Cols, i%av.Cols, x, y))
+		if !finite(y) && finite(x) {
+			return t.Fail(fmt.Errorf("%s: entry (%d, %d) is %v, outside the function's domain (the result is %v)%s", name, i/av.Cols, i%av.Cols, x, y, hint))
 		}
 		out.Data[i] = y
 	}
 	return t.Record(name, out, func(g *tensor.Dense, need []bool) []*tensor.Dense {
 		ga := t.Alloc(g.Rows, g.Cols)
 		for i, x := range av.Data {
-			ga.Data[i] = g.Data[i] * df(x, out.Data[i])
+			if g.Data[i] == 0 {
+				continue // no gradient flows through this entry
+			}
+			d := df(x, out.Data[i])
+			if !finite(d) && finite(x) && finite(g.Data[i]) {
+				t.Fail(fmt.Errorf("%s: the derivative at entry (%d, %d) = %v is %v, and a gradient flows through it: keep the entries where the function is differentiable (away from 0 for a square root)", name, i/av.Cols, i%av.Cols, x, d))
+				return []*tensor.Dense{nil}
+			}
+			ga.Data[i] = g.Data[i] * d
 		}
 		return []*tensor.Dense{ga}
 	}, a)
 }
 
 // Log returns the natural logarithm of every entry of a (all positive).
+// For the terms x·log(x/y) of a divergence, where x may be 0, use
+// KLDivergence or SparseKLLoss, which take 0·log 0 as 0.
 func Log(a *autograd.Var) *autograd.Var {
-	return Elementwise("ops.Log", a, math.Log, func(x, _ float64) float64 { return 1 / x })
+	return elementwise("ops.Log", "; for the terms x·log(x/y) of a divergence use ops.KLDivergence or ops.SparseKLLoss, which take 0·log 0 as 0, or add a positive constant to the entries", a, math.Log, func(x, _ float64) float64 { return 1 / x })
 }
 
 // Exp returns e to the power of every entry of a.
@@ -53,8 +72,8 @@ func Exp(a *autograd.Var) *autograd.Var {
 }
 
 // Sqrt returns the square root of every entry of a (all nonnegative; the
-// derivative at 0 is +Inf, so keep entries away from 0 where a gradient
-// flows).
+// derivative at 0 is +Inf: where a gradient flows through a 0, the
+// backward pass records an error).
 func Sqrt(a *autograd.Var) *autograd.Var {
 	return Elementwise("ops.Sqrt", a, math.Sqrt, func(_, y float64) float64 { return 0.5 / y })
 }

@@ -104,6 +104,15 @@ func TestElementwiseErrors(t *testing.T) {
 		want string
 	}{
 		{"log of 0", func(t *autograd.Tape) *autograd.Var { return ops.Log(t.Const(tensor.New(2, 2))) }, "ops.Log: entry (0, 0) is 0, outside the function's domain"},
+		// Issue 50, item 9: the way out is named, and a derivative that
+		// is not finite where a gradient flows is an error, not -Inf.
+		{"log of 0's way out", func(t *autograd.Tape) *autograd.Var { return ops.Log(t.Const(tensor.New(2, 2))) }, "use ops.KLDivergence or ops.SparseKLLoss, which take 0·log 0 as 0"},
+		{"sqrt's slope at 0", func(t *autograd.Tape) *autograd.Var {
+			return ops.Sqrt(t.Param(tensor.MustFromRows([][]float64{{4, 0}})))
+		}, "ops.Sqrt: the derivative at entry (0, 1) = 0 is +Inf, and a gradient flows through it"},
+		{"a derivative of -Inf", func(t *autograd.Tape) *autograd.Var {
+			return ops.Elementwise("cbrt", t.Param(tensor.MustFromRows([][]float64{{0}})), math.Cbrt, func(float64, float64) float64 { return math.Inf(-1) })
+		}, "cbrt: the derivative at entry (0, 0) = 0 is -Inf"},
 		{"sqrt of -1", func(t *autograd.Tape) *autograd.Var {
 			return ops.Sqrt(t.Const(tensor.MustFromRows([][]float64{{1, -1}})))
 		}, "ops.Sqrt: entry (0, 1) is -1"},

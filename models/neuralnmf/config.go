@@ -158,7 +158,8 @@ const (
 	// NNDSVDInit starts from HNMF computed by HALS (scikit-learn's
 	// coordinate descent), each layer from its NNDSVDa start
 	// (ssnmf.NNDSVDA): deterministic, one start per layer, and on sparse
-	// text a fraction of the cost of HNMFInit's ten random starts.
+	// text a fraction of the cost of HNMFInit's random starts (as many as
+	// InitRestarts, sized to X).
 	NNDSVDInit
 	// HNMFBestInit computes HNMF twice from the same random starts (seed
 	// and InitRestarts as HNMFInit), by multiplicative updates (HNMFInit's)
@@ -367,7 +368,9 @@ type Config struct {
 	// k⁽ˡ⁻¹⁾×k⁽ˡ⁾, nonnegative).
 	InitA []*tensor.Dense
 	// InitRestarts is the number of random starts per layer of the HNMF
-	// initialisation (ssnmf.Options.Restarts); the best is kept. Default 1.
+	// initialisation (ssnmf.Options.Restarts); the best is kept. 0 sizes
+	// it to X (SizedStarts: up to MaxSizedStarts where a start is cheap,
+	// 1 on large data; 1 with BatchSize).
 	InitRestarts int
 	// InitIters, if positive, bounds the updates per layer
 	// (ssnmf.Options.MaxIter) of each HNMF start, which also stops earlier

@@ -227,9 +227,6 @@ func ExampleForwardLoss() {
 	// sparse: <nil>
 }
 
-// scikit-learn's elastic-net penalty on the documents' weights S
-// (its alpha_W and l1_ratio) inside every layer: the layers' S become
-// sparser, and Transform solves the same penalised problems.
 // Word counts under the generalised Kullback–Leibler divergence: every
 // layer a KL layer, started by KL-HNMF from NNDSVDa.
 func ExampleConfig_kl() {
@@ -257,6 +254,9 @@ func ExampleConfig_kl() {
 	// layers: 2 topics: 3 2
 }
 
+// scikit-learn's elastic-net penalty on the documents' weights S
+// (its alpha_W and l1_ratio) inside every layer: the layers' S become
+// sparser, and Transform solves the same penalised problems.
 func ExampleConfig_elasticNet() {
 	x := synthetic.X()
 	share := func(d *tensor.Dense) float64 {

@@ -193,6 +193,12 @@ func TestModelFileCrafted(t *testing.T) {
 		{"repeated names", craft(head([]string{"A0", "S0", "B"}, []string{"x", "x"}), a, s, b), `classes 0 and 1 are both named "x"`},
 		{"line break", craft(head([]string{"A0", "S0", "B"}, []string{"x\ny", "z"}), a, s, b), "control character"},
 		{"empty name", craft(head([]string{"A0", "S0", "B"}, []string{" ", "z"}), a, s, b), "is empty"},
+		// Issue 50, item 8: a misspelt loss does not load as another, and a
+		// KL model carries nothing its training refuses.
+		{"loss KL", craft(neuralnmf.FileHeader{Ranks: []int{2}, Loss: "KL", Matrices: []string{"A0", "S0"}}, a, s), `the loss is "KL": want "reconstruction", "energy" or "kl"`},
+		{"loss poisson", craft(neuralnmf.FileHeader{Ranks: []int{2}, Loss: "poisson", Matrices: []string{"A0", "S0"}}, a, s), `the loss is "poisson"`},
+		{"KL classifier", craft(neuralnmf.FileHeader{Ranks: []int{2}, Loss: "kl", Matrices: []string{"A0", "S0", "B"}}, a, s, b), "a model of the KL loss has no classifier and no penalty"},
+		{"KL penalty", craft(neuralnmf.FileHeader{Ranks: []int{2}, Loss: "kl", Matrices: []string{"A0", "S0"}, AlphaS: 0.1}, a, s), "this one has a penalty AlphaS"},
 	} {
 		_, err := neuralnmf.Read(bytes.NewReader(tc.file))
 		require.ErrorIs(t, err, neuralnmf.ErrModelFile, tc.name)

@@ -217,7 +217,7 @@ func (t *trainer) customLoss(f *Forward) (loss *autograd.Var, err error) {
 		if r := recover(); r != nil {
 			hint := ""
 			if f.X == nil {
-				hint = " (Forward.X is nil because X is sparse: use Forward.XSparse with ops.SparseFrobeniusLoss)"
+				hint = " (Forward.X is nil because X is sparse: use Forward.XSparse with a sparse loss, ops.SparseFrobeniusLoss for the squared error or ops.SparseKLLoss for the divergence)"
 			}
 			err = fmt.Errorf("CustomLoss panicked: %v%s", r, hint)
 		}

@@ -465,6 +465,7 @@ func TestCustomLossOnSparseXIsAnError(t *testing.T) {
 	}})
 	require.ErrorContains(t, err, "CustomLoss panicked")
 	require.ErrorContains(t, err, "use Forward.XSparse")
+	require.ErrorContains(t, err, "ops.SparseKLLoss for the divergence", "a KL custom loss is pointed at its sparse form too")
 }
 
 // Normalize divides each squared term by its entries: with a given start

@@ -140,6 +140,9 @@ func (c *Config) checkPenalties() error {
 	if !(c.L1Ratio >= 0 && c.L1Ratio <= 1) {
 		return fmt.Errorf("neuralnmf: %w: L1Ratio is %v, want ρ in [0, 1]", ErrConfig, c.L1Ratio)
 	}
+	if c.AlphaA > 0 && c.CustomLoss != nil {
+		return fmt.Errorf("neuralnmf: %w: AlphaA is a term of the built-in loss, and CustomLoss replaces it: add the penalty to your loss (2·AlphaA·M·(ρ·ΣA + ½(1−ρ)‖A‖²) for each A), or leave AlphaA 0", ErrConfig)
+	}
 	if (c.AlphaS > 0 || c.AlphaA > 0) && c.BatchSize > 0 {
 		return fmt.Errorf("neuralnmf: %w: AlphaS and AlphaA are not supported with BatchSize (mini-batch training)", ErrConfig)
 	}

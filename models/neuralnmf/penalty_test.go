@@ -7,8 +7,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/neuralnmf/neuralnmf/autograd"
 	"github.com/neuralnmf/neuralnmf/internal/randmat"
 	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
+	"github.com/neuralnmf/neuralnmf/ops"
 	"github.com/neuralnmf/neuralnmf/tensor"
 )
 
@@ -124,6 +126,11 @@ func TestElasticNetConfigErrors(t *testing.T) {
 		{"NaN AlphaA", neuralnmf.Config{AlphaA: math.NaN()}, "AlphaA is NaN"},
 		{"L1Ratio above 1", neuralnmf.Config{L1Ratio: 1.5}, "L1Ratio is 1.5"},
 		{"mini-batch", neuralnmf.Config{AlphaA: 0.1, BatchSize: 4}, "not supported with BatchSize"},
+		// Issue 50, item 9: not silently ignored.
+		{"custom loss", neuralnmf.Config{AlphaA: 0.1, CustomLoss: func(t *autograd.Tape, f *neuralnmf.Forward) *autograd.Var {
+			return ops.FrobeniusLoss(f.X, ops.MatMul(f.A[0], f.S[0]))
+		}}, "AlphaA is a term of the built-in loss, and CustomLoss replaces it"},
+		{"overflowing AlphaS", neuralnmf.Config{AlphaS: 1e150}, "AlphaS is 1e+150: α times the 8 rows of X is 8e+150, above 1e+150"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.cfg.Ranks = []int{2}
