@@ -1,0 +1,627 @@
+// Package classify holds classifiers on sparse features that have nothing
+// to do with NMF and that the model selection of package neuralnmf
+// compares with its topics (see neuralnmf.TrainChoosing): a multinomial
+// logistic regression with an L2 penalty fitted by L-BFGS, its inverse
+// penalty C chosen by cross-validation over a grid (scikit-learn's
+// LogisticRegression and LogisticRegressionCV), and label spreading over
+// a graph of nearest neighbours (scikit-learn's LabelSpreading with its knn
+// kernel). Each is tested against scikit-learn on the same data.
+//
+// Data are Features: a features × samples matrix in compressed sparse
+// column form, so that a sample's features are contiguous, as the columns
+// of X are samples throughout this project. Functions return an error for
+// invalid input (shapes, labels out of range, a penalty that is not
+// positive); the methods of a fitted model are for the shapes it was
+// fitted on and panic otherwise, as gonum's kernels do.
+package classify
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"slices"
+	"sync"
+
+	"gonum.org/v1/gonum/optimize"
+
+	"github.com/neuralnmf/neuralnmf/internal/parallel"
+)
+
+// Features is a features × samples matrix in compressed sparse column
+// form: the entries of sample j are Val[ColPtr[j]:ColPtr[j+1]], in the
+// rows RowIdx[ColPtr[j]:ColPtr[j+1]] (each in 0..Rows−1).
+type Features struct {
+	Rows   int
+	ColPtr []int
+	RowIdx []int
+	Val    []float64
+}
+
+// Cols returns the number of samples.
+func (f *Features) Cols() int { return len(f.ColPtr) - 1 }
+
+// Subset returns the samples at the given positions of f, in that order,
+// in new memory.
+func (f *Features) Subset(pos []int) *Features {
+	g := &Features{Rows: f.Rows, ColPtr: make([]int, 1, len(pos)+1)}
+	for _, j := range pos {
+		g.RowIdx = append(g.RowIdx, f.RowIdx[f.ColPtr[j]:f.ColPtr[j+1]]...)
+		g.Val = append(g.Val, f.Val[f.ColPtr[j]:f.ColPtr[j+1]]...)
+		g.ColPtr = append(g.ColPtr, len(g.RowIdx))
+	}
+	return g
+}
+
+// Check returns an error if f's arrays are not a valid matrix: ColPtr of
+// length Cols+1, from 0, nondecreasing, to len(Val) = len(RowIdx), every
+// row index in range and every value finite.
+func (f *Features) Check() error {
+	switch {
+	case f == nil || len(f.ColPtr) == 0:
+		return errors.New("classify: no features")
+	case f.Rows < 0 || f.ColPtr[0] != 0 || f.ColPtr[len(f.ColPtr)-1] != len(f.Val) || len(f.RowIdx) != len(f.Val):
+		return errors.New("classify: Features: inconsistent CSC arrays")
+	}
+	for j := 0; j < f.Cols(); j++ {
+		if f.ColPtr[j+1] < f.ColPtr[j] {
+			return fmt.Errorf("classify: Features: ColPtr decreases at sample %d", j)
+		}
+	}
+	for p, r := range f.RowIdx {
+		if r < 0 || r >= f.Rows {
+			return fmt.Errorf("classify: Features: row index %d out of 0..%d", r, f.Rows-1)
+		}
+		if v := f.Val[p]; math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("classify: Features: value %v is not finite", v)
+		}
+	}
+	return nil
+}
+
+// Logistic is a fitted multinomial logistic regression on Features rows:
+// W holds, row by row, the classes' weights of each feature, and last the
+// intercepts ((Features+1)×Classes, row-major).
+type Logistic struct {
+	Features, Classes int
+	W                 []float64
+}
+
+// The regression minimises Σᵢ −log softmax(zᵢ)_{yᵢ} + ‖W‖²/(2C) over the
+// weights (the intercept is not penalised; scikit-learn's objective times
+// 1/C), by L-BFGS (gonum's optimize) to a largest gradient entry of the mean
+// loss of at most GradTol, as scikit-learn's lbfgs solver with its tol.
+const (
+	// GradTol bounds the largest entry of the gradient of the mean loss
+	// at the optimum: 10⁻⁴ is scikit-learn's default tol.
+	GradTol = 1e-4
+	// MaxIter caps the L-BFGS iterations of one fit.
+	MaxIter = 300
+	// lbfgsStore is L-BFGS's memory, scipy's L-BFGS-B default (m = 10;
+	// gonum's default is 15).
+	lbfgsStore = 10
+)
+
+// Cs returns the inverse penalties C among which CrossValidate chooses:
+// scikit-learn's LogisticRegressionCV grid (Cs=10: 10⁻⁴…10⁴, evenly in
+// log scale).
+func Cs() []float64 {
+	cs := make([]float64, 10)
+	for i := range cs {
+		cs[i] = math.Pow(10, -4+8*float64(i)/9)
+	}
+	return cs
+}
+
+// Scores writes the classes' scores of sample j of f into z (length
+// Classes).
+func (l *Logistic) Scores(f *Features, j int, z []float64) {
+	P := l.Classes
+	copy(z, l.W[l.Features*P:])
+	for p := f.ColPtr[j]; p < f.ColPtr[j+1]; p++ {
+		v, row := f.Val[p], l.W[f.RowIdx[p]*P:f.RowIdx[p]*P+P]
+		for c := range z {
+			z[c] += v * row[c]
+		}
+	}
+}
+
+// AllScores returns the scores of every sample of f, sample by sample
+// (samples×classes, row-major).
+func (l *Logistic) AllScores(f *Features) []float64 {
+	P := l.Classes
+	out := make([]float64, f.Cols()*P)
+	for j := range f.Cols() {
+		l.Scores(f, j, out[j*P:(j+1)*P])
+	}
+	return out
+}
+
+// Predict returns the class of largest score of every sample of f.
+func (l *Logistic) Predict(f *Features) []int {
+	z := make([]float64, l.Classes)
+	out := make([]int, f.Cols())
+	for j := range out {
+		l.Scores(f, j, z)
+		out[j] = Argmax(z)
+	}
+	return out
+}
+
+// Argmax returns the index of the largest entry of z (the first of ties).
+func Argmax(z []float64) int {
+	best := 0
+	for c, v := range z {
+		if v > z[best] {
+			best = c
+		}
+	}
+	return best
+}
+
+// checkLabels checks f and labels y (one per sample, in 0..classes−1, or
+// −1 where allowUnknown).
+func checkLabels(f *Features, y []int, classes int, allowUnknown bool) error {
+	if err := f.Check(); err != nil {
+		return err
+	}
+	if classes < 1 {
+		return fmt.Errorf("classify: %d classes, want at least 1", classes)
+	}
+	if len(y) != f.Cols() {
+		return fmt.Errorf("classify: %d labels for %d samples", len(y), f.Cols())
+	}
+	for j, c := range y {
+		if c >= classes || c < 0 && !(allowUnknown && c == -1) {
+			return fmt.Errorf("classify: label %d of sample %d is not in 0..%d", c, j, classes-1)
+		}
+	}
+	return nil
+}
+
+// FitLogistic fits the regression with inverse penalty c on the samples of
+// f with labels y (each in 0..classes−1), starting from the weights w0
+// ((f.Rows+1)×classes; nil: 0). It returns an error for invalid input.
+//
+// Features absent from every sample keep weight 0 (only the penalty acts
+// on them), so the fit runs on the features present, which keeps
+// L-BFGS's own work (O(store·dim) a step, most of the time of a fit on
+// few samples) in proportion to them.
+func FitLogistic(f *Features, y []int, classes int, c float64, w0 []float64) (*Logistic, error) {
+	if err := checkLabels(f, y, classes, false); err != nil {
+		return nil, err
+	}
+	if !(c > 0) || math.IsInf(c, 0) {
+		return nil, fmt.Errorf("classify: C is %v, want a positive inverse penalty", c)
+	}
+	if w0 != nil && len(w0) != (f.Rows+1)*classes {
+		return nil, fmt.Errorf("classify: w0 has %d weights, want %d", len(w0), (f.Rows+1)*classes)
+	}
+	return fitLogistic(f, y, classes, c, w0), nil
+}
+
+// fitLogistic is FitLogistic on valid input.
+func fitLogistic(f *Features, y []int, classes int, c float64, w0 []float64) *Logistic {
+	P := classes
+	index := make([]int, f.Rows) // compact row + 1; 0 for an absent row
+	var present []int
+	for _, r := range f.RowIdx {
+		if index[r] == 0 {
+			present = append(present, r)
+			index[r] = len(present)
+		}
+	}
+	if len(present) == f.Rows {
+		return fitLogisticRows(f, y, classes, c, w0)
+	}
+	g := &Features{Rows: len(present), ColPtr: f.ColPtr, RowIdx: make([]int, len(f.RowIdx)), Val: f.Val}
+	for p, r := range f.RowIdx {
+		g.RowIdx[p] = index[r] - 1
+	}
+	var g0 []float64
+	if w0 != nil {
+		g0 = make([]float64, (len(present)+1)*P)
+		for k, r := range present {
+			copy(g0[k*P:(k+1)*P], w0[r*P:(r+1)*P])
+		}
+		copy(g0[len(present)*P:], w0[f.Rows*P:])
+	}
+	l := fitLogisticRows(g, y, classes, c, g0)
+	w := make([]float64, (f.Rows+1)*P)
+	for k, r := range present {
+		copy(w[r*P:(r+1)*P], l.W[k*P:(k+1)*P])
+	}
+	copy(w[f.Rows*P:], l.W[len(present)*P:])
+	return &Logistic{Features: f.Rows, Classes: P, W: w}
+}
+
+// fitLogisticRows is fitLogistic on every row of f.
+func fitLogisticRows(f *Features, y []int, classes int, c float64, w0 []float64) *Logistic {
+	P, F, n := classes, f.Rows, float64(f.Cols())
+	dim := (F + 1) * P
+	z := make([]float64, P)
+	// objective returns the mean penalised loss at w and writes its
+	// gradient into grad.
+	objective := func(grad, w []float64) float64 {
+		var loss float64
+		clear(grad)
+		l := &Logistic{Features: F, Classes: P, W: w}
+		for j := 0; j < f.Cols(); j++ {
+			l.Scores(f, j, z)
+			zmax := slices.Max(z)
+			var sum float64
+			for k := range z {
+				z[k] = math.Exp(z[k] - zmax)
+				sum += z[k]
+			}
+			loss += math.Log(sum) - math.Log(z[y[j]])
+			for k := range z {
+				z[k] /= sum
+			}
+			z[y[j]]--
+			for p := f.ColPtr[j]; p < f.ColPtr[j+1]; p++ {
+				v, g := f.Val[p], grad[f.RowIdx[p]*P:f.RowIdx[p]*P+P]
+				for k := range z {
+					g[k] += v * z[k]
+				}
+			}
+			g := grad[F*P:]
+			for k := range z {
+				g[k] += z[k]
+			}
+		}
+		var reg float64
+		for i, v := range w[:F*P] {
+			reg += v * v
+			grad[i] += v / c
+		}
+		for i := range grad {
+			grad[i] /= n
+		}
+		return (loss + reg/(2*c)) / n
+	}
+	w := make([]float64, dim)
+	if w0 != nil {
+		copy(w, w0)
+	}
+	// gonum asks for the value and the gradient at a point in two calls;
+	// one pass computes both, and the second call copies them.
+	at, atGrad, atLoss := make([]float64, dim), make([]float64, dim), math.NaN()
+	evaluate := func(w []float64) {
+		if math.IsNaN(atLoss) || !slices.Equal(at, w) {
+			copy(at, w)
+			atLoss = objective(atGrad, w)
+		}
+	}
+	p := optimize.Problem{
+		Func: func(w []float64) float64 { evaluate(w); return atLoss },
+		Grad: func(grad, w []float64) { evaluate(w); copy(grad, atGrad) },
+	}
+	settings := &optimize.Settings{
+		GradientThreshold: GradTol,
+		MajorIterations:   MaxIter,
+		Converger:         optimize.NeverTerminate{},
+	}
+	res, err := optimize.Minimize(p, w, settings, &optimize.LBFGS{Store: lbfgsStore})
+	if err == nil || res != nil {
+		// An iteration limit or a line search that can make no more
+		// progress leaves the best point found, which is what we keep.
+		w = res.X
+	}
+	return &Logistic{Features: F, Classes: P, W: w}
+}
+
+// CV is what CrossValidate found.
+type CV struct {
+	// Fit is the regression on every sample with the chosen C.
+	Fit *Logistic
+	C   float64
+	// Pred is each sample's class as predicted at C by the fit without
+	// its fold (its cross-validated prediction), −1 for a sample whose
+	// fold could not be fitted (no other sample, or none in it).
+	Pred []int
+	// Scores, with keepScores, are those fits' scores, sample by sample
+	// (samples×classes, row-major); else nil.
+	Scores []float64
+}
+
+// CrossValidate chooses C among Cs() by cross-validation over the folds
+// fold[j] ∈ 0..F−1 of the samples of f (labels y, each in
+// 0..classes−1), as scikit-learn's LogisticRegressionCV: for each fold,
+// the path of C's is fitted on the other folds (each fit warm from the
+// last) and scored on it; the C with the most right in all is chosen
+// (ties to the smaller). The folds are fitted concurrently. It returns an
+// error for invalid input.
+func CrossValidate(f *Features, y []int, classes int, fold []int, keepScores bool) (*CV, error) {
+	if err := checkLabels(f, y, classes, false); err != nil {
+		return nil, err
+	}
+	if len(fold) != len(y) {
+		return nil, fmt.Errorf("classify: %d folds for %d samples", len(fold), len(y))
+	}
+	if len(fold) == 0 {
+		return nil, errors.New("classify: no samples")
+	}
+	for j, k := range fold {
+		if k < 0 {
+			return nil, fmt.Errorf("classify: fold %d of sample %d, want 0 or more", k, j)
+		}
+	}
+	l, c, pred, scores := crossValidate(f, y, classes, fold, keepScores)
+	return &CV{Fit: l, C: c, Pred: pred, Scores: scores}, nil
+}
+
+// crossValidate is CrossValidate on valid input.
+func crossValidate(f *Features, y []int, classes int, fold []int, keepScores bool) (*Logistic, float64, []int, []float64) {
+	cs := Cs()
+	F := slices.Max(fold) + 1
+	preds := make([][][]int, F)      // per fold and C, the fold's predictions
+	scores := make([][][]float64, F) // and, with keepScores, their scores
+	tests := make([][]int, F)
+	var wg sync.WaitGroup
+	for k := range F {
+		wg.Go(func() {
+			var tr, te []int
+			for j, fk := range fold {
+				if fk == k {
+					te = append(te, j)
+				} else {
+					tr = append(tr, j)
+				}
+			}
+			tests[k] = te
+			if len(te) == 0 || len(tr) == 0 {
+				return
+			}
+			ftr, fte := f.Subset(tr), f.Subset(te)
+			ytr := make([]int, len(tr))
+			for i, j := range tr {
+				ytr[i] = y[j]
+			}
+			var w []float64
+			for _, c := range cs {
+				l := fitLogistic(ftr, ytr, classes, c, w)
+				w = l.W
+				sc := l.AllScores(fte)
+				p := make([]int, len(te))
+				for i := range p {
+					p[i] = Argmax(sc[i*classes : (i+1)*classes])
+				}
+				preds[k] = append(preds[k], p)
+				if keepScores {
+					scores[k] = append(scores[k], sc)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	best, bestRight := 0, -1
+	for ci := range cs {
+		n := 0
+		for k := range F {
+			if preds[k] == nil {
+				continue
+			}
+			for i, p := range preds[k][ci] {
+				if p == y[tests[k][i]] {
+					n++
+				}
+			}
+		}
+		if n > bestRight {
+			best, bestRight = ci, n
+		}
+	}
+	cv := make([]int, len(y))
+	var cvScores []float64
+	if keepScores {
+		cvScores = make([]float64, len(y)*classes)
+	}
+	for k := range F {
+		for i, j := range tests[k] {
+			cv[j] = -1
+			if preds[k] == nil {
+				continue
+			}
+			cv[j] = preds[k][best][i]
+			if keepScores {
+				copy(cvScores[j*classes:(j+1)*classes], scores[k][best][i*classes:(i+1)*classes])
+			}
+		}
+	}
+	return fitLogistic(f, y, classes, cs[best], nil), cs[best], cv, cvScores
+}
+
+// Spreading is label spreading over a graph of nearest neighbours, as
+// scikit-learn's LabelSpreading with kernel='knn': each sample's
+// Neighbours nearest by cosine similarity (on samples at unit length the
+// same neighbours as the Euclidean distance), the graph symmetrised, then
+// F ← α·D^(−1/2)·W·D^(−1/2)·F + (1−α)·Y for Iterations iterations, W the
+// 0/1 graph; each sample takes the class of its largest F. Fields left 0
+// are LabelSpreading's defaults (DefaultSpreading).
+type Spreading struct {
+	Neighbours int
+	Alpha      float64
+	Iterations int
+}
+
+// DefaultSpreading is scikit-learn's LabelSpreading's defaults:
+// n_neighbors=7, alpha=0.2, max_iter=30.
+var DefaultSpreading = Spreading{Neighbours: 7, Alpha: 0.2, Iterations: 30}
+
+func (s Spreading) withDefaults() Spreading {
+	if s.Neighbours == 0 {
+		s.Neighbours = DefaultSpreading.Neighbours
+	}
+	if s.Alpha == 0 {
+		s.Alpha = DefaultSpreading.Alpha
+	}
+	if s.Iterations == 0 {
+		s.Iterations = DefaultSpreading.Iterations
+	}
+	return s
+}
+
+// Graph returns, for each sample of f (each at unit length, so that the
+// dot product is the cosine similarity), the s.Neighbours samples of
+// largest similarity (itself excluded; ties to the lower index; only
+// samples of positive similarity), symmetrised: nb[j] lists j's
+// neighbours either way, sorted. It runs on every core.
+func (s Spreading) Graph(f *Features) ([][]int, error) {
+	if err := f.Check(); err != nil {
+		return nil, err
+	}
+	s = s.withDefaults()
+	if s.Neighbours < 1 {
+		return nil, fmt.Errorf("classify: Neighbours is %d, want at least 1", s.Neighbours)
+	}
+	return neighbourGraph(f, s.Neighbours), nil
+}
+
+// Spread spreads labels (one per sample of the graph nb, −1 unknown,
+// else in 0..classes−1) over nb and returns each sample's class, −1 for
+// a sample no label reached.
+func (s Spreading) Spread(nb [][]int, labels []int, classes int) ([]int, error) {
+	s = s.withDefaults()
+	switch {
+	case len(labels) != len(nb):
+		return nil, fmt.Errorf("classify: %d labels for a graph of %d samples", len(labels), len(nb))
+	case classes < 1:
+		return nil, fmt.Errorf("classify: %d classes, want at least 1", classes)
+	case !(s.Alpha > 0 && s.Alpha < 1) || s.Iterations < 1:
+		return nil, fmt.Errorf("classify: Alpha %v and Iterations %d: want α in (0, 1) and at least one iteration", s.Alpha, s.Iterations)
+	}
+	for j, l := range labels {
+		if l < -1 || l >= classes {
+			return nil, fmt.Errorf("classify: label %d of sample %d is not in 0..%d or -1", l, j, classes-1)
+		}
+	}
+	for j, list := range nb {
+		for _, i := range list {
+			if i < 0 || i >= len(nb) {
+				return nil, fmt.Errorf("classify: sample %d's neighbour %d is not a sample", j, i)
+			}
+		}
+	}
+	return spreadLabels(nb, labels, classes, s.Alpha, s.Iterations), nil
+}
+
+// neighbourGraph is Spreading.Graph with kn neighbours, on valid input.
+func neighbourGraph(f *Features, kn int) [][]int {
+	M := f.Cols()
+	// The rows of f as posting lists: the columns holding each feature.
+	rowPtr := make([]int, f.Rows+1)
+	for _, r := range f.RowIdx {
+		rowPtr[r+1]++
+	}
+	for r := 0; r < f.Rows; r++ {
+		rowPtr[r+1] += rowPtr[r]
+	}
+	postCol, postVal := make([]int, len(f.RowIdx)), make([]float64, len(f.RowIdx))
+	next := append([]int(nil), rowPtr[:f.Rows]...)
+	for j := 0; j < M; j++ {
+		for p := f.ColPtr[j]; p < f.ColPtr[j+1]; p++ {
+			r := f.RowIdx[p]
+			postCol[next[r]], postVal[next[r]] = j, f.Val[p]
+			next[r]++
+		}
+	}
+	knn := make([][]int, M)
+	workers := runtime.GOMAXPROCS(0)
+	sims := make([][]float64, workers) // per worker: the similarities to column j
+	parallel.ForChunks(M, 64, workers, func(worker, j0, j1 int) {
+		if sims[worker] == nil {
+			sims[worker] = make([]float64, M)
+		}
+		sim := sims[worker]
+		var touched []int
+		for j := j0; j < j1; j++ {
+			touched = touched[:0]
+			for p := f.ColPtr[j]; p < f.ColPtr[j+1]; p++ {
+				r, v := f.RowIdx[p], f.Val[p]
+				for q := rowPtr[r]; q < rowPtr[r+1]; q++ {
+					i := postCol[q]
+					if sim[i] == 0 {
+						touched = append(touched, i)
+					}
+					sim[i] += v * postVal[q]
+				}
+			}
+			best := make([]int, 0, kn+1)
+			for _, i := range touched {
+				if i == j || sim[i] <= 0 {
+					continue
+				}
+				// Insert i into best, kept by similarity (then index).
+				k := len(best)
+				for k > 0 && (sim[best[k-1]] < sim[i] || sim[best[k-1]] == sim[i] && best[k-1] > i) {
+					k--
+				}
+				if k < kn {
+					best = slices.Insert(best, k, i)
+					if len(best) > kn {
+						best = best[:kn]
+					}
+				}
+			}
+			for _, i := range touched {
+				sim[i] = 0
+			}
+			knn[j] = best
+		}
+	})
+	nb := make([][]int, M)
+	for j, list := range knn {
+		for _, i := range list {
+			nb[j] = append(nb[j], i)
+			nb[i] = append(nb[i], j)
+		}
+	}
+	for j := range nb {
+		slices.Sort(nb[j])
+		nb[j] = slices.Compact(nb[j])
+	}
+	return nb
+}
+
+// spreadLabels is Spreading.Spread on valid input.
+func spreadLabels(nb [][]int, labels []int, classes int, alpha float64, iterations int) []int {
+	M := len(nb)
+	y := make([]float64, M*classes)
+	for j, l := range labels {
+		if l >= 0 {
+			y[j*classes+l] = 1
+		}
+	}
+	inv := make([]float64, M) // D^(−1/2)
+	for j := range nb {
+		if len(nb[j]) > 0 {
+			inv[j] = 1 / math.Sqrt(float64(len(nb[j])))
+		}
+	}
+	f, g := append([]float64(nil), y...), make([]float64, M*classes)
+	for range iterations {
+		for j := range nb {
+			row := g[j*classes : (j+1)*classes]
+			for c := range row {
+				row[c] = (1 - alpha) * y[j*classes+c]
+			}
+			for _, i := range nb[j] {
+				w := alpha * inv[j] * inv[i]
+				for c := range row {
+					row[c] += w * f[i*classes+c]
+				}
+			}
+		}
+		f, g = g, f
+	}
+	out := make([]int, M)
+	for j := range out {
+		row := f[j*classes : (j+1)*classes]
+		out[j] = -1
+		if slices.Max(row) > 0 {
+			out[j] = Argmax(row)
+		}
+	}
+	return out
+}
