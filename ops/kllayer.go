@@ -2,17 +2,10 @@ package ops
 
 import (
 	"fmt"
-	"math"
-	"runtime"
 
 	"github.com/neuralnmf/neuralnmf/autograd"
-	"github.com/neuralnmf/neuralnmf/internal/parallel"
-	"github.com/neuralnmf/neuralnmf/nnls"
+	"github.com/neuralnmf/neuralnmf/nnkl"
 	"github.com/neuralnmf/neuralnmf/tensor"
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
-	"gonum.org/v1/gonum/lapack/lapack64"
-	"gonum.org/v1/gonum/mat"
 )
 
 // KLLayer returns the layer whose S minimises the generalised
@@ -23,35 +16,23 @@ import (
 // column by column, for a nonnegative a (N×k) and x (N×M); S is k×M. One
 // KLLayer trained on the KL loss is KL-NMF; stacked, a KL Neural NMF.
 //
-// The forward pass solves each column by projected Newton steps with an
-// Armijo line search (D is convex in s; its gradient and Hessian are
-// g = Aᵀ(1 − x/y) and H = Aᵀdiag(x/y²)A, y = A·s, summed over the rows
-// where x > 0 apart from the constant Aᵀ1) and certifies the result: the
-// optimality conditions g_c = 0 where s_c > 0 and g_c ≥ 0 where s_c = 0
-// hold to klTol relative to the largest column sum of A, or the op records
-// an error naming the column. The backward pass is the same
-// implicit-differentiation argument as the paper's theorem for NNLS: on
-// each column's support T, with r = 1 − x/y, w = x/y² and U_T = H_TT⁻¹·G_T,
+// The forward pass is nnkl.Solve (projected Newton steps, the result
+// certified column by column) and the backward pass nnkl's
+// implicit-differentiation formula on each column's support: with
+// r = 1 − x/y, w = x/y² and U_T = H_TT⁻¹·G_T,
 //
-//	∂L/∂A = −Σ_m (r_m·u_mᵀ + (w_m ∘ A·u_m)·s_mᵀ),   ∂L/∂X = (A·U) / Y,
+//	∂L/∂A = −Σ_m (r_m·u_mᵀ + (w_m ∘ A·u_m)·s_mᵀ),   ∂L/∂X = (A·U) / Y.
 //
-// the division element-wise (0 where y = 0, where x must be 0 and D is not
-// differentiable in x). Like NNLS the map is piecewise smooth, one piece
-// per set of supports, marked on the tape for gradcheck.
+// Like NNLS the map is piecewise smooth, one piece per set of supports,
+// marked on the tape for gradcheck.
 //
-// Errors recorded on the tape: negative or non-finite entries, mismatched
-// rows, a column of x with a positive entry in a row where A is all zero
-// (D is infinite for every S), and a column whose solution is not
-// certified.
+// Errors recorded on the tape: nnkl.Solve's (negative or non-finite
+// entries, mismatched rows, a column of x with a positive entry in a row
+// where A is all zero, a column whose solution is not certified).
 func KLLayer(a, x *autograd.Var) *autograd.Var { return klLayer("ops.KLLayer", a, x, nil) }
 
 // KLLayerFrom is KLLayer with each column's Newton iteration started from
-// start (k×M, nonnegative; for example the previous epoch's S) instead of
-// the best one-entry solution: the same certified minimiser, in fewer
-// steps from a start near it. A column whose start gives A·s = 0 where x > 0
-// (or a start of the wrong shape or with a negative or non-finite entry)
-// starts cold. Where the minimiser is not unique the basic one returned
-// may depend on the start.
+// start (k×M; see nnkl.Options.Start).
 func KLLayerFrom(a, x *autograd.Var, start *tensor.Dense) *autograd.Var {
 	return klLayer("ops.KLLayerFrom", a, x, start)
 }
@@ -62,12 +43,12 @@ func klLayer(op string, a, x *autograd.Var, start *tensor.Dense) *autograd.Var {
 		return t.Failed()
 	}
 	av, xv := a.Value(), x.Value()
-	s, sup, err := klCheckedSolve(op, av, klData{dense: xv, start: start})
+	res, err := nnkl.Solve(av, xv, &nnkl.Options{Start: start})
 	if err != nil {
-		return t.Fail(err)
+		return t.Fail(fmt.Errorf("%s: %w", op, err))
 	}
-	t.MarkPiece(sup.Hash())
-	return t.Record(op, s, func(g *tensor.Dense, need []bool) []*tensor.Dense {
+	t.MarkPiece(res.Support.Hash())
+	return t.Record(op, res.S, func(g *tensor.Dense, need []bool) []*tensor.Dense {
 		var ga, gx *tensor.Dense
 		if need[0] {
 			ga = t.Alloc(av.Rows, av.Cols)
@@ -75,7 +56,7 @@ func klLayer(op string, a, x *autograd.Var, start *tensor.Dense) *autograd.Var {
 		if need[1] {
 			gx = t.Alloc(xv.Rows, xv.Cols)
 		}
-		if err := klBackward(av, klData{dense: xv}, s, sup, g, ga, gx); err != nil {
+		if err := res.Backward(av, xv, g, ga, gx); err != nil {
 			t.Fail(fmt.Errorf("%s: %w", op, err))
 			return []*tensor.Dense{nil, nil}
 		}
@@ -84,10 +65,9 @@ func klLayer(op string, a, x *autograd.Var, start *tensor.Dense) *autograd.Var {
 }
 
 // KLLayerSparse is KLLayer for a sparse, constant X (N×M): the solves and
-// the backward pass touch only X's non-zeros (each Newton step costs
-// k²·(non-zeros of the column)), and no N×M matrix is formed. X receives
-// no gradient (it is data). Errors are recorded on the tape as for
-// KLLayer.
+// the backward pass touch only X's non-zeros, and no N×M matrix is formed.
+// X receives no gradient (it is data). Errors are recorded on the tape as
+// for KLLayer.
 func KLLayerSparse(a *autograd.Var, x *tensor.Sparse) *autograd.Var {
 	return klLayerSparse("ops.KLLayerSparse", a, x, nil)
 }
@@ -103,14 +83,14 @@ func klLayerSparse(op string, a *autograd.Var, x *tensor.Sparse, start *tensor.D
 		return t.Failed()
 	}
 	av := a.Value()
-	s, sup, err := klCheckedSolve(op, av, klData{sparse: x, start: start})
+	res, err := nnkl.SolveSparse(av, x, &nnkl.Options{Start: start})
 	if err != nil {
-		return t.Fail(err)
+		return t.Fail(fmt.Errorf("%s: %w", op, err))
 	}
-	t.MarkPiece(sup.Hash())
-	return t.Record(op, s, func(g *tensor.Dense, need []bool) []*tensor.Dense {
+	t.MarkPiece(res.Support.Hash())
+	return t.Record(op, res.S, func(g *tensor.Dense, need []bool) []*tensor.Dense {
 		ga := t.Alloc(av.Rows, av.Cols)
-		if err := klBackward(av, klData{sparse: x}, s, sup, g, ga, nil); err != nil {
+		if err := res.BackwardSparse(av, x, g, ga); err != nil {
 			t.Fail(fmt.Errorf("%s: %w", op, err))
 			return []*tensor.Dense{nil}
 		}
@@ -118,756 +98,24 @@ func klLayerSparse(op string, a *autograd.Var, x *tensor.Sparse, start *tensor.D
 	}, a)
 }
 
-// SolveKL is KLLayer's forward pass off the tape: the certified S (k×M)
-// of min over S ≥ 0 of D(X ‖ A·S) for a nonnegative a (N×k) and x (N×M),
-// or an error for bad input or a column that is not certified.
+// SolveKL is KLLayer's forward pass off the tape.
+//
+// Deprecated: use nnkl.Solve, the solver this op is a node over.
 func SolveKL(a, x *tensor.Dense) (*tensor.Dense, error) {
-	s, _, err := klCheckedSolve("ops.SolveKL", a, klData{dense: x})
-	return s, err
+	res, err := nnkl.Solve(a, x, nil)
+	if err != nil {
+		return nil, fmt.Errorf("ops.SolveKL: %w", err)
+	}
+	return res.S, nil
 }
 
 // SolveKLSparse is SolveKL for a sparse x.
+//
+// Deprecated: use nnkl.SolveSparse.
 func SolveKLSparse(a *tensor.Dense, x *tensor.Sparse) (*tensor.Dense, error) {
-	s, _, err := klCheckedSolve("ops.SolveKLSparse", a, klData{sparse: x})
-	return s, err
-}
-
-// klCheckedSolve checks a and x (matching rows, finite, nonnegative) and
-// solves, with errors prefixed by op: the KL layers' and SolveKL's shared
-// opening.
-func klCheckedSolve(op string, a *tensor.Dense, x klData) (*tensor.Dense, *nnls.Support, error) {
-	n, m := x.dims()
-	if a.Rows != n {
-		return nil, nil, fmt.Errorf("%s: %w: A is %d×%d, X is %d×%d", op, tensor.ErrShape, a.Rows, a.Cols, n, m)
+	res, err := nnkl.SolveSparse(a, x, nil)
+	if err != nil {
+		return nil, fmt.Errorf("ops.SolveKLSparse: %w", err)
 	}
-	err := tensor.CheckData("A", a)
-	if err == nil && x.sparse != nil {
-		err = tensor.CheckSparseData("X", x.sparse)
-	} else if err == nil {
-		err = tensor.CheckData("X", x.dense)
-	}
-	if err == nil {
-		var s *tensor.Dense
-		var sup *nnls.Support
-		if s, sup, err = klSolve(a, x); err == nil {
-			return s, sup, nil
-		}
-	}
-	return nil, nil, fmt.Errorf("%s: %w", op, err)
-}
-
-// klTol bounds the certified optimality residual of a KLLayer column,
-// relative to the largest column sum of A (the scale of both terms of the
-// gradient): Newton's method converges quadratically, so the residual
-// reaches rounding (about N·ε relative) within a step or two of the last
-// one that mattered.
-const klTol = 1e-10
-
-// klMaxSteps bounds the Newton steps of one column's solve.
-const klMaxSteps = 500
-
-// klColumn is one column's problem and workspace: rows are the rows where
-// x > 0, with their values and A's rows packed (nz×k) for contiguous sums.
-type klColumn struct {
-	k          int
-	colSum     []float64 // Aᵀ1, over all rows
-	rows       []int
-	xv, ar     []float64 // x on rows, A's rows packed
-	y, g, h, d []float64
-	trial      []float64
-	gSave      []float64
-	free       []bool
-	// Scratch of the Newton systems, reused by every step: the entries a
-	// system is on, its Cholesky factor and its right-hand side.
-	idx  []int
-	l, b []float64
-}
-
-func newKLColumn(k int, colSum []float64) *klColumn {
-	return &klColumn{k: k, colSum: colSum, g: make([]float64, k), h: make([]float64, k*k), d: make([]float64, k),
-		trial: make([]float64, k), gSave: make([]float64, k), free: make([]bool, k),
-		idx: make([]int, 0, k), l: make([]float64, k*k), b: make([]float64, k)}
-}
-
-// factorOn factors H + mu·I on the entries idx (rows and columns) into
-// c.l by LAPACK's Cholesky, and reports whether it is positive definite.
-func (c *klColumn) factorOn(idx []int, mu float64) (blas64.Triangular, bool) {
-	n, k := len(idx), c.k
-	l := c.l[:n*n]
-	for p, i := range idx {
-		for q, j := range idx {
-			l[p*n+q] = c.h[i*k+j]
-		}
-		l[p*n+p] += mu
-	}
-	return lapack64.Potrf(blas64.Symmetric{N: n, Stride: max(n, 1), Data: l, Uplo: blas.Lower})
-}
-
-// solveOn solves the system factorOn factored for b (of its size), in place.
-func solveOn(t blas64.Triangular, b []float64) {
-	lapack64.Potrs(t, blas64.General{Rows: t.N, Cols: 1, Stride: 1, Data: b})
-}
-
-// entries sets c.idx to the i with keep(i), in increasing order, and
-// returns it.
-func (c *klColumn) entries(keep func(i int) bool) []int {
-	c.idx = c.idx[:0]
-	for i := range c.k {
-		if keep(i) {
-			c.idx = append(c.idx, i)
-		}
-	}
-	return c.idx
-}
-
-// klData is X for the KL layer, dense or sparse (CSC).
-type klData struct {
-	dense  *tensor.Dense
-	sparse *tensor.Sparse
-	start  *tensor.Dense // k×M warm start, or nil (KLLayerFrom)
-}
-
-func (d klData) dims() (int, int) {
-	if d.sparse != nil {
-		return d.sparse.Dims()
-	}
-	return d.dense.Rows, d.dense.Cols
-}
-
-// load packs column j of x's positive entries and the rows of a there.
-func (c *klColumn) load(a *tensor.Dense, x klData, j int) {
-	c.rows, c.xv, c.ar = c.rows[:0], c.xv[:0], c.ar[:0]
-	add := func(i int, v float64) {
-		if v > 0 {
-			c.rows = append(c.rows, i)
-			c.xv = append(c.xv, v)
-			c.ar = append(c.ar, a.Row(i)...)
-		}
-	}
-	if x.sparse != nil {
-		rows, vals := x.sparse.Column(j)
-		for p, i := range rows {
-			add(i, vals[p])
-		}
-	} else {
-		for i := range x.dense.Rows {
-			add(i, x.dense.At(i, j))
-		}
-	}
-	c.y = append(c.y[:0], make([]float64, len(c.rows))...)
-}
-
-// start sets s to the best one-entry solution, s_c = Σx / (Aᵀ1)_c for the
-// column c of A that is positive on every row where x > 0 and gives the
-// lowest D; if no column is, every usable entry equal, with Σ A·s = Σ x.
-// Few entries start free, so Newton's systems start small.
-func (c *klColumn) start(s []float64, total float64) {
-	k := c.k
-	best, bestF := -1, math.Inf(1)
-	for cc, cs := range c.colSum {
-		if !(cs > 0) {
-			continue
-		}
-		v := total / cs
-		f := cs * v
-		for r, xv := range c.xv {
-			y := c.ar[r*k+cc] * v
-			if !(y > 0) {
-				f = math.Inf(1)
-				break
-			}
-			f -= xv * math.Log(y)
-		}
-		if f < bestF {
-			best, bestF = cc, f
-		}
-	}
-	clear(s)
-	if best >= 0 {
-		s[best] = total / c.colSum[best]
-		return
-	}
-	sum := 0.0
-	for _, v := range c.colSum {
-		sum += v
-	}
-	for i, v := range c.colSum {
-		if v > 0 {
-			s[i] = total / sum
-		}
-	}
-}
-
-// warmStart sets s to column j of warm, if warm is not nil and that start
-// has A·s > 0 wherever x > 0, and reports whether it did.
-func (c *klColumn) warmStart(s []float64, warm *tensor.Dense, j int) bool {
-	if warm == nil {
-		return false
-	}
-	for i := range s {
-		s[i] = warm.At(i, j)
-	}
-	return !math.IsInf(c.objective(s), 1)
-}
-
-// objective returns D(x ‖ A·s) up to a constant, setting c.y = A·s on the
-// rows; +Inf if some y is 0 where x > 0.
-func (c *klColumn) objective(s []float64) float64 {
-	f := 0.0
-	for i, v := range s {
-		f += c.colSum[i] * v
-	}
-	k := c.k
-	for r, xv := range c.xv {
-		y := 0.0
-		for i, av := range c.ar[r*k : r*k+k] {
-			y += av * s[i]
-		}
-		c.y[r] = y
-		if !(y > 0) {
-			return math.Inf(1)
-		}
-		f -= xv * math.Log(y)
-	}
-	return f
-}
-
-// gradient sets c.g (and c.h when hess) at the point whose c.y objective
-// last computed.
-func (c *klColumn) gradient(hess bool) {
-	k := c.k
-	copy(c.g, c.colSum)
-	if hess {
-		clear(c.h)
-	}
-	for r, xv := range c.xv {
-		row := c.ar[r*k : r*k+k]
-		q := xv / c.y[r]
-		for i, av := range row {
-			c.g[i] -= av * q
-		}
-		if hess { // the upper triangle; mirrored below
-			w := q / c.y[r]
-			for i, ai := range row {
-				if ai == 0 {
-					continue
-				}
-				wa := w * ai
-				hr := c.h[i*k+i : i*k+k]
-				for l, al := range row[i:] {
-					hr[l] += wa * al
-				}
-			}
-		}
-	}
-	if hess {
-		for i := 0; i < k; i++ {
-			for l := i + 1; l < k; l++ {
-				c.h[l*k+i] = c.h[i*k+l]
-			}
-		}
-	}
-}
-
-// residual returns the optimality residual of s given c.g, relative to
-// scale: |g| where s > 0, max(0, −g) where s = 0.
-func (c *klColumn) residual(s []float64, scale float64) float64 {
-	r := 0.0
-	for i, v := range s {
-		if v > 0 {
-			r = math.Max(r, math.Abs(c.g[i]))
-		} else {
-			r = math.Max(r, -c.g[i])
-		}
-	}
-	return r / scale
-}
-
-// solve minimises D over s ≥ 0 from s (positive where it may be) by
-// projected Newton steps and returns the certified residual, or an error.
-func (c *klColumn) solve(s []float64, scale float64) (float64, error) {
-	k := c.k
-	f := c.objective(s)
-	if math.IsInf(f, 1) {
-		return 0, fmt.Errorf("the start has A·s = 0 where x > 0")
-	}
-	polish, lastRes, muRuns := 0, math.Inf(1), 0
-	for iter := 0; iter < klMaxSteps; iter++ {
-		c.gradient(true)
-		res := c.residual(s, scale)
-		// Below klTol, Newton steps continue while they halve the residual
-		// (at most 3 of them): quadratic convergence takes S to rounding,
-		// which finite differences of the layer need.
-		if res <= klTol && (polish >= 3 || res >= lastRes/2) {
-			return res, nil
-		}
-		if res <= klTol {
-			polish++
-		}
-		lastRes = res
-		// ε-active set (Bertsekas 1982): entries at or near 0 whose gradient
-		// pushes them down stay at 0; Newton on the others.
-		eps := 0.0
-		for i, v := range s {
-			eps = math.Max(eps, math.Abs(v-math.Max(0, v-c.g[i])))
-		}
-		smax := 0.0
-		for _, v := range s {
-			smax = math.Max(smax, v)
-		}
-		eps = math.Min(eps, 1e-3*smax)
-		nf := 0
-		for i, v := range s {
-			// H_ii = 0 means A's column i is 0 wherever x > 0, so D is
-			// linear in s_i with slope Aᵀ1 > 0: s_i = 0.
-			c.free[i] = !(v <= eps && c.g[i] > 0) && c.h[i*k+i] > 0
-			if c.free[i] {
-				nf++
-			}
-		}
-		// The held entries take a diagonally scaled gradient step, which
-		// the projection stops at 0 (Bertsekas's projected Newton): sending
-		// them to 0 outright can empty a row of y where x > 0.
-		for i := range c.d {
-			c.d[i] = 0
-			if !c.free[i] && s[i] > 0 {
-				c.d[i] = -s[i]
-				if hii := c.h[i*k+i]; hii > 0 {
-					c.d[i] = -c.g[i] / hii
-				}
-			}
-		}
-		// Newton on the free set; an entry at 0 that the step would push
-		// below 0 is bound instead, and the step taken again without it, so
-		// that the projected step is a descent direction (its reduced
-		// system is positive definite and the bound entries do not move).
-		singular := false
-		for nf > 0 {
-			if !c.newton() {
-				singular = true
-				break
-			}
-			bound := false
-			for i, v := range s {
-				if c.free[i] && v == 0 && c.d[i] < 0 {
-					c.free[i], c.d[i], bound = false, 0, true
-					nf--
-				}
-			}
-			if !bound {
-				break
-			}
-		}
-		if singular { // no Newton step (H zero or not finite on the free set): multiplicative updates instead
-			if muRuns >= 20 {
-				return 0, fmt.Errorf("the Hessian on the free set is singular or not finite (residual %.2g)", res)
-			}
-			muRuns++
-			f = c.multiplicative(s, 50)
-			continue
-		}
-		if nf == 0 { // nothing free: a scaled gradient step on the entries that want to grow
-			for i, v := range s {
-				if v <= eps && c.g[i] < 0 && c.h[i*k+i] > 0 {
-					c.free[i], c.d[i] = true, -c.g[i]/c.h[i*k+i]
-				}
-			}
-		}
-		// Armijo backtracking along the projected arc. Near the solution the
-		// decrease falls below the rounding of D itself; there the full step
-		// is taken when it lowers the optimality residual instead.
-		t := 1.0
-		accepted := false
-		for ls := 0; ls < 60; ls++ {
-			dec := 0.0
-			for i := range s {
-				c.trial[i] = math.Max(0, s[i]+t*c.d[i])
-				dec += c.g[i] * (s[i] - c.trial[i])
-			}
-			ft := c.objective(c.trial)
-			if ft <= f-1e-4*dec || (ft <= f && dec <= 0) {
-				copy(s, c.trial)
-				f = ft
-				accepted = true
-				break
-			}
-			if t == 1 && math.Abs(dec) <= 1e-9*(1+math.Abs(f)) && !math.IsInf(ft, 1) {
-				copy(c.gSave, c.g)
-				c.gradient(false)
-				if c.residual(c.trial, scale) < res {
-					copy(s, c.trial)
-					f = ft
-					accepted = true
-					break
-				}
-				copy(c.g, c.gSave)
-			}
-			t /= 2
-		}
-		if !accepted {
-			// No decrease along Newton's step: s is optimal to rounding if
-			// the residual allows it; otherwise a run of multiplicative
-			// updates, which decrease D from any positive point (Lee &
-			// Seung), moves s where Newton's model is good again (a badly
-			// scaled A, with entries near 0 on rows where x > 0, makes it
-			// poor far from the solution).
-			c.objective(s)
-			c.gradient(false)
-			if res := c.residual(s, scale); res <= klTol {
-				return res, nil
-			}
-			if muRuns >= 20 {
-				return 0, fmt.Errorf("no decrease after %d runs of multiplicative updates (residual %.2g)", muRuns, c.residual(s, scale))
-			}
-			muRuns++
-			f = c.multiplicative(s, 50)
-		}
-	}
-	c.objective(s)
-	c.gradient(false)
-	if res := c.residual(s, scale); res <= klTol {
-		return res, nil
-	}
-	return 0, fmt.Errorf("not converged in %d Newton steps (residual %.2g)", klMaxSteps, c.residual(s, scale))
-}
-
-// purify moves a minimiser s whose support's columns of A, on the rows
-// where x > 0, are dependent to a basic one: along a null vector v of that
-// submatrix A·s is unchanged on those rows, and so is D (its gradient on
-// the support is 0, so Aᵀ1·v = (x/y)ᵀ·A·v = 0); s moves along ±v until an
-// entry reaches 0, which leaves the support. Then H on the support is
-// positive definite and S is differentiable in A there, as NNLS's solution
-// is on its independent support columns. The result is certified again.
-func (c *klColumn) purify(s []float64, scale float64) error {
-	k := c.k
-	if c.supportDefinite(s) {
-		return nil // the usual case: basic already, no SVD needed
-	}
-	for range k {
-		idx := make([]int, 0, k)
-		for i, v := range s {
-			if v > 0 {
-				idx = append(idx, i)
-			}
-		}
-		nr, nt := len(c.rows), len(idx)
-		if nt == 0 {
-			return nil
-		}
-		b := mat.NewDense(max(nr, nt), nt, nil)
-		for r := range nr {
-			for q, i := range idx {
-				b.Set(r, q, c.ar[r*k+i])
-			}
-		}
-		var svd mat.SVD
-		if !svd.Factorize(b, mat.SVDFull) {
-			return fmt.Errorf("the SVD of the support's columns failed")
-		}
-		sv := svd.Values(nil)
-		if sv[nt-1] > 1e-12*sv[0]*float64(max(nr, nt)) && nr >= nt {
-			break // independent: basic already
-		}
-		var vm mat.Dense
-		svd.VTo(&vm)
-		v := make([]float64, nt)
-		for q := range nt {
-			v[q] = vm.At(q, nt-1)
-		}
-		// Step along whichever sign of v reaches 0 first.
-		step, hit := math.Inf(1), -1
-		for _, sign := range []float64{1, -1} {
-			for q, i := range idx {
-				if d := sign * v[q]; d < 0 && s[i]/-d < step {
-					step, hit = s[i]/-d, q
-					if sign < 0 {
-						step = -step
-					}
-				}
-			}
-			if hit >= 0 {
-				break
-			}
-		}
-		if hit < 0 {
-			return fmt.Errorf("no null direction reaches the boundary")
-		}
-		for q, i := range idx {
-			s[i] = math.Max(0, s[i]+step*v[q])
-		}
-		s[idx[hit]] = 0
-	}
-	_, err := c.solve(s, scale) // polish and certify
-	return err
-}
-
-// multiplicative runs n multiplicative updates s_c ← s_c·(Aᵀ(x/y))_c/(Aᵀ1)_c,
-// each of which does not increase D, from an s whose entries that may move
-// are positive (an entry at 0 with a negative gradient is first set to a
-// small positive value, so that it can grow), and returns D at the end.
-func (c *klColumn) multiplicative(s []float64, n int) float64 {
-	k := c.k
-	smax := 0.0
-	for _, v := range s {
-		smax = math.Max(smax, v)
-	}
-	for i, v := range s {
-		if v == 0 && c.g[i] < 0 {
-			s[i] = 1e-6 * smax
-		}
-	}
-	num := c.b // scratch of size k, free between Newton systems
-	f := c.objective(s)
-	for range n {
-		clear(num)
-		for r, xv := range c.xv {
-			q := xv / c.y[r]
-			for i, av := range c.ar[r*k : r*k+k] {
-				num[i] += av * q
-			}
-		}
-		for i := range s {
-			if c.colSum[i] > 0 {
-				s[i] *= num[i] / c.colSum[i]
-			}
-		}
-		f = c.objective(s)
-	}
-	return f
-}
-
-// supportDefinite reports whether H on s's support is positive definite
-// with every Cholesky pivot above 1e-10 of the largest diagonal entry
-// (then the support's columns are independent on the rows where x > 0).
-func (c *klColumn) supportDefinite(s []float64) bool {
-	k := c.k
-	if math.IsInf(c.objective(s), 1) {
-		return false
-	}
-	c.gradient(true)
-	idx := c.entries(func(i int) bool { return s[i] > 0 })
-	dmax := 0.0
-	for _, i := range idx {
-		dmax = math.Max(dmax, c.h[i*k+i])
-	}
-	t, ok := c.factorOn(idx, 0)
-	if !ok {
-		return false
-	}
-	for p := range t.N {
-		if d := t.Data[p*t.Stride+p]; d*d <= 1e-10*dmax {
-			return false
-		}
-	}
-	return true
-}
-
-// newton sets c.d on the free set to −H_FF⁻¹·g_F (Cholesky), and reports
-// whether H_FF, or H_FF with a little Levenberg damping, was positive
-// definite.
-func (c *klColumn) newton() bool {
-	k := c.k
-	idx := c.entries(func(i int) bool { return c.free[i] })
-	t, ok := c.factorOn(idx, 0)
-	if !ok {
-		// Singular on the free set (fewer rows with x > 0 than free
-		// entries): Levenberg damping gives a descent direction; purify
-		// picks a basic minimiser at the end.
-		dmax := 0.0
-		for _, i := range idx {
-			dmax = math.Max(dmax, c.h[i*k+i])
-		}
-		if !(dmax > 0) || math.IsInf(dmax, 1) {
-			return false // a zero or non-finite Hessian: no damping helps
-		}
-		for mu, tries := 1e-12*dmax, 0; tries < 5 && !ok; mu, tries = mu*1e3, tries+1 {
-			t, ok = c.factorOn(idx, mu)
-		}
-		if !ok {
-			return false
-		}
-	}
-	b := c.b[:len(idx)]
-	for p, i := range idx {
-		b[p] = -c.g[i]
-	}
-	solveOn(t, b)
-	for p, i := range idx {
-		c.d[i] = b[p]
-	}
-	return true
-}
-
-// klSolve solves every column of x and returns S and its supports.
-func klSolve(a *tensor.Dense, x klData) (*tensor.Dense, *nnls.Support, error) {
-	n, k := a.Rows, a.Cols
-	_, m := x.dims()
-	colSum := make([]float64, k)
-	rowZero := make([]bool, n)
-	for i := range n {
-		z := true
-		for c, v := range a.Row(i) {
-			colSum[c] += v
-			z = z && v == 0
-		}
-		rowZero[i] = z
-	}
-	scale := 0.0
-	for _, v := range colSum {
-		scale = math.Max(scale, v)
-	}
-	s := tensor.New(k, m)
-	errs := make([]error, m)
-	if scale == 0 {
-		c := newKLColumn(k, colSum)
-		for j := range m {
-			if c.load(a, x, j); len(c.rows) > 0 {
-				return nil, nil, fmt.Errorf("every entry of A is 0 but column %d of X is not: the divergence is infinite for every S", j)
-			}
-		}
-		return s, nnls.NewSupport(k, m), nil
-	}
-	warm := x.start // a usable warm start, or nil
-	if warm != nil && (warm.Rows != k || warm.Cols != m || tensor.CheckData("start", warm) != nil) {
-		warm = nil
-	}
-	workers := runtime.GOMAXPROCS(0)
-	parallel.ForChunks(m, max(1, m/(4*workers)), workers, func(_, j0, j1 int) {
-		c := newKLColumn(k, colSum)
-		col := make([]float64, k)
-		for j := j0; j < j1; j++ {
-			c.load(a, x, j)
-			if len(c.rows) == 0 {
-				continue // x_j = 0: S's column is 0 (g = Aᵀ1 ≥ 0)
-			}
-			total := 0.0
-			for r, i := range c.rows {
-				if rowZero[i] {
-					errs[j] = fmt.Errorf("column %d of X is positive in row %d, where A is zero: the divergence is infinite for every S", j, i)
-					break
-				}
-				total += c.xv[r]
-			}
-			if errs[j] != nil {
-				continue
-			}
-			if !c.warmStart(col, warm, j) {
-				c.start(col, total)
-			}
-			if _, err := c.solve(col, scale); err != nil {
-				errs[j] = fmt.Errorf("column %d: %w", j, err)
-				continue
-			}
-			if err := c.purify(col, scale); err != nil {
-				errs[j] = fmt.Errorf("column %d: %w", j, err)
-				continue
-			}
-			for i, v := range col {
-				s.Set(i, j, v)
-			}
-		}
-	})
-	for _, err := range errs {
-		if err != nil {
-			return nil, nil, err
-		}
-	}
-	sup := nnls.NewSupport(k, m)
-	for j := range m {
-		for i := range k {
-			if s.At(i, j) > 0 {
-				sup.Set(i, j, true)
-			}
-		}
-	}
-	return s, sup, nil
-}
-
-// klBackward forms ∂L/∂A into ga and ∂L/∂X into gx (either may be nil;
-// gx only for a dense x) from the upstream gradient g of S, as KLLayer's
-// doc states. In ∂L/∂A = −Σ_m (r_m·u_mᵀ + (w_m ∘ A·u_m)·s_mᵀ) the rows
-// where x = 0 have r = 1 and w = 0, so they get −Σ_m u_m, formed once;
-// the rest is summed over each column's positive entries.
-func klBackward(a *tensor.Dense, x klData, s *tensor.Dense, sup *nnls.Support, g, ga, gx *tensor.Dense) error {
-	n, k := a.Rows, a.Cols
-	_, m := x.dims()
-	colSum := make([]float64, k)
-	for i := range n {
-		for c, v := range a.Row(i) {
-			colSum[c] += v
-		}
-	}
-	u := make([]float64, k)
-	usum := make([]float64, k)
-	sj := make([]float64, k)
-	c := newKLColumn(k, colSum)
-	for j := range m {
-		c.load(a, x, j)
-		if len(c.rows) == 0 {
-			continue // S's column is 0 for every A near this one
-		}
-		for i := range k {
-			sj[i] = s.At(i, j)
-		}
-		c.objective(sj)
-		c.gradient(true)
-		idx := c.entries(func(i int) bool { return sup.Has(i, j) })
-		if len(idx) == 0 {
-			continue
-		}
-		t, ok := c.factorOn(idx, 0)
-		if !ok {
-			return fmt.Errorf("column %d: the Hessian on the support is singular", j)
-		}
-		b := c.b[:len(idx)]
-		for p, i := range idx {
-			b[p] = g.At(i, j)
-		}
-		solveOn(t, b)
-		clear(u)
-		for p, i := range idx {
-			u[i] = b[p]
-		}
-		if ga != nil {
-			for cc, v := range u {
-				usum[cc] += v
-			}
-			// On the positive entries: +(x/y)·uᵀ − (w ∘ A·u)·sᵀ.
-			for r, i := range c.rows {
-				row := c.ar[r*k : r*k+k]
-				au := 0.0
-				for cc, av := range row {
-					au += av * u[cc]
-				}
-				y := c.y[r]
-				q, w := c.xv[r]/y, c.xv[r]/(y*y)
-				gr := ga.Row(i)
-				for cc := range k {
-					gr[cc] += q*u[cc] - w*au*sj[cc]
-				}
-			}
-		}
-		if gx != nil { // (A·u)/y on every row with y > 0
-			for i := range n {
-				row := a.Row(i)
-				yi, ai := 0.0, 0.0
-				for cc, av := range row {
-					yi += av * sj[cc]
-					ai += av * u[cc]
-				}
-				if yi > 0 {
-					gx.Set(i, j, ai/yi)
-				}
-			}
-		}
-	}
-	if ga != nil {
-		for i := range n {
-			gr := ga.Row(i)
-			for cc, v := range usum {
-				gr[cc] -= v
-			}
-		}
-	}
-	return nil
+	return res.S, nil
 }

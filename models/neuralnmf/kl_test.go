@@ -9,7 +9,7 @@ import (
 
 	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
 	"github.com/neuralnmf/neuralnmf/models/ssnmf"
-	"github.com/neuralnmf/neuralnmf/ops"
+	"github.com/neuralnmf/neuralnmf/nnkl"
 	"github.com/neuralnmf/neuralnmf/tensor"
 )
 
@@ -53,8 +53,9 @@ func TestTrainKL(t *testing.T) {
 
 		in := x
 		for l, a := range m.A {
-			s, err := ops.SolveKL(a, in)
+			res, err := nnkl.Solve(a, in, nil)
 			require.NoError(t, err)
+			s := res.S
 			for i, v := range s.Data {
 				require.InDelta(t, v, m.S[l].Data[i], 1e-9*(1+math.Abs(v)), "layer %d entry %d", l, i)
 			}

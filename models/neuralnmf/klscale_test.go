@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
-	"github.com/neuralnmf/neuralnmf/ops"
+	"github.com/neuralnmf/neuralnmf/nnkl"
 	"github.com/neuralnmf/neuralnmf/tensor"
 )
 
@@ -94,7 +94,7 @@ func TestKLTransformUnusedFeature(t *testing.T) {
 		xNew.Set(4, j, 3) // columns 2, 4 and 6 use feature 5
 	}
 	require.Equal(t, []int{1, 3, 5}, neuralnmf.ColumnsUsing(tensor.SparseFromDense(xNew), unused))
-	_, err = ops.SolveKL(m.A[0], xNew)
+	_, err = nnkl.Solve(m.A[0], xNew, nil)
 	require.Error(t, err, "the plain solve cannot fit them")
 	want, err := m.Transform(xWithout)
 	require.NoError(t, err)

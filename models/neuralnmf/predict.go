@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/neuralnmf/neuralnmf/autograd"
+	"github.com/neuralnmf/neuralnmf/nnkl"
 	"github.com/neuralnmf/neuralnmf/nnls"
 	"github.com/neuralnmf/neuralnmf/ops"
 	"github.com/neuralnmf/neuralnmf/tensor"
@@ -200,7 +201,7 @@ func (m *Model) TransformSparse(x *tensor.Sparse) ([]*tensor.Dense, error) {
 			return nil, err
 		}
 		if m.cfg.Loss == KL {
-			return ops.SolveKLSparse(m.A[0], knownRowsSparse(m.A[0], x))
+			return solvedKL(nnkl.SolveSparse(m.A[0], knownRowsSparse(m.A[0], x), nil))
 		}
 		pen, ok := layerPenalty(m.AlphaS, m.L1Ratio, m.A[0].Rows)
 		if ok && !pen.pure {
@@ -328,6 +329,14 @@ func knownRowsSparse(a *tensor.Dense, x *tensor.Sparse) *tensor.Sparse {
 	return out
 }
 
+// solvedKL returns the solution of a KL solve, or its error.
+func solvedKL(r *nnkl.Result, err error) (*tensor.Dense, error) {
+	if err != nil {
+		return nil, err
+	}
+	return r.S, nil
+}
+
 // solved returns the solution of an NNLS solve, or its error.
 func solved(r *nnls.Result, err error) (*tensor.Dense, error) {
 	if err != nil {
@@ -341,7 +350,7 @@ func solved(r *nnls.Result, err error) (*tensor.Dense, error) {
 func (m *Model) solveLayer(l int, in *tensor.Dense, opt *nnls.Options) (*tensor.Dense, error) {
 	a := m.A[l]
 	if m.cfg.Loss == KL {
-		return ops.SolveKL(a, knownRows(a, in))
+		return solvedKL(nnkl.Solve(a, knownRows(a, in), nil))
 	}
 	pen, ok := layerPenalty(m.AlphaS, m.L1Ratio, a.Rows)
 	if ok && !pen.pure {

@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/neuralnmf/neuralnmf/models/ssnmf"
-	"github.com/neuralnmf/neuralnmf/ops"
+	"github.com/neuralnmf/neuralnmf/nnkl"
 	"github.com/neuralnmf/neuralnmf/tensor"
 )
 
@@ -91,9 +91,9 @@ func TestNMFKLConverges(t *testing.T) {
 	require.NoError(t, err)
 	d := f.Objective[len(f.Objective)-1]
 	require.Less(t, d, 1e-6*total)
-	s, err := ops.SolveKL(f.A, x)
+	res, err := nnkl.Solve(f.A, x, nil)
 	require.NoError(t, err)
-	opt := denseKL(x, f.A, s)
+	opt := denseKL(x, f.A, res.S)
 	require.LessOrEqual(t, opt, d*(1+1e-9))
 	t.Logf("D after 3000 updates %.3g (Σx = %.3g), optimal S for the final A %.3g", d, total, opt)
 }
