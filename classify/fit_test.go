@@ -131,7 +131,7 @@ func TestNeighbourGraphBruteForce(t *testing.T) {
 		}
 	}
 	f := unitFeaturesOf(x)
-	got, err := classify.DefaultSpreading.Graph(f)
+	got, err := classify.Spreading{}.Graph(f)
 	require.NoError(t, err)
 	dense := func(j int) []float64 {
 		v := make([]float64, f.Rows)
@@ -166,7 +166,7 @@ func TestNeighbourGraphBruteForce(t *testing.T) {
 				cs[b], cs[b-1] = cs[b-1], cs[b]
 			}
 		}
-		for k := 0; k < len(cs) && k < classify.DefaultSpreading.Neighbours; k++ {
+		for k := 0; k < len(cs) && k < classify.DefaultNeighbours; k++ {
 			want[j] = append(want[j], cs[k].i)
 			want[cs[k].i] = append(want[cs[k].i], j)
 		}
@@ -196,7 +196,7 @@ func TestSpreadLabelsReachesTheCluster(t *testing.T) {
 		labels[j] = -1
 	}
 	labels[0], labels[15] = 1, 0
-	got, err := classify.DefaultSpreading.Spread(nb, labels, 2)
+	got, err := classify.Spreading{}.Spread(nb, labels, 2)
 	require.NoError(t, err)
 	for j := 0; j < 20; j++ {
 		want := 1

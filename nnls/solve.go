@@ -5,10 +5,6 @@ import (
 	"math"
 	"runtime"
 	"slices"
-	"sync"
-
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
 
 	"github.com/neuralnmf/neuralnmf/internal/gemm"
 	"github.com/neuralnmf/neuralnmf/internal/parallel"
@@ -126,72 +122,6 @@ func Solve(a, x *tensor.Dense, opt *Options) (*Result, error) {
 	return solveData(a, denseData{x}, opt)
 }
 
-// scanRows is the number of rows of X per chunk of scanX's parallel pass.
-const scanRows = 64
-
-// scanX reports whether X has an entry whose magnitude is above xScaleLimit
-// or below its reciprocal and not zero (extreme), and whether every entry is
-// finite, from the largest and the smallest nonzero magnitude in X
-// (magnitudes: with AVX2 where the CPU has it). It is one pass over X, which
-// for a large X is bound by reading memory, so blocks of rows are scanned on
-// up to workers goroutines (the solve's own count, so that a call's
-// allocations do not depend on a size of the scan's); the answer does not
-// depend on how the rows were shared out.
-func scanX(x *tensor.Dense, workers int) (extreme, finite bool) {
-	var mx, mn uint64
-	if workers <= 1 || x.Rows < 2*scanRows {
-		mx, mn = magnitudeRange(x, 0, x.Rows)
-	} else {
-		const maxWorkers = 64
-		var hi, lo [maxWorkers]uint64
-		for i := range lo {
-			lo[i] = math.MaxUint64
-		}
-		parallel.ForChunks(x.Rows, scanRows, min(workers, maxWorkers), func(wi, r0, r1 int) {
-			a, b := magnitudeRange(x, r0, r1)
-			hi[wi], lo[wi] = max(hi[wi], a), min(lo[wi], b)
-		})
-		mx, mn = slices.Max(hi[:]), slices.Min(lo[:])
-	}
-	return classify(mx, mn)
-}
-
-// classify turns the largest and the smallest nonzero magnitude of X (as
-// bits, from magnitudes) into scan's verdict: extreme if either is beyond
-// xScaleLimit or its reciprocal, finite unless the largest is NaN or ±Inf.
-func classify(mx, mn uint64) (extreme, finite bool) {
-	extreme = mx > math.Float64bits(xScaleLimit) || mn < math.Float64bits(1/xScaleLimit)
-	return extreme, mx <= math.Float64bits(math.MaxFloat64)
-}
-
-// magnitudeRange returns magnitudes over rows r0:r1 of X.
-func magnitudeRange(x *tensor.Dense, r0, r1 int) (mx, mn uint64) {
-	mn = math.MaxUint64
-	if x.Stride == x.Cols { // contiguous rows: one call
-		return magnitudes(x.Data[r0*x.Stride : r1*x.Stride])
-	}
-	for r := r0; r < r1; r++ {
-		a, b := magnitudes(x.Data[r*x.Stride : r*x.Stride+x.Cols])
-		mx, mn = max(mx, a), min(mn, b)
-	}
-	return mx, mn
-}
-
-// magnitudesGo is magnitudes in Go.
-func magnitudesGo(x []float64) (mx, mn uint64) {
-	mn = math.MaxUint64
-	for _, v := range x {
-		u := math.Float64bits(v) &^ (1 << 63)
-		if u > mx {
-			mx = u
-		}
-		if u < mn && u != 0 {
-			mn = u
-		}
-	}
-	return mx, mn
-}
-
 // solveData checks that A and X agree, factorises A and solves (the solve
 // validates X in the same pass that tells whether it needs rescaling).
 func solveData(a *tensor.Dense, x data, opt *Options) (*Result, error) {
@@ -219,106 +149,6 @@ func solveData(a *tensor.Dense, x data, opt *Options) (*Result, error) {
 		x = formedQtX{Data: d, q1tx: f.q1tx}
 	}
 	return f.solveWith(x, xb, opt)
-}
-
-// formedQtX is a prepared sparse X whose Q₁ᵀX the factorisation formed
-// (f.q1tx, kk×M): qtx copies its columns. Its X has no extreme entries
-// (Data.prepare), so qtxScaled is never called.
-type formedQtX struct {
-	*Data
-	q1tx *tensor.Dense
-}
-
-func (d formedQtX) qtx(_ *tensor.Dense, j0, j1 int, dst []float64, stride int) {
-	for i := range d.q1tx.Rows {
-		copy(dst[i*stride:i*stride+j1-j0], d.q1tx.Row(i)[j0:j1])
-	}
-}
-
-// data is the right-hand side X as the solver reads it: a chunk of columns at
-// a time. It lets a sparse X use the same solver.
-type data interface {
-	dims() (n, m int)
-	// qtx writes Qᵀ·X[:, j0:j1] into dst (q.Cols×(j1−j0), row-major, with
-	// the given stride), on the calling goroutine.
-	qtx(q *tensor.Dense, j0, j1 int, dst []float64, stride int)
-	// scan reads X once, on up to workers goroutines, and reports whether
-	// some entry's magnitude is above xScaleLimit or below its reciprocal
-	// (and not zero), or returns an error naming X if an entry is NaN or
-	// ±Inf.
-	scan(workers int) (extreme bool, err error)
-	// colMax writes max_i |X_ij| of columns j0:j1 into dst[j−j0].
-	colMax(j0, j1 int, dst []float64)
-	// qtxScaled is qtx of X[:, j0:j1]·diag(f), using buf as scratch
-	// (grown as needed; the grown slice is returned).
-	qtxScaled(q *tensor.Dense, j0, j1 int, f []float64, dst []float64, stride int, buf []float64) []float64
-}
-
-type denseData struct{ x *tensor.Dense }
-
-func (d denseData) scan(workers int) (bool, error) {
-	extreme, finite := scanX(d.x, workers)
-	if !finite {
-		return false, fmt.Errorf("nnls: %w", tensor.CheckFinite("X", d.x))
-	}
-	return extreme, nil
-}
-
-func (d denseData) dims() (int, int) { return d.x.Rows, d.x.Cols }
-
-func (d denseData) qtx(q *tensor.Dense, j0, j1 int, dst []float64, stride int) {
-	x := d.x
-	xs := blas64.General{Rows: x.Rows, Cols: j1 - j0, Stride: x.Stride, Data: x.Data[j0:]}
-	gemmSerial(blas.Trans, blas.NoTrans, 1, q.RawMatrix(), xs, 0, blas64.General{Rows: q.Cols, Cols: j1 - j0, Stride: stride, Data: dst})
-}
-
-// packedQ is a dense X for a solve in several chunks: qtx reads Qᵀ from
-// qt, packed once for all of them (gemm.PackA), with the same products bit
-// for bit.
-type packedQ struct {
-	denseData
-	qt *gemm.PackedA
-	xb *gemm.PackedB // nil, or X packed (Data.prepare)
-}
-
-func (d packedQ) qtx(_ *tensor.Dense, j0, j1 int, dst []float64, stride int) {
-	if d.xb != nil && d.xb.Aligned(j0) {
-		gemm.SerialPackedAB(d.qt, d.xb, j0, j1-j0, 1, 0, dst, stride, nil)
-		return
-	}
-	x := d.x
-	gemm.SerialPacked(d.qt, false, j1-j0, 1, x.Data[j0:], x.Stride, 0, dst, stride, nil)
-}
-
-func (d denseData) colMax(j0, j1 int, dst []float64) {
-	dst = dst[:j1-j0]
-	clear(dst)
-	for r := 0; r < d.x.Rows; r++ {
-		for j, v := range d.x.Data[r*d.x.Stride+j0 : r*d.x.Stride+j1] {
-			if v < 0 {
-				v = -v
-			}
-			if v > dst[j] {
-				dst[j] = v
-			}
-		}
-	}
-}
-
-func (d denseData) qtxScaled(q *tensor.Dense, j0, j1 int, f []float64, dst []float64, stride int, buf []float64) []float64 {
-	n, nc := d.x.Rows, j1-j0
-	if cap(buf) < n*nc {
-		buf = make([]float64, n*nc)
-	}
-	buf = buf[:n*nc]
-	for r := 0; r < n; r++ {
-		row := buf[r*nc : (r+1)*nc]
-		for j, v := range d.x.Data[r*d.x.Stride+j0 : r*d.x.Stride+j1] {
-			row[j] = v * f[j]
-		}
-	}
-	denseData{x: &tensor.Dense{Rows: n, Cols: nc, Stride: nc, Data: buf}}.qtx(q, 0, nc, dst, stride)
-	return buf
 }
 
 // tolFor returns the certificate tolerance for p rows and k columns.
@@ -360,72 +190,7 @@ func (o *Options) resolve(k, m int) (Options, error) {
 	return r, nil
 }
 
-// chunkBuf is one worker's per-chunk workspace for the solve.
-type chunkBuf struct {
-	w           *worker
-	dt, c, u    []float64 // Qᵀx_j, Rᵀ(Qᵀx_j) and R⁻¹(Qᵀx_j) for the chunk's columns (rows × chunk)
-	ca          []float64 // Rᵀ(Qᵀx_j) off the fast path, for Options.AtX
-	dj          []float64 // one column of dt, contiguous and scaled
-	sc, dn      []float64 // per column: scale of d and ‖d‖² after it (columnScales)
-	cj, uj      []float64 // the same column of c and u, scaled (the backward pass's g and u)
-	cs          int       // chunk size: the row stride of dt, c and u
-	st          Stats
-	uncertified []int
-	overflow    bool
-	// Column scaling of X, for a chunk with extreme columns: cmax holds
-	// max|x_j| and then the power of two applied, unscale its inverse;
-	// xbuf is the scaled copy of the chunk.
-	cmax, unscale, xbuf []float64
-	scaled              bool
-	bb                  *batchBuf // the columns solved together (fast path with H)
-	done                []bool    // per column of the chunk: solved by the batch
-	ws                  gemm.Workspace
-}
-
-// chunkBufs recycles the solver's per-worker workspaces between calls. A
-// training loop solves problems of one shape every epoch; without the pool
-// each solve would allocate, and the collector clear, about 3·k floats per
-// column of a chunk per worker, which at small sizes costs as much as the
-// solve's arithmetic. A workspace is reused only for the same (k, p, chunk
-// size), from a pool per shape: Neural NMF solves one shape per layer in
-// turn, and a single pool would hand each solve the previous layer's
-// workspace. Every field is overwritten before it is read. The map holds
-// one small entry per shape a program uses; the pools' contents are dropped
-// by the garbage collector as usual.
-var chunkBufs sync.Map // [3]int{k, p, cs} → *sync.Pool of *chunkBuf
-
-// chunkPool returns the pool for workspaces of the given shape.
-func chunkPool(shape [3]int) *sync.Pool {
-	if p, ok := chunkBufs.Load(shape); ok {
-		return p.(*sync.Pool)
-	}
-	p, _ := chunkBufs.LoadOrStore(shape, new(sync.Pool))
-	return p.(*sync.Pool)
-}
-
-// getChunkBuf returns a workspace for solves with f in chunks of cs columns.
-func getChunkBuf(f *Factor, tau float64, maxIter, cs int) *chunkBuf {
-	cb, ok := chunkPool([3]int{f.kk, f.p, cs}).Get().(*chunkBuf)
-	if !ok {
-		cb = &chunkBuf{w: newWorker(f, tau, maxIter), dt: make([]float64, cs*f.p), dj: make([]float64, f.p),
-			cj: make([]float64, f.kk), uj: make([]float64, f.kk), cs: cs, cmax: make([]float64, cs), unscale: make([]float64, cs),
-			sc: make([]float64, cs), dn: make([]float64, cs)}
-	}
-	cb.w.use(f, tau, maxIter)
-	cb.st, cb.uncertified, cb.overflow, cb.scaled = Stats{}, cb.uncertified[:0], false, false
-	if f.fast && cb.c == nil {
-		cb.c, cb.u, cb.done = make([]float64, cs*f.kk), make([]float64, cs*f.kk), make([]bool, cs)
-	}
-	return cb
-}
-
-// putChunkBufs returns workspaces to their pools.
-func putChunkBufs(bufs []*chunkBuf) {
-	for _, cb := range bufs {
-		cb.w.f = nil                                             // do not keep A's factor alive in the pool
-		chunkPool([3]int{len(cb.cj), len(cb.dj), cb.cs}).Put(cb) // (k, p, cs)
-	}
-}
+// [3]int{k, p, cs} → *sync.Pool of *chunkBuf
 
 // xScaleLimit bounds max|x_j| of a column before X is rescaled column by
 // column by powers of two (exactly): beyond it, or below its reciprocal, the
@@ -501,39 +266,6 @@ func (f *Factor) solveWith(x data, xb *gemm.PackedB, opt *Options) (*Result, err
 	return res, nil
 }
 
-// columnScales sets, for the chunk's nc columns d_j of dt (p rows), sc[j] =
-// the power of two that brings max_i |d_ij| into [1, 2) (0 for a zero
-// column) and dn[j] = ‖sc_j·d_j‖², summed in increasing i; both the batched
-// and the column-by-column path read them. It runs along rows, over all the
-// chunk's columns at once.
-func (cb *chunkBuf) columnScales(p, nc int) {
-	sc, dn, cs := cb.sc[:nc], cb.dn[:nc], cb.cs
-	clear(sc)
-	for i := 0; i < p; i++ {
-		for jj, v := range cb.dt[i*cs : i*cs+nc] {
-			if v < 0 {
-				v = -v
-			}
-			if v > sc[jj] {
-				sc[jj] = v
-			}
-		}
-	}
-	for jj, dm := range sc {
-		if dm > 0 {
-			_, e := math.Frexp(dm)
-			sc[jj] = math.Ldexp(1, 1-e)
-		}
-	}
-	clear(dn)
-	for i := 0; i < p; i++ {
-		for jj, v := range cb.dt[i*cs : i*cs+nc] {
-			v *= sc[jj]
-			dn[jj] += v * v
-		}
-	}
-}
-
 // atxChunk writes AᵀX's columns j0:j0+nc into atx from the chunk's QᵀX
 // (dt): row cols[c] is ‖a_c‖·(Rᵀ·dt)_c, times the chunk's power-of-two
 // column scaling undone (exact). With gram, on the fast path, Rᵀ·dt is
@@ -586,16 +318,6 @@ func (f *Factor) l1Shift(l1 float64) ([]float64, error) {
 		}
 	}
 	return v, nil
-}
-
-// back returns what column jj's solution is multiplied by to undo the
-// scaling of d (and the column's power-of-two scaling of X, if the chunk
-// has one).
-func (cb *chunkBuf) back(jj int) float64 {
-	if cb.scaled {
-		return cb.unscale[jj] / cb.sc[jj]
-	}
-	return 1 / cb.sc[jj]
 }
 
 // solveChunk solves columns j0:j1 into s and sup; extreme is what x.scan

@@ -5,13 +5,14 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
-	"github.com/neuralnmf/neuralnmf/plot"
 	"hash/crc32"
 	"math"
 	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
+
+	"github.com/neuralnmf/neuralnmf/plot"
 
 	"github.com/stretchr/testify/require"
 

@@ -155,7 +155,7 @@ func classifierOf(l *classify.Logistic, cand logisticCandidate, n, k int) (b, bx
 // (inverse penalty c) to the spread classes of every column they reached;
 // words holds every column's word features.
 func fitSpread(nb [][]int, words *classify.Features, labels []int, classes int, c float64) (*classify.Logistic, error) {
-	spread, err := classify.DefaultSpreading.Spread(nb, labels, classes)
+	spread, err := classify.Spreading{}.Spread(nb, labels, classes)
 	if err != nil {
 		return nil, err
 	}

@@ -1,13 +1,14 @@
 package neuralnmf_test
 
 import (
-	"github.com/neuralnmf/neuralnmf/nnls"
 	"math"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/neuralnmf/neuralnmf/nnls"
 
 	"github.com/stretchr/testify/require"
 

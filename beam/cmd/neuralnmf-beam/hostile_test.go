@@ -31,20 +31,6 @@ func runCode(t *testing.T, tmp, name string, args ...string) (int, string) {
 	return 0, string(out)
 }
 
-// snapshot returns every file under dir with its contents.
-func snapshot(t *testing.T, dir string) map[string]string {
-	files := map[string]string{}
-	require.NoError(t, filepath.Walk(dir, func(p string, info os.FileInfo, err error) error {
-		if err != nil || info.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(p)
-		files[p] = string(b)
-		return err
-	}))
-	return files
-}
-
 // Issue 50, items 1 and 6: neuralnmf-beam keeps the promise of neuralnmf
 // (no command removes, renames or changes a file it did not create,
 // however it is named), refuses a wrong command line or input before any

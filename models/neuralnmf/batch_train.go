@@ -5,28 +5,13 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"slices"
+	"math/rand/v2"
 	"time"
 
 	"github.com/neuralnmf/neuralnmf/autograd"
 	"github.com/neuralnmf/neuralnmf/ops"
 	"github.com/neuralnmf/neuralnmf/tensor"
 )
-
-// Columns is a source of X's columns in blocks, read in order, pass after
-// pass: what TrainColumns trains on without ever holding X.
-// matio.ColumnReader (a Matrix Market file whose entries are sorted by
-// column) implements it.
-type Columns interface {
-	// Dims returns the N rows and M columns of X.
-	Dims() (rows, cols int)
-	// Next returns the next block of at most n ≥ 1 columns (N rows, CSC;
-	// the caller may keep it), in order, and io.EOF after the last block of
-	// a pass.
-	Next(n int) (*tensor.Sparse, error)
-	// Rewind starts a new pass at column 1.
-	Rewind() error
-}
 
 // Mini-batch defaults, chosen in experiments/minibatch on generated
 // hierarchies, generated corpora of 50,000 and 60,000 words and a
@@ -65,135 +50,6 @@ const (
 	// batch after 5 passes); the better of it and HALS did not.
 	DefaultBatchInit = HNMFBestInit
 )
-
-// TrainColumns trains a model by mini-batches on the columns src streams,
-// never holding more than one batch of X: peak memory is that of the model
-// (the A matrices, Adam's two moments of each it steps, and the
-// Statistics update's N×k⁽⁰⁾ sum E: a few copies of Σ k⁽ˡ⁻¹⁾k⁽ˡ⁾ numbers)
-// and of one batch (its columns and their S), whatever M. See
-// Config.BatchSize for the algorithm; cfg.BatchSize 0 means
-// DefaultBatchSize. The returned model has no S (Model.S is nil: it would
-// grow with M); transform the columns again for it. Supervision.Labels and
-// Known, if given, are indexed by column of the whole stream. History has
-// one entry per pass, and History.FinalRelError is measured by one more
-// pass with the final A.
-//
-// It returns an error for an invalid configuration, a block with the wrong
-// number of rows, a negative or non-finite entry, or a stream whose
-// column count differs from Dims, naming the column.
-func TrainColumns(src Columns, cfg Config) (*Model, error) {
-	if src == nil {
-		return nil, fmt.Errorf("neuralnmf: TrainColumns: src is nil")
-	}
-	if cfg.BatchSize == 0 {
-		cfg.BatchSize = DefaultBatchSize
-	}
-	return trainBatches(&streamSource{src: src}, cfg, false)
-}
-
-// batch is a block of X's columns.
-type batch struct {
-	x    data
-	cols []int // the column of X of each column of x
-}
-
-// batchSource yields the batches of one pass after rewind.
-type batchSource interface {
-	dims() (int, int)
-	rewind(pass int) error
-	next(size int) (batch, error) // io.EOF after the last
-}
-
-// memSource batches an X held in memory, in a new random order each pass
-// (seeded), so that batches are samples of the whole whatever order the
-// columns came in.
-type memSource struct {
-	x    data
-	seed uint64
-	perm []int
-	pos  int
-}
-
-func (s *memSource) dims() (int, int) { return s.x.dims() }
-
-func (s *memSource) rewind(pass int) error {
-	_, m := s.x.dims()
-	s.perm = tensor.NewRand(s.seed ^ 0x6d696e69 + uint64(pass)).Perm(m)
-	s.pos = 0
-	return nil
-}
-
-func (s *memSource) next(size int) (batch, error) {
-	if s.pos >= len(s.perm) {
-		return batch{}, io.EOF
-	}
-	cols := s.perm[s.pos:min(s.pos+size, len(s.perm))]
-	s.pos += len(cols)
-	if s.x.sparse != nil {
-		return batch{x: data{sparse: s.x.sparse.SelectColumns(cols)}, cols: cols}, nil
-	}
-	d := tensor.New(s.x.dense.Rows, len(cols))
-	for i := 0; i < d.Rows; i++ {
-		src, dst := s.x.dense.Row(i), d.Row(i)
-		for j, c := range cols {
-			dst[j] = src[c]
-		}
-	}
-	return batch{x: data{dense: d}, cols: cols}, nil
-}
-
-// streamSource batches a Columns stream in its own order, checking every
-// block.
-type streamSource struct {
-	src Columns
-	pos int
-}
-
-func (s *streamSource) dims() (int, int) { return s.src.Dims() }
-
-func (s *streamSource) rewind(pass int) error {
-	s.pos = 0
-	if err := s.src.Rewind(); err != nil {
-		return fmt.Errorf("pass %d: rewinding the columns: %w", pass+1, err)
-	}
-	return nil
-}
-
-func (s *streamSource) next(size int) (batch, error) {
-	rows, cols := s.src.Dims()
-	x, err := s.src.Next(size)
-	if errors.Is(err, io.EOF) {
-		if s.pos != cols {
-			return batch{}, fmt.Errorf("the stream ended after %d columns; it declared %d", s.pos, cols)
-		}
-		return batch{}, io.EOF
-	}
-	if err != nil {
-		return batch{}, fmt.Errorf("columns from %d: %w", s.pos+1, err)
-	}
-	if x == nil || x.Cols == 0 || x.Cols > size {
-		n := 0
-		if x != nil {
-			n = x.Cols
-		}
-		return batch{}, fmt.Errorf("columns from %d: the stream returned %d columns for a batch of %d", s.pos+1, n, size)
-	}
-	if x.Rows != rows {
-		return batch{}, fmt.Errorf("columns from %d: %w: a block has %d rows, the stream declared %d", s.pos+1, tensor.ErrShape, x.Rows, rows)
-	}
-	if s.pos+x.Cols > cols {
-		return batch{}, fmt.Errorf("the stream has more than the %d columns it declared", cols)
-	}
-	if err := tensor.CheckSparseData(fmt.Sprintf("X (columns %d to %d)", s.pos+1, s.pos+x.Cols), x); err != nil {
-		return batch{}, err
-	}
-	b := batch{x: data{sparse: x}, cols: make([]int, x.Cols)}
-	for j := range b.cols {
-		b.cols[j] = s.pos + j
-	}
-	s.pos += x.Cols
-	return b, nil
-}
 
 // validateBatches checks what mini-batch training does not support.
 func (c *Config) validateBatches(cols int) error {
@@ -269,20 +125,14 @@ func trainBatches(src batchSource, cfg Config, keepS bool) (*Model, error) {
 	if c.Init.factorises() && c.Ranks[0] > len(first.cols) {
 		return nil, fmt.Errorf("neuralnmf: %w: rank %d of layer 1 is above the %d columns with an entry that the start could read (all of X's %d columns); give a smaller rank", ErrConfig, c.Ranks[0], len(first.cols), cols)
 	}
-	t := &trainer{x: first.x, cols: first.cols, cfg: c, seed: c.Seed, rng: tensor.NewRand(c.Seed ^ 0x6e6e6d66), tape: autograd.NewTape(), hist: History{Stopped: "max epochs"}, lrScale: 1}
-	if err := t.init(); err != nil {
+	t, _, err := startBatches(c, rows, cols, first)
+	if err != nil {
 		return nil, err
-	}
-	if c.BatchUpdate == Statistics {
-		if err := t.useStatistics(rows, cols, first); err != nil {
-			return nil, err
-		}
 	}
 	if c.Phase != nil {
 		c.Phase("training")
 	}
 	t.start = time.Now()
-	h := &t.hist
 	for epoch := 1; epoch <= c.Epochs; epoch++ {
 		if epoch > 1 {
 			if err := src.rewind(epoch - 1); err != nil {
@@ -316,165 +166,70 @@ func trainBatches(src batchSource, cfg Config, keepS bool) (*Model, error) {
 				return nil, fmt.Errorf("neuralnmf: pass %d, columns from %d: %w", epoch, b.cols[0]+1, err)
 			}
 		}
-		if epoch == 1 {
-			t.xNorm = math.Sqrt(p.xsq)
-			if err := checkScale(p.xmax); err != nil {
-				return nil, err
-			}
-		}
-		h.Loss = append(h.Loss, p.loss)
-		h.RelError = append(h.RelError, math.Sqrt(p.sq)/t.xNorm)
-		h.Accuracy = append(h.Accuracy, ratio(p.right, p.known))
-		h.HeldOutAccuracy = append(h.HeldOutAccuracy, ratio(p.heldRight, p.held))
-		dec := t.windowDecrease()
-		if c.Progress != nil {
-			c.Progress(Epoch{Epoch: epoch, Epochs: c.Epochs, Loss: p.loss, RelError: h.RelError[len(h.RelError)-1],
-				Accuracy: h.Accuracy[len(h.Accuracy)-1], HeldOutAccuracy: h.HeldOutAccuracy[len(h.HeldOutAccuracy)-1],
-				Decrease: dec, Elapsed: time.Since(t.start)})
-		}
-		if c.Tol > 0 && len(h.Loss) > c.Window && !(dec > c.Tol) {
-			h.Stopped = fmt.Sprintf("converged: the loss summed over a pass fell by %.2g (relative) over %d passes ≤ tol %g", dec, c.Window, c.Tol)
-			if dec < 0 {
-				h.Stopped = risingLoss(-dec, c.Window, "passes", c.Tol)
-			}
+		if done, err := t.endPass(&p, epoch); err != nil {
+			return nil, err
+		} else if done {
 			break
-		}
-		if epoch == c.Epochs {
-			h.Stopped = fmt.Sprintf("max epochs: stopped at the cap of %d passes", c.Epochs)
 		}
 	}
 	return t.evaluate(src, keepS)
 }
 
-// hasEntry reports whether column j of x has a non-zero entry.
-func (x data) hasEntry(j int) bool {
-	if s := x.sparse; s != nil {
-		for _, v := range s.Val[s.ColPtr[j]:s.ColPtr[j+1]] {
-			if v != 0 {
-				return true
-			}
-		}
-		return false
+// startBatches starts training on part of the columns at a time, one
+// machine's mini-batches or sharded steps alike: the trainer of c's start
+// computed on first (the start's columns, all with an entry), its random
+// source (tensor.NewRand's, kept so that a checkpoint can save it), and
+// with the Statistics update the running statistics primed with first.
+func startBatches(c Config, rows, cols int, first batch) (*trainer, *rand.PCG, error) {
+	pcg := rand.NewPCG(c.Seed^0x6e6e6d66, c.Seed^0x6e6e6d66^0x9e3779b97f4a7c15) // tensor.NewRand(c.Seed ^ 0x6e6e6d66)'s source
+	t := &trainer{x: first.x, cols: first.cols, cfg: c, seed: c.Seed, rng: rand.New(pcg), tape: autograd.NewTape(), hist: History{Stopped: "max epochs"}, lrScale: 1, start: time.Now()}
+	if err := t.init(); err != nil {
+		return nil, nil, err
 	}
-	for i := 0; i < x.dense.Rows; i++ {
-		if x.dense.At(i, j) != 0 {
-			return true
+	if c.BatchUpdate == Statistics {
+		if err := t.useStatistics(rows, cols, first); err != nil {
+			return nil, nil, err
 		}
 	}
-	return false
+	return t, pcg, nil
 }
 
-// columnOf returns the first column of x holding the value v.
-func (x data) columnOf(v float64) int {
-	if s := x.sparse; s != nil {
-		for j := 0; j < s.Cols; j++ {
-			if slices.Contains(s.Val[s.ColPtr[j]:s.ColPtr[j+1]], v) {
-				return j
-			}
-		}
-		return 0
-	}
-	for i := 0; i < x.dense.Rows; i++ {
-		if j := slices.Index(x.dense.Row(i), v); j >= 0 {
-			return j
-		}
-	}
-	return 0
-}
-
-// nonEmptyColumns counts the columns of x with a non-zero entry.
-func (x data) nonEmptyColumns() int {
-	_, cols := x.dims()
-	n := 0
-	for j := 0; j < cols; j++ {
-		if x.hasEntry(j) {
-			n++
+// endPass records the pass p that just ended (pass epoch, from 1) in the
+// history, reports it to Config.Progress, and applies the stopping rule:
+// done is true when training stops (History.Stopped says why). The first
+// pass measures X: its norm, and its largest entry, which must be in
+// range. It is the end of a pass of one machine's mini-batches and of
+// sharded steps alike.
+func (t *trainer) endPass(p *passSums, epoch int) (done bool, err error) {
+	c, h := t.cfg, &t.hist
+	if epoch == 1 {
+		t.xNorm = math.Sqrt(p.xsq)
+		if err := checkScale(p.xmax); err != nil {
+			return false, err
 		}
 	}
-	return n
-}
-
-// withEntries returns the columns of b with a non-zero entry (b itself if
-// all have one).
-func (b batch) withEntries() batch {
-	var keep []int
-	for j := range b.cols {
-		if b.x.hasEntry(j) {
-			keep = append(keep, j)
+	h.Loss = append(h.Loss, p.loss)
+	h.RelError = append(h.RelError, math.Sqrt(p.sq)/t.xNorm)
+	h.Accuracy = append(h.Accuracy, ratio(p.right, p.known))
+	h.HeldOutAccuracy = append(h.HeldOutAccuracy, ratio(p.heldRight, p.held))
+	dec := t.windowDecrease()
+	if c.Progress != nil {
+		c.Progress(Epoch{Epoch: epoch, Epochs: c.Epochs, Loss: p.loss, RelError: h.RelError[len(h.RelError)-1],
+			Accuracy: h.Accuracy[len(h.Accuracy)-1], HeldOutAccuracy: h.HeldOutAccuracy[len(h.HeldOutAccuracy)-1],
+			Decrease: dec, Elapsed: time.Since(t.start)})
+	}
+	switch {
+	case c.Tol > 0 && len(h.Loss) > c.Window && !(dec > c.Tol):
+		h.Stopped = fmt.Sprintf("converged: the loss summed over a pass fell by %.2g (relative) over %d passes ≤ tol %g", dec, c.Window, c.Tol)
+		if dec < 0 {
+			h.Stopped = risingLoss(-dec, c.Window, "passes", c.Tol)
 		}
+		return true, nil
+	case epoch >= c.Epochs:
+		h.Stopped = fmt.Sprintf("max epochs: stopped at the cap of %d passes", c.Epochs)
+		return true, nil
 	}
-	if len(keep) == len(b.cols) {
-		return b
-	}
-	out := batch{cols: make([]int, len(keep))}
-	for k, j := range keep {
-		out.cols[k] = b.cols[j]
-	}
-	if b.x.sparse != nil {
-		out.x.sparse = b.x.sparse.SelectColumns(keep)
-		return out
-	}
-	d := tensor.New(b.x.dense.Rows, len(keep))
-	for i := 0; i < d.Rows; i++ {
-		row, src := d.Row(i), b.x.dense.Row(i)
-		for k, j := range keep {
-			row[k] = src[j]
-		}
-	}
-	out.x.dense = d
-	return out
-}
-
-// joinBatches returns the columns of bs side by side.
-func joinBatches(bs []batch) batch {
-	if len(bs) == 1 {
-		return bs[0]
-	}
-	var out batch
-	for _, b := range bs {
-		out.cols = append(out.cols, b.cols...)
-	}
-	if bs[0].x.sparse != nil {
-		blocks := make([]*tensor.Sparse, len(bs))
-		for i, b := range bs {
-			blocks[i] = b.x.sparse
-		}
-		out.x.sparse = tensor.ConcatColumns(blocks)
-		return out
-	}
-	x := tensor.New(bs[0].x.dense.Rows, len(out.cols))
-	at := 0
-	for _, b := range bs {
-		d := b.x.dense
-		for i := 0; i < d.Rows; i++ {
-			copy(x.Row(i)[at:at+d.Cols], d.Row(i))
-		}
-		at += d.Cols
-	}
-	out.x.dense = x
-	return out
-}
-
-// maxEntry is the largest entry of x (finite and nonnegative: checked).
-func maxEntry(x data) float64 {
-	var mx float64
-	vals := func() []float64 {
-		if x.sparse != nil {
-			return x.sparse.Val
-		}
-		return x.dense.Data
-	}()
-	for _, v := range vals {
-		mx = math.Max(mx, v)
-	}
-	return mx
-}
-
-func ratio(a, b int) float64 {
-	if b == 0 {
-		return math.NaN()
-	}
-	return float64(a) / float64(b)
+	return false, nil
 }
 
 // passSums accumulates one pass of mini-batch training: every batch's loss

@@ -1,0 +1,203 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime/pprof"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/neuralnmf/neuralnmf/beam/internal/files"
+	"github.com/neuralnmf/neuralnmf/beam/train"
+	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
+)
+
+func runTrain(ctx context.Context) error {
+	if *shards == "" || *work == "" || *modelOut == "" || *ranks == "" {
+		return usageError{errors.New("-shards, -ranks, -work and -o are required")}
+	}
+	rs, err := parseRanks(*ranks)
+	if err != nil {
+		return usageError{err}
+	}
+	if *steps < 0 || *epochs < 0 || *workers < 0 {
+		return usageError{errors.New("-steps, -epochs and -workers must not be negative")}
+	}
+	paths, err := expand(ctx, *shards)
+	if err != nil {
+		return err
+	}
+	if err := checkModelOut(ctx, *modelOut, *work); err != nil {
+		return err
+	}
+	if err := checkShards(ctx, paths, max(*steps, 0)); err != nil {
+		return err
+	}
+	unlock, err := train.LockWork(ctx, *work)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	var eng train.Engine = train.Local{}
+	// Beam's loopback environment leaves a file in the temporary directory
+	// of every job: the runs of a local work directory keep them in its
+	// tmp/, which a resumed run reuses and the end removes, even after a
+	// killed run.
+	tmp := ""
+	if !*local {
+		if err := stageSelf(); err != nil {
+			return err
+		}
+		if strings.Contains(*work, "://") {
+			done, err := ownTempDir()
+			if err != nil {
+				return err
+			}
+			defer done()
+		} else {
+			tmp = train.TempDir(*work)
+		}
+		eng = train.Beam{Run: func(ctx context.Context, p *beam.Pipeline) error {
+			if tmp != "" && os.Getenv("TMPDIR") != tmp { // the work directory is the run's by now
+				if err := os.MkdirAll(tmp, 0o755); err != nil {
+					return err
+				}
+				if err := os.Setenv("TMPDIR", tmp); err != nil {
+					return err
+				}
+			}
+			return run(ctx, p)
+		}}
+	}
+	opt := train.Options{Shards: paths, Work: *work, Steps: *steps, Workers: *workers,
+		Config: neuralnmf.Config{Ranks: rs, Epochs: *epochs, Seed: *seed}}
+	var passTime time.Duration
+	opt.Progress = func(p train.Progress) {
+		passTime += p.Elapsed
+		line := fmt.Sprintf("pass %d, step %d/%d: %.2f s", p.Pass, p.Step, p.Steps, p.Elapsed.Seconds())
+		if p.Step == p.Steps {
+			line += fmt.Sprintf("; the pass's relative error %.6f; the pass's steps took %.1f s", p.RelError, passTime.Seconds())
+			passTime = 0
+		}
+		fmt.Println(line)
+	}
+	if *cpuProf != "" {
+		f, err := os.Create(*cpuProf)
+		if err != nil {
+			return fmt.Errorf("-cpuprofile: %w", err)
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return fmt.Errorf("-cpuprofile: %w", err)
+		}
+		defer pprof.StopCPUProfile()
+	}
+	t0 := time.Now()
+	m, err := train.Train(ctx, opt, eng)
+	if err != nil {
+		return err
+	}
+	var b bytes.Buffer
+	if err := m.Write(&b); err != nil {
+		return err
+	}
+	if err := files.WriteWhole(ctx, *modelOut, b.Bytes()); err != nil {
+		return fmt.Errorf("-o: %w", err)
+	}
+	if tmp != "" {
+		_ = os.RemoveAll(tmp)
+	}
+	if !*keepWork {
+		if err := train.Clean(ctx, *work); err != nil {
+			return err
+		}
+		if !strings.Contains(*work, "://") {
+			_ = os.Remove(*work) // only if empty: the run may have been given an existing directory
+		}
+	}
+	h := m.History
+	fmt.Printf("trained %d shards in %d passes (%s) in %.1f s; relative error %.6f; wrote %s\n",
+		len(paths), len(h.Loss), h.Stopped, time.Since(t0).Seconds(), h.FinalRelError, *modelOut)
+	return nil
+}
+
+// checkModelOut checks train's -o before any work: it must not exist, nor
+// lie inside the work directory (which the end empties), and a local one's
+// directory must exist and take a new file.
+func checkModelOut(ctx context.Context, p, work string) error {
+	if ok, err := files.Exists(ctx, p); err != nil {
+		return fmt.Errorf("-o: %w", err)
+	} else if ok {
+		return usageError{fmt.Errorf("-o: %s exists; give a new file", p)}
+	}
+	if !files.Local(p) {
+		return nil
+	}
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return usageError{fmt.Errorf("-o %s: %w", p, err)}
+	}
+	if files.Local(work) {
+		w, err := filepath.Abs(work)
+		if err == nil && (abs == w || strings.HasPrefix(abs, w+string(filepath.Separator))) {
+			return usageError{fmt.Errorf("-o %s is inside the work directory %s, which training empties: write the model elsewhere", p, work)}
+		}
+	}
+	dir := filepath.Dir(abs)
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return usageError{fmt.Errorf("-o %s: directory %s does not exist", p, filepath.Dir(p))}
+	}
+	probe, err := os.CreateTemp(dir, ".neuralnmf-beam-probe-*")
+	if err != nil {
+		return usageError{fmt.Errorf("-o %s: cannot write to %s: %v", p, filepath.Dir(p), err)}
+	}
+	probe.Close()
+	os.Remove(probe.Name())
+	return nil
+}
+
+// checkShards reads the shards' headers before any work: they must
+// declare the same rows (features), and every shard at least one document
+// a step (steps 0: the default).
+func checkShards(ctx context.Context, paths []string, steps int) error {
+	if steps == 0 {
+		steps = train.DefaultSteps
+	}
+	rows0 := -1
+	for _, p := range paths {
+		if !strings.HasSuffix(p, ".mtx") && !strings.HasSuffix(p, ".mtx.gz") {
+			return fmt.Errorf("-shards: %s: want .mtx or .mtx.gz files", p)
+		}
+		rows, cols, _, err := files.MatrixHeader(ctx, p)
+		if err != nil {
+			return fmt.Errorf("-shards: %w", err)
+		}
+		if rows0 < 0 {
+			rows0 = rows
+		} else if rows != rows0 {
+			return fmt.Errorf("-shards: %s has %d rows (features), %s has %d: shards must share their features", p, rows, paths[0], rows0)
+		}
+		if cols < steps {
+			return usageError{fmt.Errorf("-steps %d: shard %s has %d documents, and every step takes a slice of every shard: give -steps %d or fewer, or larger shards", steps, p, cols, cols)}
+		}
+	}
+	return nil
+}
+
+func parseRanks(s string) ([]int, error) {
+	var rs []int
+	for _, f := range strings.Split(s, ",") {
+		k, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || k < 1 {
+			return nil, fmt.Errorf("-ranks %q: want positive integers separated by commas, such as 20,5", s)
+		}
+		rs = append(rs, k)
+	}
+	return rs, nil
+}
