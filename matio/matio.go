@@ -98,15 +98,93 @@ func open(path string) (io.ReadCloser, error) {
 		f.Close()
 		return nil, fmt.Errorf("%s: not a gzip file: %w", path, err)
 	}
-	return readCloser{z, f}, nil
+	return newAheadReader(z, f), nil
 }
 
-type readCloser struct {
-	io.Reader
-	f *os.File
+// aheadReader decompresses in a goroutine of its own, a few blocks ahead of
+// the reader, so that decompressing and parsing a large .gz file share two
+// cores instead of taking turns on one.
+type aheadReader struct {
+	blocks chan []byte // filled blocks, then closed
+	free   chan []byte // emptied blocks
+	done   chan struct{}
+	err    error // the decompressor's, read after blocks is closed
+	cur    []byte
+	buf    []byte // cur's block, to hand back
+	f      *os.File
+	closed bool
 }
 
-func (r readCloser) Close() error { return r.f.Close() }
+const aheadBlock, aheadBlocks = 1 << 20, 4
+
+func newAheadReader(z io.Reader, f *os.File) *aheadReader {
+	r := &aheadReader{blocks: make(chan []byte, aheadBlocks), free: make(chan []byte, aheadBlocks+1), done: make(chan struct{}), f: f}
+	for range aheadBlocks + 1 {
+		r.free <- make([]byte, aheadBlock)
+	}
+	go func() {
+		defer close(r.blocks)
+		for {
+			var b []byte
+			select {
+			case b = <-r.free:
+			case <-r.done:
+				return
+			}
+			n := 0
+			var err error
+			for n < len(b) && err == nil {
+				var m int
+				m, err = z.Read(b[n:])
+				n += m
+			}
+			if n > 0 {
+				select {
+				case r.blocks <- b[:n]:
+				case <-r.done:
+					return
+				}
+			}
+			if err != nil {
+				if err != io.EOF { // a truncated stream is gzip's io.ErrUnexpectedEOF: kept
+					r.err = err
+				}
+				return
+			}
+		}
+	}()
+	return r
+}
+
+func (r *aheadReader) Read(p []byte) (int, error) {
+	for len(r.cur) == 0 {
+		if r.buf != nil {
+			r.free <- r.buf[:cap(r.buf)]
+			r.buf = nil
+		}
+		b, ok := <-r.blocks
+		if !ok {
+			if r.err != nil {
+				return 0, r.err
+			}
+			return 0, io.EOF
+		}
+		r.cur, r.buf = b, b
+	}
+	n := copy(p, r.cur)
+	r.cur = r.cur[n:]
+	return n, nil
+}
+
+func (r *aheadReader) Close() error {
+	if !r.closed {
+		r.closed = true
+		close(r.done)
+		for range r.blocks { // let the goroutine end
+		}
+	}
+	return r.f.Close()
+}
 
 // ReadMatrix reads a matrix file, choosing the format by name: .mtx or
 // .mtx.gz is Matrix Market, .csv or .csv.gz is CSV. It applies the default

@@ -144,7 +144,10 @@ func readHeader(ls *lines, name string, lim Limits) (header, error) {
 }
 
 func readCoordinate(ls *lines, name string, rows, cols, nnz int, pattern bool, sym string) (*Matrix, error) {
-	entries := make([]tensor.Entry, 0, min(nnz, 1<<20))
+	// Entries go into blocks (tensor.SparseBuilder): millions of them are
+	// never copied to grow a slice, and a header that lies about their
+	// number costs nothing.
+	b := tensor.NewSparseBuilder(rows, cols)
 	fields := 3
 	if pattern {
 		fields = 2
@@ -158,19 +161,19 @@ func readCoordinate(ls *lines, name string, rows, cols, nnz int, pattern bool, s
 			continue
 		}
 		read++
-		entries = append(entries, e)
+		b.Add(e)
 		if sym != "general" && e.Row != e.Col {
 			mv := e.Val
 			if sym == "skew-symmetric" {
 				mv = -mv
 			}
-			entries = append(entries, tensor.Entry{Row: e.Col, Col: e.Row, Val: mv})
+			b.Add(tensor.Entry{Row: e.Col, Col: e.Row, Val: mv})
 		}
 	}
 	if err := trailing(ls, name); err != nil {
 		return nil, err
 	}
-	s, dups, err := tensor.NewSparseDuplicates(rows, cols, entries)
+	s, dups, err := b.Build()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
@@ -192,14 +195,20 @@ func nextEntry(ls *lines, name string, rows, cols, fields, read, nnz int) (e ten
 	if t == "" || strings.HasPrefix(t, "%") {
 		return e, false, nil
 	}
-	f := strings.Fields(t)
-	if len(f) != fields {
-		return e, false, formatErr(name, ls.n, "entry has %d fields, want %d", len(f), fields)
+	var fb [3]string
+	f, ok := splitFields(t, fb[:0], 3)
+	if !ok || len(f) != fields {
+		return e, false, formatErr(name, ls.n, "entry has %d fields, want %d", len(strings.Fields(t)), fields)
 	}
-	i, err1 := strconv.Atoi(f[0])
-	j, err2 := strconv.Atoi(f[1])
-	if err1 != nil || err2 != nil {
-		return e, false, formatErr(name, ls.n, "indices %q %q are not integers", f[0], f[1])
+	i, ok1 := atoiPositive(f[0])
+	j, ok2 := atoiPositive(f[1])
+	if !ok1 || !ok2 {
+		var err1, err2 error
+		i, err1 = strconv.Atoi(f[0])
+		j, err2 = strconv.Atoi(f[1])
+		if err1 != nil || err2 != nil {
+			return e, false, formatErr(name, ls.n, "indices %q %q are not integers", f[0], f[1])
+		}
 	}
 	if i < 1 || i > rows {
 		return e, false, formatErr(name, ls.n, "row index %d out of range 1..%d", i, rows)
@@ -214,6 +223,44 @@ func nextEntry(ls *lines, name string, rows, cols, fields, read, nnz int) (e ten
 		}
 	}
 	return tensor.Entry{Row: i - 1, Col: j - 1, Val: v}, true, nil
+}
+
+// splitFields appends to dst the space-separated fields of t (no leading
+// or trailing space) and reports whether there were at most max; it
+// allocates nothing for dst of capacity max.
+func splitFields(t string, dst []string, max int) ([]string, bool) {
+	for len(t) > 0 {
+		if len(dst) == max {
+			return dst, false
+		}
+		i := 0
+		for i < len(t) && t[i] != ' ' && t[i] != '\t' {
+			i++
+		}
+		dst = append(dst, t[:i])
+		for i < len(t) && (t[i] == ' ' || t[i] == '\t' || t[i] == '\r' || t[i] == '\v' || t[i] == '\f') {
+			i++
+		}
+		t = t[i:]
+	}
+	return dst, true
+}
+
+// atoiPositive parses a string of 1 to 18 decimal digits: the fast path of
+// an index; ok is false for anything else (strconv.Atoi decides then).
+func atoiPositive(s string) (int, bool) {
+	if len(s) == 0 || len(s) > 18 {
+		return 0, false
+	}
+	n := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n, true
 }
 
 func readArray(ls *lines, name string, rows, cols int, sym string) (*Matrix, error) {

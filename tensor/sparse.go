@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"sort"
 
-	"gonum.org/v1/gonum/floats"
-
+	"github.com/neuralnmf/neuralnmf/internal/gather"
 	"github.com/neuralnmf/neuralnmf/internal/parallel"
 )
 
@@ -61,38 +61,104 @@ func NewSparse(rows, cols int, entries []Entry) (*Sparse, error) {
 // repeated the position of an earlier one and were summed into it, so
 // that a reader of a file can say so.
 func NewSparseDuplicates(rows, cols int, entries []Entry) (s *Sparse, duplicates int, err error) {
+	return buildSparse(rows, cols, [][]Entry{entries})
+}
+
+// SparseBuilder collects the entries of a rows×cols matrix one at a time,
+// in blocks, so that a reader of millions of entries never copies them to
+// grow a slice, and builds the Sparse as NewSparseDuplicates does. The
+// zero value is not usable: make one with NewSparseBuilder.
+type SparseBuilder struct {
+	rows, cols int
+	blocks     [][]Entry
+}
+
+// sparseBlock is the number of entries of a SparseBuilder's block (24 MB).
+const sparseBlock = 1 << 20
+
+// NewSparseBuilder returns a builder of a rows×cols matrix.
+func NewSparseBuilder(rows, cols int) *SparseBuilder { return &SparseBuilder{rows: rows, cols: cols} }
+
+// Add adds an entry (checked by Build).
+func (b *SparseBuilder) Add(e Entry) {
+	if n := len(b.blocks); n == 0 || len(b.blocks[n-1]) == sparseBlock {
+		b.blocks = append(b.blocks, make([]Entry, 0, sparseBlock))
+	}
+	last := &b.blocks[len(b.blocks)-1]
+	*last = append(*last, e)
+}
+
+// Build returns the matrix of the entries added, as NewSparseDuplicates
+// would return it for them in the order added, and releases them.
+func (b *SparseBuilder) Build() (*Sparse, int, error) {
+	s, d, err := buildSparse(b.rows, b.cols, b.blocks)
+	b.blocks = nil
+	return s, d, err
+}
+
+// buildSparse is NewSparseDuplicates of the entries of blocks, in order.
+func buildSparse(rows, cols int, blocks [][]Entry) (s *Sparse, duplicates int, err error) {
 	if rows < 0 || cols < 0 {
 		return nil, 0, fmt.Errorf("%w: negative dimension %d×%d", ErrShape, rows, cols)
 	}
-	es := append([]Entry(nil), entries...)
-	for _, e := range es {
-		if e.Row < 0 || e.Row >= rows || e.Col < 0 || e.Col >= cols {
-			return nil, 0, fmt.Errorf("%w: entry (%d, %d) outside %d×%d", ErrShape, e.Row, e.Col, rows, cols)
+	// A counting sort by column, stable (entries of a position are summed
+	// in the order given), then each column's entries by row where they
+	// are not in order already (a file sorted by column costs no sort).
+	colPtr := make([]int, cols+1)
+	n := 0
+	for _, entries := range blocks {
+		for _, e := range entries {
+			if e.Row < 0 || e.Row >= rows || e.Col < 0 || e.Col >= cols {
+				return nil, 0, fmt.Errorf("%w: entry (%d, %d) outside %d×%d", ErrShape, e.Row, e.Col, rows, cols)
+			}
+			colPtr[e.Col+1]++
 		}
-	}
-	sort.Slice(es, func(i, j int) bool {
-		if es[i].Col != es[j].Col {
-			return es[i].Col < es[j].Col
-		}
-		return es[i].Row < es[j].Row
-	})
-	s = &Sparse{Rows: rows, Cols: cols, ColPtr: make([]int, cols+1)}
-	for i := 0; i < len(es); {
-		e := es[i]
-		v := e.Val
-		for i++; i < len(es) && es[i].Row == e.Row && es[i].Col == e.Col; i++ {
-			v += es[i].Val
-			duplicates++
-		}
-		if v != 0 {
-			s.RowIdx = append(s.RowIdx, e.Row)
-			s.Val = append(s.Val, v)
-			s.ColPtr[e.Col+1]++
-		}
+		n += len(entries)
 	}
 	for j := 0; j < cols; j++ {
-		s.ColPtr[j+1] += s.ColPtr[j]
+		colPtr[j+1] += colPtr[j]
 	}
+	rowIdx, val := make([]int, n), make([]float64, n)
+	next := append([]int(nil), colPtr[:cols]...)
+	for _, entries := range blocks {
+		for _, e := range entries {
+			p := next[e.Col]
+			rowIdx[p], val[p] = e.Row, e.Val
+			next[e.Col]++
+		}
+	}
+	s = &Sparse{Rows: rows, Cols: cols, ColPtr: make([]int, cols+1)}
+	out := 0
+	for j := 0; j < cols; j++ {
+		lo, hi := colPtr[j], colPtr[j+1]
+		r, v := rowIdx[lo:hi], val[lo:hi]
+		if !slices.IsSorted(r) {
+			idx := make([]int, len(r))
+			for i := range idx {
+				idx[i] = i
+			}
+			sort.SliceStable(idx, func(a, b int) bool { return r[idx[a]] < r[idx[b]] })
+			r2, v2 := make([]int, len(r)), make([]float64, len(r))
+			for i, k := range idx {
+				r2[i], v2[i] = r[k], v[k]
+			}
+			copy(r, r2)
+			copy(v, v2)
+		}
+		for i := 0; i < len(r); {
+			row, sum := r[i], v[i]
+			for i++; i < len(r) && r[i] == row; i++ {
+				sum += v[i]
+				duplicates++
+			}
+			if sum != 0 { // in place: out never passes the entry read
+				rowIdx[out], val[out] = row, sum
+				out++
+			}
+		}
+		s.ColPtr[j+1] = out
+	}
+	s.RowIdx, s.Val = rowIdx[:out:out], val[:out:out]
 	return s, duplicates, nil
 }
 
@@ -255,10 +321,8 @@ func (s *Sparse) T() *Sparse {
 func (s *Sparse) MulTRows(alpha float64, b *Dense, r0, r1 int, dst *Dense) {
 	k := b.Cols
 	for i := r0; i < r1; i++ {
-		row := dst.Data[i*dst.Stride : i*dst.Stride+k]
-		for p := s.ColPtr[i]; p < s.ColPtr[i+1]; p++ {
-			floats.AddScaled(row, alpha*s.Val[p], b.Data[s.RowIdx[p]*b.Stride:s.RowIdx[p]*b.Stride+k])
-		}
+		p0, p1 := s.ColPtr[i], s.ColPtr[i+1]
+		gather.Axpy(dst.Data[i*dst.Stride:i*dst.Stride+k], alpha, s.Val[p0:p1], s.RowIdx[p0:p1], b.Data, b.Stride)
 	}
 }
 
@@ -274,9 +338,8 @@ func (s *Sparse) MulTA(a *Dense, j0, j1 int, dst []float64, stride int) {
 	acc := make([]float64, k)
 	for j := j0; j < j1; j++ {
 		clear(acc)
-		for p := s.ColPtr[j]; p < s.ColPtr[j+1]; p++ {
-			floats.AddScaled(acc, s.Val[p], a.Data[s.RowIdx[p]*a.Stride:s.RowIdx[p]*a.Stride+k])
-		}
+		p0, p1 := s.ColPtr[j], s.ColPtr[j+1]
+		gather.Axpy(acc, 1, s.Val[p0:p1], s.RowIdx[p0:p1], a.Data, a.Stride)
 		c := j - j0
 		for i, v := range acc {
 			dst[i*stride+c] = v
@@ -297,12 +360,12 @@ func (s *Sparse) MulDenseT(alpha float64, u *Dense, j0, j1 int, dst *Dense) {
 // same steps from Uᵀ).
 func (s *Sparse) addColumnT(alpha float64, u *Dense, j, p0, p1 int, dst *Dense) {
 	k := u.Rows
+	col := make([]float64, k) // column j of U, contiguous
+	for i := range col {
+		col[i] = u.Data[i*u.Stride+j]
+	}
 	for p := p0; p < p1; p++ {
-		v := alpha * s.Val[p]
-		row := dst.Data[s.RowIdx[p]*dst.Stride : s.RowIdx[p]*dst.Stride+k]
-		for i := range row {
-			row[i] += v * u.Data[i*u.Stride+j]
-		}
+		gather.Add(dst.Data[s.RowIdx[p]*dst.Stride:s.RowIdx[p]*dst.Stride+k], alpha*s.Val[p], col)
 	}
 }
 
@@ -343,7 +406,7 @@ func (s *Sparse) MulRows(alpha float64, b *Dense, r0, r1 int, dst *Dense) {
 		}
 		bj := b.Data[j*b.Stride : j*b.Stride+k]
 		for p := p0; p < p1; p++ {
-			floats.AddScaled(dst.Data[s.RowIdx[p]*dst.Stride:s.RowIdx[p]*dst.Stride+k], alpha*s.Val[p], bj)
+			gather.Add(dst.Data[s.RowIdx[p]*dst.Stride:s.RowIdx[p]*dst.Stride+k], alpha*s.Val[p], bj)
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/neuralnmf/neuralnmf/internal/gather"
 	"github.com/neuralnmf/neuralnmf/internal/randmat"
 	"github.com/neuralnmf/neuralnmf/tensor"
 )
@@ -144,12 +145,17 @@ func TestSparseParallelProducts(t *testing.T) {
 	wantTA := tensor.New(7, 700)
 	s.MulTA(a, 0, 700, wantTA.Data, wantTA.Stride)
 	// MulTA's sums, bit for bit, are those of adding each entry's
-	// products into the output in column order.
+	// products into the output in column order (each with one fused
+	// multiply-add where the CPU has them, as internal/gather does).
 	naive := tensor.New(7, 700)
 	for j := 0; j < 700; j++ {
 		for p := s.ColPtr[j]; p < s.ColPtr[j+1]; p++ {
 			for c := 0; c < 7; c++ {
-				naive.Data[c*700+j] += a.At(s.RowIdx[p], c) * s.Val[p]
+				if gather.HasFMA() {
+					naive.Data[c*700+j] = math.FMA(s.Val[p], a.At(s.RowIdx[p], c), naive.Data[c*700+j])
+				} else {
+					naive.Data[c*700+j] += s.Val[p] * a.At(s.RowIdx[p], c)
+				}
 			}
 		}
 	}

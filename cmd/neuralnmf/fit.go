@@ -86,7 +86,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	fmt.Fprint(stdout, presetNote)
-	fmt.Fprintln(stdout, describeConfig(cfg.ResolvedFor(d.entries())))
+	fmt.Fprintln(stdout, describeConfig(cfg, d.entries()))
 	if cfg.BatchSize > 0 {
 		writeFitSummary(stdout, model.History, "passes of mini-batches")
 	} else {
@@ -120,7 +120,7 @@ func train(d *fitData, cfg neuralnmf.Config, choose *neuralnmf.ChooseOptions, pr
 			}
 		}
 		cfg.Progress = prog.epoch
-		fmt.Fprintln(stderr, describeConfig(r))
+		fmt.Fprintln(stderr, describeConfig(cfg, d.entries()))
 	}
 	var model *neuralnmf.Model
 	var choice *neuralnmf.Choice

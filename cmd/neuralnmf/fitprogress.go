@@ -142,9 +142,13 @@ func roundDur(d time.Duration) time.Duration {
 // configuration r (Config.ResolvedFor) runs: start, optimiser, loss,
 // supervision, stopping rule; so the line names the defaults Train
 // applies, not zeros.
-func describeConfig(r neuralnmf.Config) string {
+func describeConfig(cfg neuralnmf.Config, entries int) string {
+	r := cfg.ResolvedFor(entries)
 	var b strings.Builder
 	fmt.Fprintf(&b, "configuration: -ranks %s, -init %s", joinInts(r.Ranks), r.Init)
+	if cfg.Init == neuralnmf.DefaultInit && r.Init == neuralnmf.NNDSVDInit {
+		b.WriteString(" (HALS from NNDSVDa: the start for X of this size)")
+	}
 	klStart := r.Loss == neuralnmf.KL && r.Init != neuralnmf.RandomInit && r.Init != neuralnmf.GivenInit
 	if klStart {
 		b.WriteString(" (KL-HNMF by multiplicative updates from NNDSVDa")
@@ -192,9 +196,16 @@ func describeConfig(r neuralnmf.Config) string {
 			fmt.Fprintf(&b, " -forget %g", r.Forget)
 		}
 	}
-	if r.Tol > 0 {
-		fmt.Fprintf(&b, "; stops when the loss falls by less than -tol %g (relative) over -window %d %s, or at -epochs %d", r.Tol, r.Window, epochs, r.Epochs)
-	} else {
+	sized := ""
+	if cfg.Tol == 0 && r.BatchSize == 0 && r.Tol != neuralnmf.DefaultTol {
+		sized = " (sized to X)"
+	}
+	switch {
+	case cfg.StartIsTheFit(entries):
+		b.WriteString("; no training after the start: one layer from a converged HALS start is already the fit (give -epochs to train)")
+	case r.Tol > 0:
+		fmt.Fprintf(&b, "; stops when the loss falls by less than -tol %.3g%s (relative) over -window %d %s, or at -epochs %d", r.Tol, sized, r.Window, epochs, r.Epochs)
+	default:
 		fmt.Fprintf(&b, "; runs -epochs %d (no tolerance)", r.Epochs)
 	}
 	fmt.Fprintf(&b, ", -seed %d", r.Seed)

@@ -27,6 +27,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 
@@ -47,6 +48,11 @@ func main() {
 // SIGKILL cannot be caught; see matio's "Temporary files" for what it can
 // leave.
 func runMain(args []string) int {
+	if p := os.Getenv("NEURALNMF_CPUPROFILE"); p != "" { // for development: docs/development.md
+		if f, err := os.Create(p); err == nil && pprof.StartCPUProfile(f) == nil {
+			defer func() { pprof.StopCPUProfile(); f.Close() }()
+		}
+	}
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
 	go func() {

@@ -28,7 +28,7 @@ func (t *trainer) init() error {
 		}
 		opt := &ssnmf.Options{Seed: t.seed, Restarts: c.InitRestarts, MaxIter: c.InitIters}
 		if c.Init == NNDSVDInit {
-			opt = &ssnmf.Options{Seed: t.seed, Solver: ssnmf.HALS, Start: ssnmf.NNDSVDAStart, MaxIter: c.InitIters}
+			opt = &ssnmf.Options{Seed: t.seed, Solver: ssnmf.HALS, Start: ssnmf.NNDSVDAStart, MaxIter: c.InitIters, Stop: ssnmf.StopViolation, Tol: halsStartTol}
 		}
 		h, err := t.hnmf(opt)
 		if err != nil {
@@ -106,6 +106,12 @@ func adamStep(o *optim.Adam) func(p, g, prevP, prevG *tensor.Dense) (float64, er
 		return 0, o.StepSaving([]*tensor.Dense{p}, []*tensor.Dense{g}, []*tensor.Dense{prevP}, []*tensor.Dense{prevG})
 	}
 }
+
+// halsStartTol is the tolerance of the HALS start (NNDSVDInit): each
+// layer's coordinate descent stops when an update's violation is at most
+// this times the first's (ssnmf.StopViolation), scikit-learn's rule and
+// tolerance for its NMF.
+const halsStartTol = 1e-4
 
 // klStartTol is the tolerance of the KL start's multiplicative updates:
 // they stop when the divergence fell by less than this (relative) over 10

@@ -288,6 +288,14 @@ func klScale(x data) float64 {
 
 func trainAt(x data, cfg Config) (*Model, error) {
 	c := cfg.ResolvedFor(x.entries())
+	if startIsTheFit(cfg, c) {
+		// One epoch measures the start; none steps.
+		m, err := trainAt(x, withEpochs(cfg, 1))
+		if err == nil {
+			m.History.Stopped = "the start is the fit: one layer started from a converged NMF (HALS from NNDSVDa), which training cannot improve (it measured the start; give Epochs, -epochs, to train anyway)"
+		}
+		return m, err
+	}
 	phase := func(name string) {
 		if c.Phase != nil {
 			c.Phase(name)
@@ -324,6 +332,26 @@ func trainAt(x data, cfg Config) (*Model, error) {
 		return nil, err
 	}
 	return best.model()
+}
+
+// withEpochs returns c with Epochs set.
+func withEpochs(c Config, epochs int) Config {
+	c.Epochs = epochs
+	return c
+}
+
+// startIsTheFit reports whether training from the resolved configuration
+// c (of cfg, as given) would only refine a start that already minimises
+// its loss: one layer of the squared error, nothing else in the loss (no
+// labels, penalties, mask or loss of the caller's), started from HALS run
+// to its convergence test, which is a stationary point of ‖X − A·S‖² in
+// A and S, and so of the one-layer Neural NMF loss ‖X − A·q(A, X)‖² in A
+// (q(A, X) is S's minimiser). Epochs left at 0 is the default this
+// decides; a caller who sets them trains.
+func startIsTheFit(cfg, c Config) bool {
+	return cfg.Epochs == 0 && c.Init == NNDSVDInit && len(c.Ranks) == 1 && (c.Loss == Reconstruction || c.Loss == Energy) &&
+		c.Supervision == nil && c.AlphaA == 0 && c.AlphaS == 0 && c.DataMask == nil && c.CustomLoss == nil &&
+		!c.Algorithm1 && c.BatchSize == 0 && c.InitIters == 0
 }
 
 func newTrainer(x data, c Config, seed uint64) (*trainer, error) {

@@ -20,6 +20,44 @@ const (
 	MaxSizedStarts = 10
 )
 
+// HALSWork is the size of X, in stored entries times the first layer's
+// rank (the multiply-adds of one update of the start), from which the
+// default start (DefaultInit) is NNDSVDInit, HNMF by HALS from NNDSVDa,
+// instead of HNMFInit's multiplicative updates from random starts: on
+// large data one start is all a fit can afford, and HALS from NNDSVDa
+// reaches a lower error in a fraction of the multiplicative updates' time
+// (chosen in experiments/scale; docs/defaults.md).
+const HALSWork = 2e6
+
+// TolWork is the size of X (entries times the first rank, as HALSWork)
+// above which the default stopping tolerance grows with X (SizedTol): an
+// epoch's cost grows with X, and on large corpora the epochs after an HNMF
+// start each bought a few millionths of the error (0.766881 after the first
+// of 55 epochs, 0.766540 after the last, on 10⁵ generated documents at
+// ranks 20,10), where DefaultTol asked for 55 of them.
+const TolWork = 1e7
+
+// SizedTol returns the stopping tolerance full-batch Train uses when
+// Config.Tol is 0, for an X with the given stored entries and first-layer
+// rank k: DefaultTol, times entries·k / TolWork where that is above 1.
+func SizedTol(entries, k int) float64 {
+	return DefaultTol * max(1, float64(entries)*float64(k)/TolWork)
+}
+
+// StartIsTheFit reports whether full-batch Train of c on an X with the
+// given stored entries would take no training step after its start: one
+// layer of the squared error, nothing else in the loss, the HALS start
+// (NNDSVDInit, the default on large X) run to its convergence test, and
+// Epochs left 0. That start is a stationary point of ‖X − A·S‖², and so of
+// the one-layer Neural NMF loss, which training cannot improve: Train
+// measures it in one epoch and stops.
+func (c Config) StartIsTheFit(entries int) bool {
+	if len(c.Ranks) == 0 {
+		return false
+	}
+	return startIsTheFit(c, c.ResolvedFor(entries))
+}
+
 // SizedStarts returns the HNMF starts per layer (Config.InitRestarts) and
 // the initialisations (Config.Restarts) that full-batch Train uses when the
 // Config leaves them 0, for an X with the given stored entries (the
@@ -61,7 +99,17 @@ func (c Config) ResolvedFor(entries int) Config {
 // sizeStarts fills InitRestarts and Restarts where they are 0 in
 // full-batch training (see SizedStarts); withDefaults does the rest.
 func (c *Config) sizeStarts(entries int) {
-	if c.BatchSize > 0 || (c.InitRestarts > 0 && c.Restarts > 0) {
+	if c.BatchSize > 0 {
+		return
+	}
+	work := float64(entries) * float64(c.Ranks[0])
+	if c.Init == DefaultInit && c.Loss != KL && work >= HALSWork {
+		c.Init = NNDSVDInit
+	}
+	if c.Tol == 0 && !c.Algorithm1 {
+		c.Tol = SizedTol(entries, c.Ranks[0])
+	}
+	if c.InitRestarts > 0 && c.Restarts > 0 {
 		return
 	}
 	n, r := SizedStarts(entries, c.Ranks[0])

@@ -112,7 +112,14 @@ func (t *trainer) train(upTo int) error {
 		if err != nil {
 			return fmt.Errorf("neuralnmf: epoch %d: %w", epoch, err)
 		}
-		g, err := t.tape.Backward(loss)
+		// The last epoch takes no step: its gradient is needed only to
+		// check that a CustomLoss reaches the A's.
+		var g autograd.Grads
+		if epoch < c.Epochs || c.CustomLoss != nil {
+			g, err = t.tape.Backward(loss)
+		} else {
+			err = t.tape.Err()
+		}
 		lv := math.NaN()
 		if err == nil {
 			lv = loss.Value().Data[0]

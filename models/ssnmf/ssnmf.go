@@ -166,6 +166,14 @@ const (
 	// the baseline is reproduced). With Tol = 1e-4 it stops HNMF's first
 	// 20 Newsgroups layer after about 20 iterations.
 	StopFirst
+	// StopViolation is scikit-learn's rule for its coordinate descent, for
+	// the HALS solver (the multiplicative updates fall back on
+	// StopWindow): stop when the violation of an update, the sum over the
+	// entries it updated of |the projected gradient| before each update, is
+	// at most Tol times the first update's. The objective is computed once,
+	// after the last update (Factors.Objective has one value), which saves
+	// a Gram matrix and a product a step.
+	StopViolation
 )
 
 // ErrRank is wrapped by errors about a factorisation rank.
@@ -221,6 +229,10 @@ func (o *Options) start(n, m int, mean float64, k int, lab *Labels, l, r int) *F
 // iterate runs up to maxIter more updates, appending to f.Objective, and stops
 // early by o's rule.
 func (f *Factors) iterate(mu solver, maxIter int, o Options) {
+	if v, ok := mu.(violator); ok && o.Stop == StopViolation {
+		f.iterateViolation(v, maxIter, o.Tol)
+		return
+	}
 	for it := 0; it < maxIter; it++ {
 		mu.step(f.A, f.S, f.B, true, true)
 		f.Objective = append(f.Objective, mu.objective(f.A, f.S, f.B))
@@ -240,6 +252,31 @@ func (f *Factors) iterate(mu solver, maxIter int, o Options) {
 			return
 		}
 	}
+}
+
+// violator is a solver that measures the violation of its last step
+// (HALS).
+type violator interface {
+	solver
+	lastViolation() float64
+}
+
+// iterateViolation is iterate with StopViolation: up to maxIter updates,
+// stopping when an update's violation is at most tol times the first's;
+// the objective is computed once, after the last.
+func (f *Factors) iterateViolation(mu violator, maxIter int, tol float64) {
+	v0 := math.NaN()
+	for it := 0; it < maxIter; it++ {
+		mu.step(f.A, f.S, f.B, true, true)
+		v := mu.lastViolation()
+		if it == 0 {
+			v0 = v
+		}
+		if tol > 0 && (v0 == 0 || v <= tol*v0) {
+			break
+		}
+	}
+	f.Objective = append(f.Objective, mu.objective(f.A, f.S, f.B))
 }
 
 // converged reports whether the relative decrease over the last 10 values is

@@ -1,0 +1,74 @@
+// Package gather holds the kernel of the sparse products: the sum of
+// scaled rows of a dense matrix picked by index,
+//
+//	acc[0:k] += Σ_p (alpha·vals[p])·b[idx[p]·ldb : idx[p]·ldb+k],
+//
+// the sums of one column of Aᵀ·X or one row of X·B for a sparse X. The
+// terms are added in order of p, each with one fused multiply-add where
+// the CPU has them (AVX2 and FMA on amd64), the accumulator held in
+// registers; elsewhere a plain loop adds the same terms in the same order,
+// each rounded twice. So the sums are deterministic on a machine, and may
+// differ in the last bits between a machine with FMA and one without.
+package gather
+
+import "math"
+
+// Axpy adds Σ_p (alpha·vals[p])·b[idx[p]*ldb:idx[p]*ldb+len(acc)] into acc,
+// in order of p. Every index must address a full row of b: it panics
+// otherwise, as gonum's kernels do.
+func Axpy(acc []float64, alpha float64, vals []float64, idx []int, b []float64, ldb int) {
+	k := len(acc)
+	if len(vals) != len(idx) {
+		panic("gather: vals and idx differ in length")
+	}
+	if len(vals) == 0 || k == 0 {
+		return
+	}
+	for _, i := range idx {
+		if i < 0 || i*ldb+k > len(b) {
+			panic("gather: index out of range")
+		}
+	}
+	c := 0
+	if haveFMA {
+		for ; c+16 <= k; c += 16 {
+			axpy16(&acc[c], &vals[0], &idx[0], len(idx), &b[c], ldb, alpha)
+		}
+		if c+8 <= k {
+			axpy8(&acc[c], &vals[0], &idx[0], len(idx), &b[c], ldb, alpha)
+			c += 8
+		}
+		if c+4 <= k {
+			axpy4(&acc[c], &vals[0], &idx[0], len(idx), &b[c], ldb, alpha)
+			c += 4
+		}
+	}
+	if c == k {
+		return
+	}
+	rest := acc[c:k]
+	for p, i := range idx {
+		Add(rest, alpha*vals[p], b[i*ldb+c:i*ldb+k])
+	}
+}
+
+// HasFMA reports whether Axpy and Add round each term once (a fused
+// multiply-add) on this machine.
+func HasFMA() bool { return haveFMA }
+
+// Add adds v·b into dst (of b's length), each term rounded as Axpy rounds
+// it: with one fused multiply-add where the CPU has them. A product that
+// adds terms one source entry at a time in Axpy's order (a scatter)
+// gets Axpy's sums bit for bit through it.
+func Add(dst []float64, v float64, b []float64) {
+	b = b[:len(dst)]
+	if haveFMA {
+		for j, x := range b {
+			dst[j] = math.FMA(v, x, dst[j])
+		}
+		return
+	}
+	for j, x := range b {
+		dst[j] += v * x
+	}
+}

@@ -1,0 +1,15 @@
+//go:build !amd64
+
+package gather
+
+const haveFMA = false
+
+func axpy16(acc, vals *float64, idx *int, n int, b *float64, ldb int, alpha float64) {
+	panic("unreachable")
+}
+func axpy8(acc, vals *float64, idx *int, n int, b *float64, ldb int, alpha float64) {
+	panic("unreachable")
+}
+func axpy4(acc, vals *float64, idx *int, n int, b *float64, ldb int, alpha float64) {
+	panic("unreachable")
+}
