@@ -11,8 +11,6 @@
 // differ in the last bits between a machine with FMA and one without.
 package gather
 
-import "math"
-
 // Axpy adds Σ_p (alpha·vals[p])·b[idx[p]*ldb:idx[p]*ldb+len(acc)] into acc,
 // in order of p. Every index must address a full row of b: it panics
 // otherwise, as gonum's kernels do.
@@ -42,6 +40,14 @@ func Axpy(acc []float64, alpha float64, vals []float64, idx []int, b []float64, 
 			axpy4(&acc[c], &vals[0], &idx[0], len(idx), &b[c], ldb, alpha)
 			c += 4
 		}
+		if c+2 <= k {
+			axpy2(&acc[c], &vals[0], &idx[0], len(idx), &b[c], ldb, alpha)
+			c += 2
+		}
+		if c < k {
+			axpy1(&acc[c], &vals[0], &idx[0], len(idx), &b[c], ldb, alpha)
+			c++
+		}
 	}
 	if c == k {
 		return
@@ -63,8 +69,8 @@ func HasFMA() bool { return haveFMA }
 func Add(dst []float64, v float64, b []float64) {
 	b = b[:len(dst)]
 	if haveFMA {
-		for j, x := range b {
-			dst[j] = math.FMA(v, x, dst[j])
+		if len(dst) > 0 {
+			addScaled(&dst[0], &b[0], len(dst), v)
 		}
 		return
 	}

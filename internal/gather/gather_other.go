@@ -13,3 +13,10 @@ func axpy8(acc, vals *float64, idx *int, n int, b *float64, ldb int, alpha float
 func axpy4(acc, vals *float64, idx *int, n int, b *float64, ldb int, alpha float64) {
 	panic("unreachable")
 }
+func axpy2(acc, vals *float64, idx *int, n int, b *float64, ldb int, alpha float64) {
+	panic("unreachable")
+}
+func axpy1(acc, vals *float64, idx *int, n int, b *float64, ldb int, alpha float64) {
+	panic("unreachable")
+}
+func addScaled(dst, x *float64, n int, alpha float64) { panic("unreachable") }

@@ -4,6 +4,7 @@ import (
 	"math"
 	"runtime"
 
+	"github.com/neuralnmf/neuralnmf/internal/gather"
 	"github.com/neuralnmf/neuralnmf/internal/parallel"
 	"github.com/neuralnmf/neuralnmf/tensor"
 )
@@ -96,32 +97,32 @@ func workersFor(work int) int { return max(1, min(runtime.GOMAXPROCS(0), work>>1
 // halsRows updates A (N×k) row by row: for each row i and each j in turn,
 // a_ij ← max(0, a_ij + (r_ij − Σ_t a_it g_tj)/g_jj), skipping j with
 // g_jj = 0 (a topic no sample uses). g is symmetric. It returns the
-// violation (see halsUpdater), each chunk's into chunks.
+// violation (see halsUpdater), each chunk's into chunks. A block of rows is
+// transposed, swept as halsColumns sweeps S (the same sums in the same
+// order, along contiguous vectors), and transposed back.
 func halsRows(a, r, g *tensor.Dense, chunks []float64) float64 {
 	k := a.Cols
-	parallel.ForChunks(a.Rows, halsChunk, workersFor(a.Rows*k*k), func(_, i0, i1 int) {
-		viol := 0.0
+	workers := workersFor(a.Rows * k * k)
+	bufs := make([][]float64, workers)
+	parallel.ForChunks(a.Rows, halsChunk, workers, func(w, i0, i1 int) {
+		n := i1 - i0
+		if bufs[w] == nil {
+			bufs[w] = make([]float64, 2*k*halsChunk+halsChunk)
+		}
+		at, rt, tmp := bufs[w][:k*n], bufs[w][k*halsChunk:k*halsChunk+k*n], bufs[w][2*k*halsChunk:2*k*halsChunk+n]
 		for i := i0; i < i1; i++ {
 			ai, ri := a.Row(i), r.Row(i)
-			for j := 0; j < k; j++ {
-				gj := g.Row(j)
-				d := gj[j]
-				if d <= 0 {
-					continue
-				}
-				num := ri[j]
-				for t, v := range ai {
-					num -= v * gj[t]
-				}
-				// The gradient is −num; projected: only its negative
-				// part counts at a_ij = 0.
-				if ai[j] > 0 || num > 0 {
-					viol += math.Abs(num)
-				}
-				ai[j] = max(0, ai[j]+num/d)
+			for t := range k {
+				at[t*n+i-i0], rt[t*n+i-i0] = ai[t], ri[t]
 			}
 		}
-		chunks[i0/halsChunk] = viol
+		chunks[i0/halsChunk] = halsSweep(k, n, at, rt, g, tmp)
+		for i := i0; i < i1; i++ {
+			ai := a.Row(i)
+			for t := range k {
+				ai[t] = at[t*n+i-i0]
+			}
+		}
 	})
 	return sum(chunks)
 }
@@ -131,37 +132,53 @@ func halsRows(a, r, g *tensor.Dense, chunks []float64) float64 {
 // q_jj = 0 (a dead topic). It returns the violation, as halsRows.
 func halsColumns(s, p, q *tensor.Dense, chunks []float64) float64 {
 	k, m := s.Rows, s.Cols
-	parallel.ForChunks(m, halsChunk, workersFor(m*k*k), func(_, m0, m1 int) {
-		var buf [halsChunk]float64
-		viol := 0.0
-		tmp := buf[:m1-m0]
-		for j := 0; j < k; j++ {
-			qj := q.Row(j)
-			d := qj[j]
-			if d <= 0 {
-				continue
-			}
-			copy(tmp, p.Row(j)[m0:m1])
-			for t, c := range qj {
-				if c == 0 {
-					continue
-				}
-				st := s.Row(t)[m0:m1]
-				st = st[:len(tmp)]
-				for i, v := range st {
-					tmp[i] -= c * v
-				}
-			}
-			sj := s.Row(j)[m0:m1]
-			sj = sj[:len(tmp)]
-			for i, v := range tmp {
-				if sj[i] > 0 || v > 0 {
-					viol += math.Abs(v)
-				}
-				sj[i] = max(0, sj[i]+v/d)
-			}
+	workers := workersFor(m * k * k)
+	bufs := make([][]float64, workers)
+	parallel.ForChunks(m, halsChunk, workers, func(w, m0, m1 int) {
+		n := m1 - m0
+		if bufs[w] == nil {
+			bufs[w] = make([]float64, 2*k*halsChunk+halsChunk)
 		}
-		chunks[m0/halsChunk] = viol
+		st, pt, tmp := bufs[w][:k*n], bufs[w][k*halsChunk:k*halsChunk+k*n], bufs[w][2*k*halsChunk:2*k*halsChunk+n]
+		for t := range k {
+			copy(st[t*n:(t+1)*n], s.Row(t)[m0:m1])
+			copy(pt[t*n:(t+1)*n], p.Row(t)[m0:m1])
+		}
+		chunks[m0/halsChunk] = halsSweep(k, n, st, pt, q, tmp)
+		for t := range k {
+			copy(s.Row(t)[m0:m1], st[t*n:(t+1)*n])
+		}
 	})
 	return sum(chunks)
+}
+
+// halsSweep is one HALS sweep over n columns held as k rows of n (s, and
+// p the right-hand sides, row j at [j·n, (j+1)·n)): for each j in turn,
+// s_j ← max(0, s_j + (p_j − Σ_t q_jt s_t)/q_jj), skipping q_jj ≤ 0. The
+// sums run along the rows of n with fused multiply-adds (gather.Add). It
+// returns the violation: Σ |p_j − Σ_t q_jt s_t| over the entries where
+// s_j > 0 or that sum is positive, before each update.
+func halsSweep(k, n int, s, p []float64, q *tensor.Dense, tmp []float64) float64 {
+	viol := 0.0
+	for j := 0; j < k; j++ {
+		qj := q.Row(j)
+		d := qj[j]
+		if d <= 0 {
+			continue
+		}
+		copy(tmp, p[j*n:(j+1)*n])
+		for t, c := range qj {
+			if c != 0 {
+				gather.Add(tmp, -c, s[t*n:(t+1)*n])
+			}
+		}
+		sj := s[j*n : (j+1)*n]
+		for i, v := range tmp {
+			if sj[i] > 0 || v > 0 {
+				viol += math.Abs(v)
+			}
+			sj[i] = max(0, sj[i]+v/d)
+		}
+	}
+	return viol
 }
