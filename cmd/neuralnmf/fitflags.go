@@ -54,7 +54,7 @@ func newFitFlags(stderr io.Writer) *fitFlags {
 		decayEvery:   fs.Int("decay-every", 0, "multiply the learning rate by -decay every this many epochs (0: never)"),
 		decay:        fs.Float64("decay", 0.5, "learning-rate decay factor"),
 		initFlag:     fs.String("init", "", fmt.Sprintf("initialisation: hnmf (HNMF by multiplicative updates from -init-restarts random starts per layer), nndsvd (HNMF by HALS from NNDSVDa starts, deterministic), hnmf-best (HNMF by multiplicative updates and by HALS from the same starts, the lower error kept) or random (default: the library's, hnmf; with -batch-size, %s)", neuralnmf.DefaultBatchInit)),
-		initRestarts: fs.Int("init-restarts", 0, "random starts per layer for -init hnmf; the best is kept (0: sized to X, as the library does: up to 10 where a start is cheap, 1 on large data)"),
+		initRestarts: fs.Int("init-restarts", 0, "random starts per layer for -init hnmf, or of the multiplicative updates of the layers after the first for -init nndsvd; the best is kept (0: sized to X, as the library does: up to 10 where a start is cheap, 1 on large data)"),
 		initIters:    fs.Int("init-iters", 0, "at most this many updates per layer of each HNMF start (0: the library's 1000); fewer cut the start's time on a large corpus at the same reconstruction error, but can change the topics a classifier reads"),
 		restarts:     fs.Int("restarts", 0, "initialisations (seeds -seed+1000r) trained 50 epochs each; the lowest loss is trained on (0: sized to X, as the library does: 2 where a start is cheapest, else 1)"),
 		tol:          fs.Float64("tol", 0, fmt.Sprintf("stop when the loss fell by less than this (relative) over -window epochs (0: the library default, %g; negative: never)", neuralnmf.DefaultTol)),

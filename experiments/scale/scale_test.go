@@ -64,8 +64,12 @@ func canon(s scale.Setting, ranks string) scale.Setting {
 
 func candidateRules() []scale.Rule {
 	var rules []scale.Rule
-	for _, h := range []float64{1e6, 2e6, 1e7, 3e7, 1e8} {
-		for _, tw := range []float64{1e6, 1e7, 1e8, math.Inf(1)} {
+	// The first run (select-1.log, before the layers after the first were
+	// also started by multiplicative updates) also had HALSWork 1e6 and
+	// 1e8 and TolWork 1e8 and never; those met the bar on at most 9 of 18
+	// cases and are left out.
+	for _, h := range []float64{2e6, 1e7, 3e7} {
+		for _, tw := range []float64{3e5, 1e6, 1e7} {
 			rules = append(rules, scale.Rule{HALSWork: h, TolWork: tw})
 		}
 	}

@@ -368,9 +368,12 @@ type Config struct {
 	// k⁽ˡ⁻¹⁾×k⁽ˡ⁾, nonnegative).
 	InitA []*tensor.Dense
 	// InitRestarts is the number of random starts per layer of the HNMF
-	// initialisation (ssnmf.Options.Restarts); the best is kept. 0 sizes
-	// it to X (SizedStarts: up to MaxSizedStarts where a start is cheap,
-	// 1 on large data; 1 with BatchSize).
+	// initialisation (ssnmf.Options.Restarts); the best is kept. With
+	// NNDSVDInit it is the number of random starts of the multiplicative
+	// updates of the layers after the first (see DeepMUWork). 0 sizes it
+	// to X (SizedStarts: up to MaxSizedStarts where a start is cheap, 1 on
+	// large data; 1 with BatchSize; for NNDSVDInit, to the input of its
+	// second layer).
 	InitRestarts int
 	// InitIters, if positive, bounds the updates per layer
 	// (ssnmf.Options.MaxIter) of each HNMF start, which also stops earlier

@@ -26,11 +26,13 @@ func (t *trainer) init() error {
 			t.a = a
 			break
 		}
-		opt := &ssnmf.Options{Seed: t.seed, Restarts: c.InitRestarts, MaxIter: c.InitIters}
+		var h *ssnmf.Hierarchy
+		var err error
 		if c.Init == NNDSVDInit {
-			opt = &ssnmf.Options{Seed: t.seed, Solver: ssnmf.HALS, Start: ssnmf.NNDSVDAStart, MaxIter: c.InitIters, Stop: ssnmf.StopViolation, Tol: halsStartTol}
+			h, err = t.hnmfHALS()
+		} else {
+			h, err = t.hnmf(&ssnmf.Options{Seed: t.seed, Restarts: c.InitRestarts, MaxIter: c.InitIters})
 		}
-		h, err := t.hnmf(opt)
 		if err != nil {
 			return err
 		}
@@ -178,6 +180,38 @@ func (t *trainer) hnmf(opt *ssnmf.Options) (*ssnmf.Hierarchy, error) {
 	}
 	if err != nil {
 		return nil, fmt.Errorf("neuralnmf: HNMF initialisation: %w", err)
+	}
+	return h, nil
+}
+
+// hnmfHALS is NNDSVDInit's start: HNMF by HALS from NNDSVDa, each layer
+// run to scikit-learn's convergence test (halsStartTol); and, where the
+// layers after the first are cheap (X's columns × k⁽⁰⁾ × k⁽¹⁾ at most
+// DeepMUWork), those layers again by multiplicative updates from random
+// starts (as HNMFInit makes them, starts sized to their input), the
+// hierarchy of the lower error through all layers kept.
+func (t *trainer) hnmfHALS() (*ssnmf.Hierarchy, error) {
+	c := t.cfg
+	h, err := t.hnmf(&ssnmf.Options{Seed: t.seed, Solver: ssnmf.HALS, Start: ssnmf.NNDSVDAStart, MaxIter: c.InitIters,
+		Stop: ssnmf.StopViolation, Tol: halsStartTol})
+	if err != nil || len(c.Ranks) < 2 {
+		return h, err
+	}
+	_, cols := t.x.dims()
+	if float64(cols)*float64(c.Ranks[0])*float64(c.Ranks[1]) > DeepMUWork {
+		return h, nil
+	}
+	starts := c.InitRestarts
+	if starts <= 0 {
+		starts, _ = SizedStarts(c.Ranks[0]*cols, c.Ranks[1])
+	}
+	mu, err := ssnmf.HNMF(h.S[0], c.Ranks[1:], nil, &ssnmf.Options{Seed: t.seed + 1000, Restarts: starts, MaxIter: c.InitIters})
+	if err != nil {
+		return nil, fmt.Errorf("neuralnmf: HNMF initialisation, layers 2 to %d: %w", len(c.Ranks), err)
+	}
+	alt := &ssnmf.Hierarchy{A: append([]*tensor.Dense{h.A[0]}, mu.A...), S: append([]*tensor.Dense{h.S[0]}, mu.S...)}
+	if t.hierarchyErr(alt) < t.hierarchyErr(h) {
+		return alt, nil
 	}
 	return h, nil
 }

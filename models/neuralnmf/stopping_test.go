@@ -167,6 +167,13 @@ func TestSizedStarts(t *testing.T) {
 		n, r := neuralnmf.SizedStarts(tc.entries, tc.k)
 		require.Equal(t, []int{tc.starts, tc.restarts}, []int{n, r}, "%d entries, rank %d", tc.entries, tc.k)
 		c := neuralnmf.Config{Ranks: []int{tc.k}}.ResolvedFor(tc.entries)
+		if float64(tc.entries)*float64(tc.k) >= neuralnmf.HALSWork {
+			// Large X starts by HALS, whose starts of the layers after the
+			// first are sized to their input when training starts.
+			require.Equal(t, neuralnmf.NNDSVDInit, c.Init)
+			require.Equal(t, []int{0, tc.restarts}, []int{c.InitRestarts, c.Restarts})
+			continue
+		}
 		require.Equal(t, []int{tc.starts, tc.restarts}, []int{c.InitRestarts, c.Restarts})
 	}
 	c := neuralnmf.Config{Ranks: []int{9}, InitRestarts: 3, Restarts: 1}.ResolvedFor(100)

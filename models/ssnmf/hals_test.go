@@ -170,3 +170,32 @@ func TestHALSRejectsLabelsAndMasks(t *testing.T) {
 	_, err = ssnmf.HNMF(x, []int{3, 2}, lab, &ssnmf.Options{Solver: ssnmf.HALS})
 	require.ErrorContains(t, err, "layer 2", "labels apply at the last layer, layer 2 of 2")
 }
+
+// StopViolation (scikit-learn's rule) stops HALS once an update's violation,
+// the summed |projected gradient|, is at most Tol times the first's: at
+// Tol 1e-4 the factors are near stationary (the KKT residual below 1e-3,
+// against above 1e-2 after 2 updates), at 1e-8 nearer still, the tighter
+// tolerance never stops sooner, and the objective kept is the last one,
+// ‖X − AS‖² of the factors returned.
+func TestHALSStopViolation(t *testing.T) {
+	rng := tensor.NewRand(11)
+	x := tensor.MatMul(false, false, tensor.Uniform(80, 6, 0, 1, rng), tensor.Uniform(6, 120, 0, 1, rng))
+	for i := range x.Data {
+		x.Data[i] += 0.2 * rng.Float64()
+	}
+	run := func(tol float64, iters int) *ssnmf.Factors {
+		f, err := ssnmf.NMFSparse(tensor.SparseFromDense(x), 6, &ssnmf.Options{Solver: ssnmf.HALS, Start: ssnmf.NNDSVDAStart, Seed: 1,
+			Stop: ssnmf.StopViolation, Tol: tol, MaxIter: iters})
+		require.NoError(t, err)
+		require.Len(t, f.Objective, 1, "one objective, after the last update")
+		d := tensor.MatMul(false, false, f.A, f.S)
+		tensor.Sub(d, d, x)
+		require.InDelta(t, tensor.SqNorm(d), f.Objective[0], 1e-9*tensor.SqNorm(x))
+		return f
+	}
+	early, loose, tight := run(-1, 2), run(1e-4, 5000), run(1e-8, 5000)
+	require.Greater(t, kktResidual(x, early.A, early.S), 1e-2)
+	require.Less(t, kktResidual(x, loose.A, loose.S), 1e-3)
+	require.Less(t, kktResidual(x, tight.A, tight.S), kktResidual(x, loose.A, loose.S))
+	require.LessOrEqual(t, tight.Objective[0], loose.Objective[0]*(1+1e-12))
+}

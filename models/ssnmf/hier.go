@@ -85,11 +85,11 @@ func (h *Hierarchy) addLayer(xm fitter, in layerInput, ranks []int, l int, lab *
 			best, bestErr = f, e
 		}
 	}
-	best.iterate(mk(), o.MaxIter-len(best.Objective), o)
+	best.iterate(mk(), o.MaxIter-best.Updates, o)
 	h.A = append(h.A, best.A)
 	h.S = append(h.S, best.S)
 	h.B = best.B
-	h.Iterations = append(h.Iterations, len(best.Objective))
+	h.Iterations = append(h.Iterations, best.Updates)
 	return nil
 }
 

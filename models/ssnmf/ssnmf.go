@@ -54,9 +54,10 @@ type Options struct {
 	Seed uint64
 	// W is the N×M 0/1 mask of known data entries; nil means all known.
 	W *tensor.Dense
-	// Restarts is the number of random starts per layer of HNMF and
-	// DeepNMF (seeds Seed+1000ℓ+r); each layer keeps the start with the
-	// lowest error through the hierarchy. Default 1. NMF and SSNMF ignore it.
+	// Restarts is the number of starts per layer of HNMF and DeepNMF
+	// (seeds Seed+1000ℓ+r: random starts, or NNDSVDa's randomized SVD); each
+	// layer keeps the start with the lowest error through the hierarchy.
+	// Default 1. NMF and SSNMF ignore it.
 	Restarts int
 	// Stop selects the early-stopping rule Tol applies to. Default
 	// StopWindow.
@@ -109,8 +110,8 @@ const (
 	// RandomStart draws A and S uniformly (see UnscaledInit and Rand);
 	// Restarts starts are tried per layer of HNMF.
 	RandomStart Start = iota
-	// NNDSVDAStart is NNDSVDA of the layer's input: deterministic, so HNMF
-	// makes one start per layer whatever Restarts says.
+	// NNDSVDAStart is NNDSVDA of the layer's input, its randomized SVD
+	// seeded by Seed + 1000ℓ + r for restart r of layer ℓ.
 	NNDSVDAStart
 )
 
@@ -131,9 +132,6 @@ func (o *Options) withDefaults() Options {
 	if r.RestartIters <= 0 {
 		r.RestartIters = 300
 	}
-	if r.Start == NNDSVDAStart {
-		r.Restarts = 1 // every start would be the same
-	}
 	return r
 }
 
@@ -141,8 +139,11 @@ func (o *Options) withDefaults() Options {
 type Factors struct {
 	A, S *tensor.Dense // N×k and k×M
 	B    *tensor.Dense // P×k, nil without labels
-	// Objective holds the objective after each iteration.
+	// Objective holds the objective after each iteration (after the last
+	// alone with StopViolation).
 	Objective []float64
+	// Updates is the number of updates run.
+	Updates int
 }
 
 // Labels is the supervision of SSNMF: Y (P×M, typically one-hot), its mask Z
@@ -235,6 +236,7 @@ func (f *Factors) iterate(mu solver, maxIter int, o Options) {
 	}
 	for it := 0; it < maxIter; it++ {
 		mu.step(f.A, f.S, f.B, true, true)
+		f.Updates++
 		f.Objective = append(f.Objective, mu.objective(f.A, f.S, f.B))
 		if o.Stop == StopFirst {
 			if n := len(f.Objective); n >= 2 {
@@ -268,6 +270,7 @@ func (f *Factors) iterateViolation(mu violator, maxIter int, tol float64) {
 	v0 := math.NaN()
 	for it := 0; it < maxIter; it++ {
 		mu.step(f.A, f.S, f.B, true, true)
+		f.Updates++
 		v := mu.lastViolation()
 		if it == 0 {
 			v0 = v
