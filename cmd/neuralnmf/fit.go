@@ -86,7 +86,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	fmt.Fprint(stdout, presetNote)
-	fmt.Fprintln(stdout, describeConfig(cfg, d.entries()))
+	fmt.Fprintln(stdout, describeConfig(cfg, d.entries(), d.dense()))
 	if cfg.BatchSize > 0 {
 		writeFitSummary(stdout, model.History, "passes of mini-batches")
 	} else {
@@ -105,7 +105,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 // choose is not nil; the Choice is nil otherwise.
 func train(d *fitData, cfg neuralnmf.Config, choose *neuralnmf.ChooseOptions, prog *fitProgress, stderr io.Writer) (*neuralnmf.Model, *neuralnmf.Choice, error) {
 	if prog != nil {
-		r := cfg.ResolvedFor(d.entries())
+		r := cfg.ResolvedForData(d.entries(), d.dense())
 		prog.configure(r)
 		starts := 0
 		cfg.Phase = func(name string) {
@@ -120,7 +120,7 @@ func train(d *fitData, cfg neuralnmf.Config, choose *neuralnmf.ChooseOptions, pr
 			}
 		}
 		cfg.Progress = prog.epoch
-		fmt.Fprintln(stderr, describeConfig(cfg, d.entries()))
+		fmt.Fprintln(stderr, describeConfig(cfg, d.entries(), d.dense()))
 	}
 	var model *neuralnmf.Model
 	var choice *neuralnmf.Choice

@@ -33,6 +33,9 @@ func (d *fitData) entries() int {
 	return d.x.Dense.Rows * d.x.Dense.Cols
 }
 
+// dense reports whether X is held dense (its N·M entries all stored).
+func (d *fitData) dense() bool { return d.stream == nil && d.x.Sparse == nil }
+
 // dims returns the rows and columns of X.
 func (d *fitData) dims() (int, int) {
 	if d.stream != nil {

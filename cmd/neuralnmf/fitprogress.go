@@ -142,8 +142,8 @@ func roundDur(d time.Duration) time.Duration {
 // configuration r (Config.ResolvedFor) runs: start, optimiser, loss,
 // supervision, stopping rule; so the line names the defaults Train
 // applies, not zeros.
-func describeConfig(cfg neuralnmf.Config, entries int) string {
-	r := cfg.ResolvedFor(entries)
+func describeConfig(cfg neuralnmf.Config, entries int, dense bool) string {
+	r := cfg.ResolvedForData(entries, dense)
 	var b strings.Builder
 	fmt.Fprintf(&b, "configuration: -ranks %s, -init %s", joinInts(r.Ranks), r.Init)
 	if cfg.Init == neuralnmf.DefaultInit && r.Init == neuralnmf.NNDSVDInit {
@@ -201,7 +201,7 @@ func describeConfig(cfg neuralnmf.Config, entries int) string {
 		sized = " (sized to X)"
 	}
 	switch {
-	case cfg.StartIsTheFit(entries):
+	case cfg.StartIsTheFit(entries, dense):
 		b.WriteString("; no training after the start: one layer from a converged HALS start is already the fit (give -epochs to train)")
 	case r.Tol > 0:
 		fmt.Fprintf(&b, "; stops when the loss falls by less than -tol %.3g%s (relative) over -window %d %s, or at -epochs %d", r.Tol, sized, r.Window, epochs, r.Epochs)

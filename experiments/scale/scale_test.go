@@ -170,6 +170,9 @@ func TestReport(t *testing.T) {
 	var met, all int
 	for _, name := range names {
 		for _, ranks := range rankSets {
+			if strings.HasPrefix(name, "g1m") && ranks == "50,20,10" {
+				continue // scikit-learn's NMF(50) of 10⁶ documents takes about 20 minutes
+			}
 			_, cols, _, work, err := scale.Size(paths[name], firstRank(ranks))
 			require.NoError(t, err)
 			sk, err := scale.RunSklearn(python, script, paths[name], ranks)

@@ -185,16 +185,16 @@ func (t *trainer) hnmf(opt *ssnmf.Options) (*ssnmf.Hierarchy, error) {
 }
 
 // hnmfHALS is NNDSVDInit's start: HNMF by HALS from NNDSVDa, each layer
-// run to scikit-learn's convergence test (halsStartTol); and, where the
-// layers after the first are cheap (X's columns × k⁽⁰⁾ × k⁽¹⁾ at most
-// DeepMUWork), those layers again by multiplicative updates from random
-// starts (as HNMFInit makes them, starts sized to their input), the
-// hierarchy of the lower error through all layers kept.
+// run to scikit-learn's convergence test (halsStartTol); and, with three
+// layers or more where the layers after the first are cheap (X's columns
+// × k⁽⁰⁾ × k⁽¹⁾ at most DeepMUWork), those layers again by multiplicative
+// updates from random starts (as HNMFInit makes them, starts sized to
+// their input), the hierarchy of the lower error through all layers kept.
 func (t *trainer) hnmfHALS() (*ssnmf.Hierarchy, error) {
 	c := t.cfg
 	h, err := t.hnmf(&ssnmf.Options{Seed: t.seed, Solver: ssnmf.HALS, Start: ssnmf.NNDSVDAStart, MaxIter: c.InitIters,
 		Stop: ssnmf.StopViolation, Tol: halsStartTol})
-	if err != nil || len(c.Ranks) < 2 {
+	if err != nil || len(c.Ranks) < 3 {
 		return h, err
 	}
 	_, cols := t.x.dims()

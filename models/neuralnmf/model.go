@@ -287,7 +287,7 @@ func klScale(x data) float64 {
 }
 
 func trainAt(x data, cfg Config) (*Model, error) {
-	c := cfg.ResolvedFor(x.entries())
+	c := cfg.ResolvedForData(x.entries(), x.dense != nil)
 	if startIsTheFit(cfg, c) {
 		// One epoch measures the start; none steps.
 		m, err := trainAt(x, withEpochs(cfg, 1))

@@ -41,7 +41,7 @@ func TestDefaultsSizedToX(t *testing.T) {
 func TestStartIsTheFit(t *testing.T) {
 	x := tensor.SparseFromDense(randmat.Sparse(120, 300, 0.2, tensor.NewRand(5)))
 	cfg := neuralnmf.Config{Ranks: []int{6}, Init: neuralnmf.NNDSVDInit}
-	require.True(t, cfg.StartIsTheFit(len(x.Val)))
+	require.True(t, cfg.StartIsTheFit(len(x.Val), false))
 	m, err := neuralnmf.TrainSparse(x, cfg)
 	require.NoError(t, err)
 	require.Len(t, m.History.Loss, 1)
@@ -60,7 +60,7 @@ func TestStartIsTheFit(t *testing.T) {
 		{Ranks: []int{6}, Init: neuralnmf.NNDSVDInit, AlphaS: 1e-3},
 		{Ranks: []int{6}, Init: neuralnmf.HNMFInit},
 	} {
-		require.False(t, c.StartIsTheFit(len(x.Val)), "%+v", c)
+		require.False(t, c.StartIsTheFit(len(x.Val), false), "%+v", c)
 	}
 	require.False(t, math.IsNaN(m.History.FinalRelError))
 }

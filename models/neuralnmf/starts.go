@@ -38,34 +38,39 @@ const HALSWork = 1e7
 const TolWork = 1e6
 
 // SizedTol returns the stopping tolerance full-batch Train uses when
-// Config.Tol is 0, for an X with the given stored entries and first-layer
-// rank k: DefaultTol, times entries·k / TolWork where that is above 1.
+// Config.Tol is 0, for a sparse X with the given stored entries and
+// first-layer rank k: DefaultTol, times entries·k / TolWork where that is
+// above 1 (a dense entry counts DenseWorkShare).
 func SizedTol(entries, k int) float64 {
-	return DefaultTol * max(1, float64(entries)*float64(k)/TolWork)
+	return DefaultTol * max(1, work(entries, false, k)/TolWork)
 }
 
 // StartIsTheFit reports whether full-batch Train of c on an X with the
-// given stored entries would take no training step after its start: one
+// given stored entries (dense or not) would take no training step after
+// its start: one
 // layer of the squared error, nothing else in the loss, the HALS start
 // (NNDSVDInit, the default on large X) run to its convergence test, and
 // Epochs left 0. That start is a stationary point of ‖X − A·S‖², and so of
 // the one-layer Neural NMF loss, which training cannot improve: Train
 // measures it in one epoch and stops.
-func (c Config) StartIsTheFit(entries int) bool {
+func (c Config) StartIsTheFit(entries int, dense bool) bool {
 	if len(c.Ranks) == 0 {
 		return false
 	}
-	return startIsTheFit(c, c.ResolvedFor(entries))
+	return startIsTheFit(c, c.ResolvedForData(entries, dense))
 }
 
 // DeepMUWork bounds the size, X's columns × k⁽⁰⁾ × k⁽¹⁾ (the multiply-adds
 // of one update of the second layer), up to which NNDSVDInit also starts
-// the layers after the first by multiplicative updates from random starts
-// and keeps the lower error (chosen in experiments/scale): the layers
-// below the first factor small dense inputs, where HALS from NNDSVDa lands
-// in worse local minima than the multiplicative updates (on 10⁴
+// the layers after the first of a hierarchy of three or more by
+// multiplicative updates from random starts and keeps the lower error: the
+// layers below the first factor small dense inputs, where HALS from NNDSVDa
+// landed in worse local minima than the multiplicative updates (on 10⁴
 // generated documents at ranks 50,20,10, relative errors 0.767, 0.867 and
-// 0.859 against 0.758, 0.845 and 0.847), and where they cost little.
+// 0.859 against 0.758, 0.845 and 0.847; experiments/scale, select-1.log),
+// and where they cost little. With two layers HALS's second layer beat
+// scikit-learn's HNMF on every validation corpus, and the multiplicative
+// updates cost a third of a small run (select-2.log).
 const DeepMUWork = 1e7
 
 // SizedStarts returns the HNMF starts per layer (Config.InitRestarts) and
@@ -98,26 +103,50 @@ func (d data) entries() int {
 	return d.dense.Rows * d.dense.Cols
 }
 
-// ResolvedFor is Resolved for an X with the given stored entries (the
-// non-zeros of a sparse X, N·M of a dense one): it also fills the starts
-// that Train sizes to X (SizedStarts).
-func (c Config) ResolvedFor(entries int) Config {
-	c.sizeStarts(entries)
+// ResolvedFor is Resolved for a sparse X with the given stored entries
+// (its non-zeros): it also fills what Train sizes to X (the starts,
+// SizedStarts; the start on large X, HALSWork; the tolerance, SizedTol).
+// For a dense X use ResolvedForData.
+func (c Config) ResolvedFor(entries int) Config { return c.ResolvedForData(entries, false) }
+
+// ResolvedForData is ResolvedFor for an X with the given stored entries,
+// dense (N·M of them) or not.
+func (c Config) ResolvedForData(entries int, dense bool) Config {
+	c.sizeStarts(entries, dense)
 	return c.withDefaults()
 }
 
+// DenseWorkShare is what an entry of a dense X counts for in the work that
+// HALSWork and TolWork measure, against a non-zero of a sparse one: dense
+// products run on the GEMM (70–110 GFLOP/s on two cores, docs/benchmarks.md),
+// sparse ones gather rows of their factor for each non-zero (about 14), so
+// an epoch on N·M dense entries costs what one on an eighth as many
+// non-zeros does.
+const DenseWorkShare = 1.0 / 8
+
+// work is the size of X the scale rules measure: its stored entries times
+// the first rank, a dense entry counting DenseWorkShare.
+func work(entries int, dense bool, k int) float64 {
+	w := float64(entries) * float64(k)
+	if dense {
+		w *= DenseWorkShare
+	}
+	return w
+}
+
 // sizeStarts fills InitRestarts and Restarts where they are 0 in
-// full-batch training (see SizedStarts); withDefaults does the rest.
-func (c *Config) sizeStarts(entries int) {
+// full-batch training (see SizedStarts), and the start and the tolerance
+// on large X; withDefaults does the rest.
+func (c *Config) sizeStarts(entries int, dense bool) {
 	if c.BatchSize > 0 {
 		return
 	}
-	work := float64(entries) * float64(c.Ranks[0])
+	work := work(entries, dense, c.Ranks[0])
 	if c.Init == DefaultInit && c.Loss != KL && work >= HALSWork {
 		c.Init = NNDSVDInit
 	}
 	if c.Tol == 0 && !c.Algorithm1 {
-		c.Tol = SizedTol(entries, c.Ranks[0])
+		c.Tol = DefaultTol * max(1, work/TolWork)
 	}
 	if c.InitRestarts > 0 && c.Restarts > 0 {
 		return
