@@ -77,7 +77,7 @@ func (p *fitProgress) writeEpoch(e neuralnmf.Epoch, now time.Time) {
 	p.lastLine = now
 	line := fmt.Sprintf("training: epoch %d (cap %d), relative error %.6f", p.epochs, p.cap, e.RelError)
 	if p.tol > 0 && !math.IsNaN(e.Decrease) {
-		line += fmt.Sprintf(", loss fell %.1e over %d epochs (stops at %g)", e.Decrease, p.window, p.tol)
+		line += fmt.Sprintf(", loss fell %.1e over %d epochs (stops at %.3g)", e.Decrease, p.window, p.tol)
 	}
 	line += fmt.Sprintf(", %s elapsed", roundDur(now.Sub(p.begin)))
 	if left, ok := p.left(now); ok {

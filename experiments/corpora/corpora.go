@@ -205,6 +205,12 @@ func balance(docs []Doc, least, limit int) []Doc {
 	return out
 }
 
+// byID returns docs sorted by id, as balance returns them.
+func byID(docs []Doc) []Doc {
+	sort.Slice(docs, func(i, j int) bool { return docs[i].ID < docs[j].ID })
+	return docs
+}
+
 func idHash(id string) uint64 {
 	h := fnv.New64a()
 	h.Write([]byte("balance:" + id))
@@ -216,3 +222,38 @@ func words(s string) int { return len(strings.Fields(s)) }
 
 // squash collapses runs of white space to one space.
 func squash(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// Passages splits every document of cs into consecutive passages of size
+// words (a last, shorter passage is kept if it has at least size/2 words),
+// each labelled as its document, into one corpus named name: many short
+// documents, as the corpora of notes, messages and abstracts people fit,
+// for experiments/scale's validation.
+func Passages(name string, size int, cs ...*Corpus) *Corpus {
+	out := &Corpus{Name: name}
+	for _, c := range cs {
+		for _, d := range c.Docs {
+			ws := strings.Fields(d.Text)
+			for i := 0; i < len(ws); i += size {
+				p := ws[i:min(i+size, len(ws))]
+				if len(p) < size/2 {
+					break
+				}
+				out.Docs = append(out.Docs, Doc{ID: fmt.Sprintf("%s#%d", d.ID, i/size), Label: d.Label, Text: strings.Join(p, " ")})
+			}
+		}
+	}
+	byID(out.Docs)
+	return out
+}
+
+// OneIn returns the documents of c whose id hashes to 0 modulo n (about
+// one in n, the same ones on every machine) as a corpus named name.
+func OneIn(c *Corpus, name string, n int) *Corpus {
+	out := &Corpus{Name: name}
+	for _, d := range c.Docs {
+		if idHash(d.ID)%uint64(n) == 0 {
+			out.Docs = append(out.Docs, d)
+		}
+	}
+	return out
+}

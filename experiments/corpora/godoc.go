@@ -41,6 +41,25 @@ func goArea(rel string) string {
 // testdata, with at least 12 words; labelled by goArea. Areas with fewer
 // than 200 documents are dropped and the others capped at 2,000.
 func GoDoc(goroot string) (*Corpus, error) {
+	docs, err := goDocs(goroot)
+	if err != nil {
+		return nil, err
+	}
+	return &Corpus{Name: "godoc", Docs: balance(dedupe(docs), 200, 2000)}, nil
+}
+
+// GoDocWhole is GoDoc without the caps: every such doc comment, the
+// "godoc-whole" corpus of experiments/scale's validation.
+func GoDocWhole(goroot string) (*Corpus, error) {
+	docs, err := goDocs(goroot)
+	if err != nil {
+		return nil, err
+	}
+	return &Corpus{Name: "godoc-whole", Docs: byID(dedupe(docs))}, nil
+}
+
+// goDocs reads GoDoc's comments, uncapped.
+func goDocs(goroot string) ([]Doc, error) {
 	src := filepath.Join(goroot, "src")
 	var docs []Doc
 	fset := token.NewFileSet()
@@ -107,7 +126,7 @@ func GoDoc(goroot string) (*Corpus, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Corpus{Name: "godoc", Docs: balance(dedupe(docs), 200, 2000)}, nil
+	return docs, nil
 }
 
 func recvName(e ast.Expr) string {

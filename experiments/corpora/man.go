@@ -70,6 +70,26 @@ func roffText(r io.Reader, limit int) string {
 // than 30 words are skipped; sections are capped at 1,000 pages (the
 // largest, 1, has thousands on a typical machine) and dropped below 150.
 func Man(root string) (*Corpus, error) {
+	docs, err := manDocs(root)
+	if err != nil {
+		return nil, err
+	}
+	return &Corpus{Name: "man", Docs: balance(dedupe(docs), 150, 1000)}, nil
+}
+
+// ManWhole is Man without the caps: every page of those sections with 30
+// words or more, the "man-whole" corpus of experiments/scale's validation
+// (its labels are unbalanced; the scale suite does not use them).
+func ManWhole(root string) (*Corpus, error) {
+	docs, err := manDocs(root)
+	if err != nil {
+		return nil, err
+	}
+	return &Corpus{Name: "man-whole", Docs: byID(dedupe(docs))}, nil
+}
+
+// manDocs reads Man's pages, uncapped.
+func manDocs(root string) ([]Doc, error) {
 	var docs []Doc
 	for _, sec := range []string{"1", "2", "3", "5", "7", "8"} {
 		dir := filepath.Join(root, "man"+sec)
@@ -97,7 +117,7 @@ func Man(root string) (*Corpus, error) {
 			docs = append(docs, Doc{ID: "man:" + strings.TrimSuffix(name, ".gz"), Label: "section-" + sec, Text: t})
 		}
 	}
-	return &Corpus{Name: "man", Docs: balance(dedupe(docs), 150, 1000)}, nil
+	return docs, nil
 }
 
 func readRoff(path string) (string, error) {

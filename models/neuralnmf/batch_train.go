@@ -220,7 +220,7 @@ func (t *trainer) endPass(p *passSums, epoch int) (done bool, err error) {
 	}
 	switch {
 	case c.Tol > 0 && len(h.Loss) > c.Window && !(dec > c.Tol):
-		h.Stopped = fmt.Sprintf("converged: the loss summed over a pass fell by %.2g (relative) over %d passes ≤ tol %g", dec, c.Window, c.Tol)
+		h.Stopped = fmt.Sprintf("converged: the loss summed over a pass fell by %.2g (relative) over %d passes ≤ tol %.3g", dec, c.Window, c.Tol)
 		if dec < 0 {
 			h.Stopped = risingLoss(-dec, c.Window, "passes", c.Tol)
 		}

@@ -189,12 +189,12 @@ func (t *trainer) train(upTo int) error {
 		}
 		watched := c.Tol > 0 && len(h.Loss) > c.Window
 		if watched && !(dec > c.Tol) { // a NaN decrease (a zero loss) stops too
-			h.Stopped = fmt.Sprintf("converged: relative decrease %.2g over %d epochs ≤ tol %g", dec, c.Window, c.Tol)
+			h.Stopped = fmt.Sprintf("converged: relative decrease %.2g over %d epochs ≤ tol %.3g", dec, c.Window, c.Tol)
 			if dec < 0 {
 				h.Stopped = risingLoss(-dec, c.Window, "epochs", c.Tol)
 			}
 			if math.Abs(h.Loss[0]-lv) <= c.Tol*math.Abs(h.Loss[0]) {
-				h.Stopped = fmt.Sprintf("no progress: the loss fell by less than tol %g (relative) in %d epochs from the start, which is already near a stationary point (usual after an HNMF start), or the learning rate is too small to move it", c.Tol, len(h.Loss)-1)
+				h.Stopped = fmt.Sprintf("no progress: the loss fell by less than tol %.3g (relative) in %d epochs from the start, which is already near a stationary point (usual after an HNMF start), or the learning rate is too small to move it", c.Tol, len(h.Loss)-1)
 			}
 			t.done = true
 			break
@@ -216,7 +216,7 @@ func (t *trainer) train(upTo int) error {
 		if epoch == c.Epochs {
 			h.Stopped = fmt.Sprintf("max epochs: stopped at the cap of %d epochs", c.Epochs)
 			if watched {
-				h.Stopped += fmt.Sprintf(" while the loss still fell %.2g (relative) over %d epochs > tol %g", dec, c.Window, c.Tol)
+				h.Stopped += fmt.Sprintf(" while the loss still fell %.2g (relative) over %d epochs > tol %.3g", dec, c.Window, c.Tol)
 			}
 			break // keep A consistent with the recorded S
 		}
@@ -232,7 +232,7 @@ func (t *trainer) train(upTo int) error {
 // because the loss rose by rise (relative) over window epochs or passes
 // (unit): it stopped falling, but did not converge.
 func risingLoss(rise float64, window int, unit string, tol float64) string {
-	return fmt.Sprintf("loss rising: it rose by %.2g (relative) over the last %d %s, so it no longer falls by tol %g; the model is the last one's (a smaller learning rate may reach a lower loss)", rise, window, unit, tol)
+	return fmt.Sprintf("loss rising: it rose by %.2g (relative) over the last %d %s, so it no longer falls by tol %.3g; the model is the last one's (a smaller learning rate may reach a lower loss)", rise, window, unit, tol)
 }
 
 // windowDecrease is the relative decrease of the loss over the last Window

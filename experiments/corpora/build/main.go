@@ -11,6 +11,12 @@
 //	javadoc  /usr/lib/jvm/openjdk-17/src.zip (openjdk-17-source)
 //	pydoc    /usr/lib/python3.11 (libpython3.11-minimal, libpython3.11-stdlib: installed with python3)
 //
+// man-whole and godoc-whole are man and godoc uncapped; manuals-passages
+// is them and info cut into passages of 60 words and
+// manuals-passages-quarter one in four of those, experiments/scale's
+// validation corpora of many short documents (not a labelled corpus: its
+// labels are the pages' sections, manuals and areas, mixed).
+//
 // The man and info corpora depend on what is installed, so they differ
 // between machines; the report of experiments/semisup prints each
 // corpus's size and classes so a reader can tell.
@@ -40,6 +46,21 @@ func main() {
 		fmt.Fprintln(os.Stderr, "build: -out DIR is required")
 		os.Exit(2)
 	}
+	manualsPassages := func() (*corpora.Corpus, error) {
+		var cs []*corpora.Corpus
+		for _, f := range []func() (*corpora.Corpus, error){
+			func() (*corpora.Corpus, error) { return corpora.ManWhole(*man) },
+			func() (*corpora.Corpus, error) { return corpora.Info(*info) },
+			func() (*corpora.Corpus, error) { return corpora.GoDocWhole(*goroot) },
+		} {
+			c, err := f()
+			if err != nil {
+				return nil, err
+			}
+			cs = append(cs, c)
+		}
+		return corpora.Passages("manuals-passages", 60, cs...), nil
+	}
 	builders := []struct {
 		name  string
 		build func() (*corpora.Corpus, error)
@@ -49,6 +70,16 @@ func main() {
 		{"info", func() (*corpora.Corpus, error) { return corpora.Info(*info) }},
 		{"javadoc", func() (*corpora.Corpus, error) { return corpora.Javadoc(*jdk) }},
 		{"pydoc", func() (*corpora.Corpus, error) { return corpora.PyDoc(*python) }},
+		{"man-whole", func() (*corpora.Corpus, error) { return corpora.ManWhole(*man) }},
+		{"godoc-whole", func() (*corpora.Corpus, error) { return corpora.GoDocWhole(*goroot) }},
+		{"manuals-passages", manualsPassages},
+		{"manuals-passages-quarter", func() (*corpora.Corpus, error) {
+			c, err := manualsPassages()
+			if err != nil {
+				return nil, err
+			}
+			return corpora.OneIn(c, "manuals-passages-quarter", 4), nil
+		}},
 	}
 	want := map[string]bool{}
 	for _, n := range strings.Split(*only, ",") {
@@ -83,7 +114,7 @@ func main() {
 			parts = append(parts, fmt.Sprintf("%s %d", n, count[i]))
 		}
 		sort.Strings(parts)
-		fmt.Printf("%-8s %6d documents, %2d classes: %s\n", c.Name, len(c.Docs), len(names), strings.Join(parts, ", "))
+		fmt.Printf("%-11s %6d documents, %2d classes: %s\n", c.Name, len(c.Docs), len(names), strings.Join(parts, ", "))
 	}
 	os.Exit(status)
 }
