@@ -185,7 +185,8 @@ func (t *trainer) hnmf(opt *ssnmf.Options) (*ssnmf.Hierarchy, error) {
 }
 
 // hnmfHALS is NNDSVDInit's start: HNMF by HALS from NNDSVDa, each layer
-// run to scikit-learn's convergence test (halsStartTol); and, with three
+// run to scikit-learn's convergence test (halsStartTol), its topics scaled
+// to unit norm before the next layer (ssnmf.Options.UnitTopics); and, with three
 // layers or more where the layers after the first are cheap (X's columns
 // × k⁽⁰⁾ × k⁽¹⁾ at most DeepMUWork), those layers again by multiplicative
 // updates from random starts (as HNMFInit makes them, starts sized to
@@ -193,7 +194,7 @@ func (t *trainer) hnmf(opt *ssnmf.Options) (*ssnmf.Hierarchy, error) {
 func (t *trainer) hnmfHALS() (*ssnmf.Hierarchy, error) {
 	c := t.cfg
 	h, err := t.hnmf(&ssnmf.Options{Seed: t.seed, Solver: ssnmf.HALS, Start: ssnmf.NNDSVDAStart, MaxIter: c.InitIters,
-		Stop: ssnmf.StopViolation, Tol: halsStartTol})
+		Stop: ssnmf.StopViolation, Tol: halsStartTol, UnitTopics: true})
 	if err != nil || len(c.Ranks) < 3 {
 		return h, err
 	}
@@ -205,7 +206,7 @@ func (t *trainer) hnmfHALS() (*ssnmf.Hierarchy, error) {
 	if starts <= 0 {
 		starts, _ = SizedStarts(c.Ranks[0]*cols, c.Ranks[1])
 	}
-	mu, err := ssnmf.HNMF(h.S[0], c.Ranks[1:], nil, &ssnmf.Options{Seed: t.seed + 1000, Restarts: starts, MaxIter: c.InitIters})
+	mu, err := ssnmf.HNMF(h.S[0], c.Ranks[1:], nil, &ssnmf.Options{Seed: t.seed + 1000, Restarts: starts, MaxIter: c.InitIters, UnitTopics: true})
 	if err != nil {
 		return nil, fmt.Errorf("neuralnmf: HNMF initialisation, layers 2 to %d: %w", len(c.Ranks), err)
 	}

@@ -199,3 +199,59 @@ func TestHALSStopViolation(t *testing.T) {
 	require.Less(t, kktResidual(x, tight.A, tight.S), kktResidual(x, loose.A, loose.S))
 	require.LessOrEqual(t, tight.Objective[0], loose.Objective[0]*(1+1e-12))
 }
+
+// UnitTopics leaves every layer's topics at unit norm without changing
+// what the layer reconstructs (A·S, and B·S of a supervised top layer),
+// and on data whose topics come out of HALS at very different scales it
+// makes the second layer fit X: the product of two uniform factors of rank
+// 30 plus noise, where the unscaled hierarchy of ranks 30,10 ends several
+// times further from X than the scaled one.
+func TestUnitTopics(t *testing.T) {
+	rng := tensor.NewRand(300)
+	x := tensor.MatMul(false, false, tensor.Uniform(300, 30, 0, 1, rng), tensor.Uniform(30, 300, 0, 1, rng))
+	for i, u := range tensor.Uniform(300, 300, 0, 0.1, rng).Data {
+		x.Data[i] += u
+	}
+	rel := func(h *ssnmf.Hierarchy) float64 {
+		p := h.A[0]
+		for _, a := range h.A[1:] {
+			p = tensor.MatMul(false, false, p, a)
+		}
+		r := tensor.MatMul(false, false, p, h.S[len(h.S)-1])
+		tensor.Sub(r, r, x)
+		return math.Sqrt(tensor.SqNorm(r) / tensor.SqNorm(x))
+	}
+	opt := ssnmf.Options{Seed: 1, Solver: ssnmf.HALS, Start: ssnmf.NNDSVDAStart, Stop: ssnmf.StopViolation, Tol: 1e-4}
+	plain, err := ssnmf.HNMF(x, []int{30, 10}, nil, &opt)
+	require.NoError(t, err)
+	opt.UnitTopics = true
+	unit, err := ssnmf.HNMF(x, []int{30, 10}, nil, &opt)
+	require.NoError(t, err)
+	for l, a := range unit.A {
+		for j := range a.Cols {
+			var n float64
+			for i := range a.Rows {
+				n += a.At(i, j) * a.At(i, j)
+			}
+			require.InDelta(t, 1, math.Sqrt(n), 1e-12, "layer %d topic %d", l+1, j)
+		}
+	}
+	// The first layer is the same factorisation, rescaled.
+	require.InDelta(t, 0, relDiff(tensor.MatMul(false, false, plain.A[0], plain.S[0]), tensor.MatMul(false, false, unit.A[0], unit.S[0])), 1e-12)
+	t.Logf("relative error of ranks 30,10: %.4f unscaled, %.4f with UnitTopics", rel(plain), rel(unit))
+	require.Less(t, 3*rel(unit), rel(plain))
+
+	// A supervised top layer keeps B·S.
+	a, s, b := tensor.Uniform(6, 3, 0, 2, rng), tensor.Uniform(3, 5, 0, 1, rng), tensor.Uniform(2, 3, 0, 1, rng)
+	as, bs := tensor.MatMul(false, false, a, s), tensor.MatMul(false, false, b, s)
+	ssnmf.UnitTopicsForTest(a, s, b)
+	require.InDelta(t, 0, relDiff(as, tensor.MatMul(false, false, a, s)), 1e-14)
+	require.InDelta(t, 0, relDiff(bs, tensor.MatMul(false, false, b, s)), 1e-14)
+}
+
+// relDiff is ‖p − q‖ / ‖p‖.
+func relDiff(p, q *tensor.Dense) float64 {
+	d := tensor.New(p.Rows, p.Cols)
+	tensor.Sub(d, p, q)
+	return math.Sqrt(tensor.SqNorm(d) / tensor.SqNorm(p))
+}

