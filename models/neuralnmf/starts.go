@@ -26,16 +26,18 @@ const (
 // instead of HNMFInit's multiplicative updates from random starts: on
 // large data one start is all a fit can afford, and HALS from NNDSVDa
 // reaches a lower error in a fraction of the multiplicative updates' time
-// (chosen in experiments/scale; docs/defaults.md).
-const HALSWork = 1e7
+// (chosen in experiments/scale on generated corpora and corpora of prose,
+// select.log; docs/defaults.md).
+const HALSWork = 1e6
 
 // TolWork is the size of X (entries times the first rank, as HALSWork)
 // above which the default stopping tolerance grows with X (SizedTol): an
 // epoch's cost grows with X, and on large corpora the epochs after an HNMF
 // start each bought a few millionths of the error (0.766881 after the first
 // of 55 epochs, 0.766540 after the last, on 10⁵ generated documents at
-// ranks 20,10), where DefaultTol asked for 55 of them.
-const TolWork = 1e6
+// ranks 20,10), where DefaultTol asked for 55 of them (chosen with
+// HALSWork).
+const TolWork = 3e5
 
 // SizedTol returns the stopping tolerance full-batch Train uses when
 // Config.Tol is 0, for a sparse X with the given stored entries and
