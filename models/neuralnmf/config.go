@@ -156,19 +156,16 @@ const (
 	// GivenInit starts from Config.InitA.
 	GivenInit
 	// NNDSVDInit starts from HNMF computed by HALS (scikit-learn's
-	// coordinate descent), each layer from its NNDSVDa start
-	// (ssnmf.NNDSVDA): deterministic, one start per layer, and on sparse
-	// text a fraction of the cost of HNMFInit's random starts (as many as
-	// InitRestarts, sized to X).
+	// coordinate descent) from NNDSVDa starts (ssnmf.NNDSVDA), each layer's
+	// topics scaled to unit norm before the next (ssnmf.Options.UnitTopics):
+	// deterministic, and the default from HALSWork (DeepMUWork says what it
+	// adds to hierarchies of three layers or more).
 	NNDSVDInit
-	// HNMFBestInit computes HNMF twice from the same random starts (seed
-	// and InitRestarts as HNMFInit), by multiplicative updates (HNMFInit's)
-	// and by HALS, and starts from the one with the lower error through
-	// the hierarchy, ‖X − A⁽⁰⁾⋯A⁽ᴸ⁾S⁽ᴸ⁾‖. Multiplicative updates stop early
-	// in a worse factorisation on some sparse corpora (a generated 10⁵-word
-	// corpus at rank 20: sample error 0.584 against HALS's 0.566), HALS on
-	// some dense hierarchies; the better of the two costs both. It is the
-	// start of mini-batch training (DefaultBatchInit).
+	// HNMFBestInit computes HNMF from the same random starts as HNMFInit by
+	// multiplicative updates and by HALS, and starts from the one of lower
+	// error through the hierarchy (multiplicative updates stop early in a
+	// worse factorisation on some sparse corpora, HALS on some dense
+	// hierarchies). It is mini-batch training's start (DefaultBatchInit).
 	HNMFBestInit
 )
 
@@ -368,12 +365,11 @@ type Config struct {
 	// k⁽ˡ⁻¹⁾×k⁽ˡ⁾, nonnegative).
 	InitA []*tensor.Dense
 	// InitRestarts is the number of random starts per layer of the HNMF
-	// initialisation (ssnmf.Options.Restarts); the best is kept. With
-	// NNDSVDInit it is the number of random starts of the multiplicative
-	// updates of the layers after the first (see DeepMUWork). 0 sizes it
-	// to X (SizedStarts: up to MaxSizedStarts where a start is cheap, 1 on
-	// large data; 1 with BatchSize; for NNDSVDInit, to the input of its
-	// second layer).
+	// initialisation (ssnmf.Options.Restarts; the best is kept), and with
+	// NNDSVDInit of the multiplicative updates of the layers after the
+	// first (DeepMUWork). 0 sizes it to X (SizedStarts: up to
+	// MaxSizedStarts where a start is cheap, 1 on large data and with
+	// BatchSize; for NNDSVDInit, to its second layer's input).
 	InitRestarts int
 	// InitIters, if positive, bounds the updates per layer
 	// (ssnmf.Options.MaxIter) of each HNMF start, which also stops earlier
