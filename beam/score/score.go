@@ -209,7 +209,9 @@ func End(ctx context.Context, opt Options) error {
 // the output files written. Call Check first; Add expects its layer.
 func Add(s beam.Scope, opt Options, layer int) beam.PCollection {
 	s = s.Scope("neuralnmf.score")
-	shards := beam.CreateList(s, opt.Shards)
+	// A Reshuffle ends the fusion of the list with the scoring, so that a
+	// runner spreads the shards over its workers (see train's spread).
+	shards := beam.Reshuffle(s, beam.CreateList(s, opt.Shards))
 	return beam.ParDo(s, &scoreFn{Model: opt.Model, Out: opt.Out, Layer: layer}, shards)
 }
 

@@ -1,0 +1,115 @@
+package main
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// perShard names the DoFns that do one shard's work in the pipelines of
+// train (prepare, a step) and score.
+var perShard = []string{"train.PrepareShard", "train.shareFn", "score.scoreFn"}
+
+// TestShardsAreSpread runs train and score against a standalone Prism job
+// server that logs its plans (--log_level=debug) and checks every stage of
+// every plan: no stage holds both the list of shards (beam.createFn) and
+// the work on one shard. Fused, as they were before each list was
+// reshuffled, a runner runs the whole list as one bundle on one worker, so
+// every shard of a step would run one after another.
+func TestShardsAreSpread(t *testing.T) {
+	self, prism := binaries(t)
+	dir, glob := fixture(t)
+	tmp := t.TempDir()
+	logPath := filepath.Join(tmp, "prism.log")
+	logFile, err := os.Create(logPath)
+	require.NoError(t, err)
+	defer logFile.Close()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	server := exec.Command(prism, fmt.Sprintf("--job_port=%d", port), "--serve_http=false", "--log_level=debug")
+	server.Env = append(os.Environ(), "TMPDIR="+tmp)
+	server.Stdout, server.Stderr = logFile, logFile // files: written by the process itself
+	require.NoError(t, server.Start())
+	t.Cleanup(func() {
+		_ = server.Process.Kill()
+		_ = server.Wait()
+	})
+	endpoint := fmt.Sprintf("127.0.0.1:%d", port)
+	for i := 0; ; i++ {
+		if c, err := net.DialTimeout("tcp", endpoint, time.Second); err == nil {
+			c.Close()
+			break
+		}
+		require.Less(t, i, 200, "prism did not start")
+		time.Sleep(50 * time.Millisecond)
+	}
+	flags := []string{"--runner=universal", "--endpoint=" + endpoint, "--environment_type=LOOPBACK"}
+	model := filepath.Join(dir, "m.nnmf")
+	runOK(t, tmp, self, append([]string{"train", "-shards", glob, "-ranks", "4,2", "-steps", "2", "-epochs", "1",
+		"-work", filepath.Join(dir, "work"), "-o", model}, flags...)...)
+	runOK(t, tmp, self, append([]string{"score", "-model", model, "-shards", glob, "-out", filepath.Join(dir, "scores")}, flags...)...)
+
+	raw, err := os.ReadFile(logPath)
+	require.NoError(t, err)
+	stages := planStages(string(raw))
+	seen := map[string]bool{}
+	for _, st := range stages {
+		list := false
+		var work []string
+		for _, tr := range st {
+			if strings.HasSuffix(tr, "/beam.createFn") {
+				list = true
+				seen["beam.createFn"] = true
+			}
+			for _, f := range perShard {
+				if strings.HasSuffix(tr, "/"+f) {
+					work = append(work, tr)
+					seen[f] = true
+				}
+			}
+		}
+		require.False(t, list && len(work) > 0, "a stage fuses the list of shards with %v: %v", work, st)
+	}
+	// The check above is vacuous unless the plans were read.
+	for _, f := range append([]string{"beam.createFn"}, perShard...) {
+		require.True(t, seen[f], "no stage of Prism's plans runs %s; the log format changed?", f)
+	}
+}
+
+var (
+	ansi      = regexp.MustCompile("\x1b\\[[0-9;]*m")
+	stageHead = regexp.MustCompile(`^G (stage-\d+):`)
+	transform = regexp.MustCompile(`^\s+\d+: (\S+)$`)
+)
+
+// planStages returns the transforms of each stage of every plan Prism
+// logged ("preProcessGraph: all stages and transforms", then per stage a
+// line "G stage-NNN:" and its transforms numbered from 0).
+func planStages(log string) [][]string {
+	var stages [][]string
+	in := false
+	for _, line := range strings.Split(ansi.ReplaceAllString(log, ""), "\n") {
+		switch {
+		case strings.Contains(line, "preProcessGraph: all stages and transforms"):
+			in = true
+		case !in:
+		case stageHead.MatchString(line):
+			stages = append(stages, nil)
+		case len(stages) > 0 && transform.MatchString(line):
+			stages[len(stages)-1] = append(stages[len(stages)-1], transform.FindStringSubmatch(line)[1])
+		case strings.TrimSpace(line) == "":
+			in = false
+		}
+	}
+	return stages
+}
