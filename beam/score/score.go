@@ -10,8 +10,10 @@
 //
 // Files go through Beam's filesystem layer (package
 // github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem), so local paths
-// and cloud storage (gs://, s3:// with their packages imported, as the
-// neuralnmf-beam command does) work alike. Each output is written whole
+// and the cloud storage whose filesystem package the program imports work
+// alike: the neuralnmf-beam command imports gs:// (Google Cloud Storage)
+// and local paths only. A program of its own can add s3:// by importing
+// Beam's filesystem/s3 package (which brings the AWS SDK). Each output is written whole
 // (files.WriteWhole: a local one under a temporary name of its own,
 // renamed when complete; a cloud object appears when its upload ends), so
 // a reader never sees a partial file; a retried shard rewrites its own

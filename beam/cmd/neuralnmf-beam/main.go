@@ -57,6 +57,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"runtime"
 	"sort"
 	"strings"
 	"syscall"
@@ -67,6 +68,7 @@ import (
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/gcs"
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/local"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/options/jobopts"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
 
 	"github.com/neuralnmf/neuralnmf/beam/internal/files"
@@ -215,15 +217,17 @@ func run(ctx context.Context, p *beam.Pipeline) error {
 	return nil
 }
 
-// stageSelf names this binary as the worker binary of a non-loopback
-// environment, unless --worker_binary is given: without it Beam would
-// compile the program for every pipeline (a few minutes each).
+// stageSelf names this binary as the worker binary wherever workers run
+// outside this process, unless --worker_binary is given: without it Beam
+// would compile the program for every pipeline (a few minutes each), and
+// with EXTERNAL workers and no Go toolchain it fails. Workers run in this
+// process with LOOPBACK, and with the in-process runners (Prism, direct)
+// when no environment is named; everywhere else (Dataflow's DOCKER
+// default, EXTERNAL, PROCESS) they run the staged binary, which must be
+// built for linux/amd64, so another platform's build leaves the choice to
+// Beam (docs/beam.md).
 func stageSelf() error {
-	switch strings.ToUpper(*jobopts.EnvironmentType) {
-	case "", "LOOPBACK":
-		return nil
-	}
-	if *jobopts.WorkerBinary != "" {
+	if *jobopts.WorkerBinary != "" || !stagesSelf(*runners.Runner, *jobopts.EnvironmentType, runtime.GOOS, runtime.GOARCH) {
 		return nil
 	}
 	exe, err := os.Executable()
@@ -231,6 +235,24 @@ func stageSelf() error {
 		return err
 	}
 	return flag.Set("worker_binary", exe)
+}
+
+// stagesSelf reports whether stageSelf names this binary for the runner
+// and environment flags, on a build for goos/goarch.
+func stagesSelf(runner, env, goos, goarch string) bool {
+	if goos != "linux" || goarch != "amd64" {
+		return false
+	}
+	switch strings.ToUpper(env) {
+	case "LOOPBACK":
+		return false
+	case "":
+		switch strings.ToLower(runner) {
+		case "", "prism", "direct":
+			return false
+		}
+	}
+	return true
 }
 
 func runPool(ctx context.Context) error {

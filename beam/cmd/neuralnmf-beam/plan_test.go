@@ -113,3 +113,26 @@ func planStages(log string) [][]string {
 	}
 	return stages
 }
+
+// The command names itself as the worker binary wherever workers run
+// outside this process (the documented Dataflow flags name no environment,
+// which is Dockerised workers), and not where they run in it.
+func TestStagesSelf(t *testing.T) {
+	for _, tc := range []struct {
+		runner, env, goos string
+		want              bool
+	}{
+		{"", "", "linux", false},       // in-process Prism
+		{"prism", "", "linux", false},  // the same, named
+		{"direct", "", "linux", false}, // the direct runner
+		{"universal", "LOOPBACK", "linux", false},
+		{"universal", "loopback", "linux", false},
+		{"universal", "EXTERNAL", "linux", true},
+		{"universal", "", "linux", true}, // a job server's default: DOCKER
+		{"dataflow", "", "linux", true},  // docs/beam.md's Dataflow flags
+		{"flink", "DOCKER", "linux", true},
+		{"dataflow", "", "darwin", false}, // not a worker's platform: Beam builds one
+	} {
+		require.Equal(t, tc.want, stagesSelf(tc.runner, tc.env, tc.goos, "amd64"), "%+v", tc)
+	}
+}

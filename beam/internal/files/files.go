@@ -83,7 +83,7 @@ func Write(ctx context.Context, p string, data []byte) error {
 // temporary file of this process's own beside p (nameless on Linux until
 // it replaces p), renamed over p when complete, never a name a user's
 // file may have; matio.RemoveTemporaries removes the named ones of an
-// interrupted process. Cloud storage (gs://, s3://) makes an object
+// interrupted process. Cloud storage (gs://) makes an object
 // visible only when its upload completes, so p is written directly there.
 func WriteWhole(ctx context.Context, p string, data []byte) error {
 	if Local(p) {
