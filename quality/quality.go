@@ -1,0 +1,248 @@
+// Package quality measures how interpretable the topics of a hierarchy
+// are, as topic-model users measure them: the coherence of each topic's top
+// words by their co-occurrence in documents (NPMI), the diversity of a
+// layer's topics, and how much of a topic below the first comes from a
+// single parent.
+//
+// Documents are a sparse features × documents matrix (a column a document,
+// as neuralnmf and its text pipeline make them); only which entries are
+// stored counts: a word is in a document when its entry is stored and
+// positive.
+package quality
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
+	"github.com/neuralnmf/neuralnmf/tensor"
+)
+
+// Options configures Measure. The zero value gives the defaults.
+type Options struct {
+	// Top is the number of top words of a topic whose pairs NPMI averages.
+	// Default 10 (45 pairs), as gensim's and most papers' NPMI.
+	Top int
+	// DiversityTop is the number of top words per topic Diversity counts.
+	// Default 25, as Dieng et al.'s topic diversity.
+	DiversityTop int
+}
+
+// Topic is the quality of one topic.
+type Topic struct {
+	// Layer and Index count from 0.
+	Layer, Index int
+	// Words are the topic's Top words (rows of X), the heaviest first.
+	Words []int
+	// NPMI is the mean NPMI of the pairs of Words.
+	NPMI float64
+	// ParentShare is, below the first layer, the share of the topic's mass
+	// in word space that its largest parent (a topic of the layer above it
+	// in A⁽ˡ⁾'s column) contributes: 1 when one parent makes it, 1/k when k
+	// parents contribute equally. NaN on the first layer and for a zero
+	// topic.
+	ParentShare float64
+}
+
+// Layer is the quality of one layer's topics.
+type Layer struct {
+	// Layer counts from 0.
+	Layer int
+	// NPMI is the mean of the topics' NPMI.
+	NPMI float64
+	// Diversity is the share of distinct words among the layer's topics'
+	// DiversityTop top words: 1 when no two topics share a top word.
+	Diversity float64
+	Topics    []Topic
+}
+
+// Measure returns the quality of every layer of the hierarchy a (the A's
+// of a model: A⁽⁰⁾ is features × k⁽⁰⁾, A⁽ˡ⁾ is k⁽ˡ⁻¹⁾ × k⁽ˡ⁾; layer ℓ's
+// topics in word space are A⁽⁰⁾⋯A⁽ˡ⁾, neuralnmf.LayerTopics), with NPMI
+// counted over the documents docs (features × documents). It returns an
+// error if a is empty or not a chain of nonnegative, finite matrices, if
+// docs has another number of features or no documents, or if a topic
+// has fewer than two words to pair.
+func Measure(docs *tensor.Sparse, a []*tensor.Dense, opt *Options) ([]Layer, error) {
+	o := withDefaults(opt)
+	if len(a) == 0 {
+		return nil, fmt.Errorf("quality: no layers")
+	}
+	rows := a[0].Rows
+	for l, al := range a {
+		if al.Rows != rows {
+			return nil, fmt.Errorf("quality: A%d is %d×%d, want %d rows (A%d's columns)", l+1, al.Rows, al.Cols, rows, l)
+		}
+		if err := tensor.CheckData(fmt.Sprintf("A%d", l+1), al); err != nil {
+			return nil, fmt.Errorf("quality: %w", err)
+		}
+		rows = al.Cols
+	}
+	if docs == nil || docs.Rows != a[0].Rows {
+		return nil, fmt.Errorf("quality: the documents have %d features, the topics %d", rowsOf(docs), a[0].Rows)
+	}
+	if docs.Cols == 0 {
+		return nil, fmt.Errorf("quality: no documents")
+	}
+	if o.Top < 2 || a[0].Rows < 2 {
+		return nil, fmt.Errorf("quality: NPMI pairs a topic's top words: want Top ≥ 2 and at least 2 features (Top %d, %d features)", o.Top, a[0].Rows)
+	}
+	co := NewCooccurrence(docs)
+	topics := neuralnmf.LayerTopics(a)
+	var out []Layer
+	for l, t := range topics {
+		lay := Layer{Layer: l}
+		tops := neuralnmf.TopRows(t, o.Top)
+		var sum float64
+		for j, words := range tops {
+			tp := Topic{Layer: l, Index: j, Words: words, NPMI: co.NPMI(words), ParentShare: math.NaN()}
+			if l > 0 {
+				tp.ParentShare = parentShare(topics[l-1], a[l], j)
+			}
+			sum += tp.NPMI
+			lay.Topics = append(lay.Topics, tp)
+		}
+		lay.NPMI = sum / float64(len(tops))
+		lay.Diversity = Diversity(neuralnmf.TopRows(t, o.DiversityTop))
+		out = append(out, lay)
+	}
+	return out, nil
+}
+
+func rowsOf(s *tensor.Sparse) int {
+	if s == nil {
+		return 0
+	}
+	return s.Rows
+}
+
+func withDefaults(opt *Options) Options {
+	var o Options
+	if opt != nil {
+		o = *opt
+	}
+	if o.Top == 0 {
+		o.Top = 10
+	}
+	if o.DiversityTop == 0 {
+		o.DiversityTop = 25
+	}
+	return o
+}
+
+// parentShare is the share of topic j of a layer (column j of al, over
+// the topics above of word-space matrix above) that its largest parent
+// contributes to its mass.
+func parentShare(above, al *tensor.Dense, j int) float64 {
+	var total, most float64
+	for i := range al.Rows {
+		var mass float64
+		for w := range above.Rows {
+			mass += above.At(w, i)
+		}
+		c := al.At(i, j) * mass
+		total += c
+		most = math.Max(most, c)
+	}
+	if total == 0 {
+		return math.NaN()
+	}
+	return most / total
+}
+
+// Diversity returns the share of distinct words among the words of tops
+// (each a topic's top words): 1 when no word repeats, 0 for no words.
+func Diversity(tops [][]int) float64 {
+	seen := map[int]bool{}
+	n := 0
+	for _, t := range tops {
+		for _, w := range t {
+			seen[w] = true
+			n++
+		}
+	}
+	if n == 0 {
+		return 0
+	}
+	return float64(len(seen)) / float64(n)
+}
+
+// Cooccurrence counts in how many documents words occur, alone and in
+// pairs.
+type Cooccurrence struct {
+	docs  int
+	words [][]int // words[w]: the documents holding word w, increasing
+}
+
+// NewCooccurrence indexes docs (features × documents): word w occurs in
+// document j when entry (w, j) is stored and positive.
+func NewCooccurrence(docs *tensor.Sparse) *Cooccurrence {
+	c := &Cooccurrence{docs: docs.Cols, words: make([][]int, docs.Rows)}
+	for j := range docs.Cols {
+		rows, vals := docs.Column(j)
+		for p, w := range rows {
+			if vals[p] > 0 {
+				c.words[w] = append(c.words[w], j)
+			}
+		}
+	}
+	return c
+}
+
+// Count returns the number of documents holding word w.
+func (c *Cooccurrence) Count(w int) int { return len(c.words[w]) }
+
+// CountPair returns the number of documents holding both words.
+func (c *Cooccurrence) CountPair(w, v int) int {
+	a, b := c.words[w], c.words[v]
+	n := 0
+	for i, k := 0, 0; i < len(a) && k < len(b); {
+		switch {
+		case a[i] < b[k]:
+			i++
+		case a[i] > b[k]:
+			k++
+		default:
+			n++
+			i++
+			k++
+		}
+	}
+	return n
+}
+
+// PairNPMI is the normalised pointwise mutual information of two words by
+// document co-occurrence, log(p(w,v) / (p(w)·p(v))) / −log p(w,v), with
+// p the share of documents holding the word (or both): −1 for a pair never
+// seen together, 1 for a pair that occurs only together, and 1 for a pair
+// in every document (where the formula is 0/0).
+func (c *Cooccurrence) PairNPMI(w, v int) float64 {
+	nwv := c.CountPair(w, v)
+	if nwv == 0 {
+		return -1
+	}
+	d := float64(c.docs)
+	pwv := float64(nwv) / d
+	if nwv == c.docs {
+		return 1
+	}
+	pw, pv := float64(c.Count(w))/d, float64(c.Count(v))/d
+	return math.Log(pwv/(pw*pv)) / -math.Log(pwv)
+}
+
+// NPMI is the mean PairNPMI over the pairs of words (0 with fewer than two
+// words).
+func (c *Cooccurrence) NPMI(words []int) float64 {
+	var sum float64
+	n := 0
+	for i := range words {
+		for k := i + 1; k < len(words); k++ {
+			sum += c.PairNPMI(words[i], words[k])
+			n++
+		}
+	}
+	if n == 0 {
+		return 0
+	}
+	return sum / float64(n)
+}

@@ -1,0 +1,91 @@
+package quality_test
+
+import (
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/neuralnmf/neuralnmf/quality"
+	"github.com/neuralnmf/neuralnmf/tensor"
+)
+
+// docs holds 4 words in 5 documents: {0,1}, {0,1}, {0,2}, {2}, {3}. By
+// hand: word counts 3, 2, 2, 1; pairs (0,1) 2, (0,2) 1, every other 0.
+func docs(t *testing.T) *tensor.Sparse {
+	var e []tensor.Entry
+	for j, words := range [][]int{{0, 1}, {0, 1}, {0, 2}, {2}, {3}} {
+		for _, w := range words {
+			e = append(e, tensor.Entry{Row: w, Col: j, Val: 1})
+		}
+	}
+	x, err := tensor.NewSparse(4, 5, e)
+	require.NoError(t, err)
+	return x
+}
+
+// The NPMI of the pairs, computed by hand from the counts above:
+// (0,1): ln(0.4 / (0.6·0.4)) / −ln 0.4 = 0.5108256 / 0.9162907 = 0.557493;
+// (0,2): ln(0.2 / (0.6·0.4)) / −ln 0.2 = −0.1823216 / 1.6094379 = −0.113283;
+// (1,2) never together: −1.
+func TestPairNPMI(t *testing.T) {
+	c := quality.NewCooccurrence(docs(t))
+	require.Equal(t, 3, c.Count(0))
+	require.Equal(t, 2, c.CountPair(0, 1))
+	require.Equal(t, 1, c.CountPair(2, 0))
+	require.InDelta(t, 0.557493, c.PairNPMI(0, 1), 1e-6)
+	require.InDelta(t, 0.557493, c.PairNPMI(1, 0), 1e-6)
+	require.InDelta(t, -0.113283, c.PairNPMI(0, 2), 1e-6)
+	require.Equal(t, -1.0, c.PairNPMI(1, 2))
+	require.Equal(t, -1.0, c.PairNPMI(0, 3))
+	require.InDelta(t, (0.557493-0.113283-1)/3, c.NPMI([]int{0, 1, 2}), 1e-6)
+
+	// Two words in every document: 0/0 in the formula, 1 by convention.
+	all, err := tensor.NewSparse(2, 3, []tensor.Entry{{Row: 0, Col: 0, Val: 1}, {Row: 1, Col: 0, Val: 2}, {Row: 0, Col: 1, Val: 1}, {Row: 1, Col: 1, Val: 1}, {Row: 0, Col: 2, Val: 3}, {Row: 1, Col: 2, Val: 1}})
+	require.NoError(t, err)
+	require.Equal(t, 1.0, quality.NewCooccurrence(all).PairNPMI(0, 1))
+}
+
+func TestMeasure(t *testing.T) {
+	a0 := tensor.MustFromRows([][]float64{{1, 0}, {0.5, 0}, {0, 1}, {0, 0.5}})
+	a1 := tensor.MustFromRows([][]float64{{3}, {1}})
+	layers, err := quality.Measure(docs(t), []*tensor.Dense{a0, a1}, &quality.Options{Top: 2, DiversityTop: 2})
+	require.NoError(t, err)
+	require.Len(t, layers, 2)
+	l0 := layers[0]
+	require.Equal(t, []int{0, 1}, l0.Topics[0].Words)
+	require.Equal(t, []int{2, 3}, l0.Topics[1].Words)
+	require.InDelta(t, 0.557493, l0.Topics[0].NPMI, 1e-6)
+	require.Equal(t, -1.0, l0.Topics[1].NPMI)
+	require.InDelta(t, (0.557493-1)/2, l0.NPMI, 1e-6)
+	require.Equal(t, 1.0, l0.Diversity)
+	require.True(t, math.IsNaN(l0.Topics[0].ParentShare))
+	// Layer 2's topic is 3·topic 1 + 1·topic 2 of layer 1, whose masses
+	// are 1.5 each: its largest parent gives 4.5 of 6.
+	l1 := layers[1]
+	require.Equal(t, []int{0, 1}, l1.Topics[0].Words)
+	require.InDelta(t, 0.75, l1.Topics[0].ParentShare, 1e-15)
+	require.Equal(t, 1.0, l1.Diversity)
+
+	require.InDelta(t, 0.5, quality.Diversity([][]int{{1, 2}, {2, 1}}), 0)
+}
+
+func TestMeasureErrors(t *testing.T) {
+	a0 := tensor.MustFromRows([][]float64{{1, 0}, {0.5, 0}, {0, 1}, {0, 0.5}})
+	for name, tc := range map[string]struct {
+		docs *tensor.Sparse
+		a    []*tensor.Dense
+		opt  *quality.Options
+		want string
+	}{
+		"no layers":      {docs(t), nil, nil, "no layers"},
+		"features":       {docs(t), []*tensor.Dense{tensor.New(3, 2)}, nil, "4 features"},
+		"chain":          {docs(t), []*tensor.Dense{a0, tensor.New(3, 1)}, nil, "want 2 rows"},
+		"negative":       {docs(t), []*tensor.Dense{tensor.MustFromRows([][]float64{{-1}, {1}, {1}, {1}})}, nil, "A1"},
+		"no documents":   {&tensor.Sparse{Rows: 4, Cols: 0, ColPtr: []int{0}}, []*tensor.Dense{a0}, nil, "no documents"},
+		"one word a top": {docs(t), []*tensor.Dense{a0}, &quality.Options{Top: 1}, "Top ≥ 2"},
+	} {
+		_, err := quality.Measure(tc.docs, tc.a, tc.opt)
+		require.ErrorContains(t, err, tc.want, name)
+	}
+}
