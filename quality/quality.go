@@ -20,8 +20,9 @@ import (
 
 // Options configures Measure. The zero value gives the defaults.
 type Options struct {
-	// Top is the number of top words of a topic whose pairs NPMI averages.
-	// Default 10 (45 pairs), as gensim's and most papers' NPMI.
+	// Top is the number of top words of a topic whose pairs NPMI averages
+	// (all the features where there are fewer). Default 10 (45 pairs), as
+	// gensim's and most papers' NPMI.
 	Top int
 	// DiversityTop is the number of top words per topic Diversity counts.
 	// Default 25, as Dieng et al.'s topic diversity.

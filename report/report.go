@@ -23,6 +23,7 @@ import (
 
 	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
 	"github.com/neuralnmf/neuralnmf/plot"
+	"github.com/neuralnmf/neuralnmf/quality"
 	"github.com/neuralnmf/neuralnmf/tensor"
 )
 
@@ -46,12 +47,21 @@ type Input struct {
 	ClassNames []string
 	// Words is the number of top words per topic (default 10).
 	Words int
+	// Quality, if not nil, is the quality of every layer's topics
+	// (quality.Measure of the model's A's on some documents): the topic
+	// tables then show each topic's NPMI and parent share and each
+	// layer's NPMI and diversity.
+	Quality []quality.Layer
 }
 
 // layerView is one layer of the page.
 type layerView struct {
 	Index  int // 1-based
 	Topics []topicView
+	// Quality: whether NPMI and Diversity (and the topics' NPMI and
+	// ParentShare) are known.
+	Quality         bool
+	NPMI, Diversity float64
 }
 
 type topicView struct {
@@ -59,6 +69,8 @@ type topicView struct {
 	Share    float64 // −1: unknown (no S)
 	Words    []string
 	WordLine string
+	NPMI     float64
+	Parent   string // the parent share, "" on layer 1
 }
 
 // edge joins topic From of layer Layer−1 to topic To of layer Layer.
@@ -92,6 +104,9 @@ func Write(w io.Writer, in Input) error {
 	if in.Labels != nil && S == nil {
 		return errors.New("report: Labels need the documents' S: the model holds none (trained by TrainColumns); give Input.S")
 	}
+	if in.Quality != nil && !qualityFits(in.Quality, m) {
+		return errors.New("report: Quality does not describe the model's layers and topics")
+	}
 	if in.Labels != nil && len(in.Labels) != M {
 		return fmt.Errorf("report: Labels has %d entries for the %d documents", len(in.Labels), M)
 	}
@@ -113,6 +128,16 @@ func Write(w io.Writer, in Input) error {
 		lv := layerView{Index: l + 1}
 		for j, ws := range neuralnmf.TopWords(topics, names, words) {
 			lv.Topics = append(lv.Topics, topicView{Index: j + 1, Share: share[j], Words: ws, WordLine: strings.Join(ws, ", ")})
+		}
+		if in.Quality != nil {
+			q := in.Quality[l]
+			lv.Quality, lv.NPMI, lv.Diversity = true, q.NPMI, q.Diversity
+			for j, t := range q.Topics {
+				lv.Topics[j].NPMI = t.NPMI
+				if !math.IsNaN(t.ParentShare) {
+					lv.Topics[j].Parent = fmt.Sprintf("%.0f %%", 100*t.ParentShare)
+				}
+			}
 		}
 		layers = append(layers, lv)
 	}
@@ -508,11 +533,12 @@ figcaption { color: #555; font-size: .9em; }
 <div class="scroll">{{.Tree}}</div>
 
 <h2>Topics</h2>
-{{range .Layers}}
+{{range $l := .Layers}}
 <h3>Layer {{.Index}}</h3>
-<table>
-<tr><th>topic</th><th>documents</th><th>top words</th></tr>
-{{range .Topics}}<tr><td class="num">{{.Index}}</td><td class="num">{{if ge .Share 0.0}}{{printf "%.1f" (mul100 .Share)}} %{{else}}—{{end}}</td><td>{{.WordLine}}</td></tr>
+{{if .Quality}}<p>NPMI {{printf "%.3f" .NPMI}} (the mean of the topics': the coherence of each topic's top words by how often they occur in the same documents, −1 to 1), topic diversity {{printf "%.3f" .Diversity}} (the share of distinct words among the topics' top 25).</p>
+{{end}}<table>
+<tr><th>topic</th><th>documents</th>{{if .Quality}}<th>NPMI</th><th>from its largest parent</th>{{end}}<th>top words</th></tr>
+{{range $t := .Topics}}<tr><td class="num">{{$t.Index}}</td><td class="num">{{if ge $t.Share 0.0}}{{printf "%.1f" (mul100 $t.Share)}} %{{else}}—{{end}}</td>{{if $l.Quality}}<td class="num">{{printf "%.3f" $t.NPMI}}</td><td class="num">{{$t.Parent}}</td>{{end}}<td>{{$t.WordLine}}</td></tr>
 {{end}}</table>
 {{end}}
 
@@ -537,3 +563,17 @@ figcaption { color: #555; font-size: .9em; }
 </body>
 </html>
 `))
+
+// qualityFits reports whether q has a layer for each of m's, with a topic
+// for each of the layer's.
+func qualityFits(q []quality.Layer, m *neuralnmf.Model) bool {
+	if len(q) != len(m.A) {
+		return false
+	}
+	for l, a := range m.A {
+		if len(q[l].Topics) != a.Cols {
+			return false
+		}
+	}
+	return true
+}

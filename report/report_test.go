@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
+	"github.com/neuralnmf/neuralnmf/quality"
 	"github.com/neuralnmf/neuralnmf/report"
 	"github.com/neuralnmf/neuralnmf/tensor"
 )
@@ -100,6 +101,7 @@ func TestWriteErrors(t *testing.T) {
 		{"short labels", report.Input{Model: m, Labels: labels[:4]}, "Labels has 4 entries"},
 		{"bad label", report.Input{Model: m, Labels: append([]int{-2}, labels[1:]...)}, "Labels"},
 		{"class names", report.Input{Model: m, Labels: labels, ClassNames: []string{"one"}}, "1 class names for 2 classes"},
+		{"quality of another model", report.Input{Model: m, Quality: []quality.Layer{{Topics: make([]quality.Topic, 3)}}}, "Quality does not describe"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -18,7 +18,7 @@ func runQuality(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("quality", flag.ContinueOnError)
 	in := addColumnFlags(fs, "model file from 'neuralnmf fit' (required)", false, false)
 	vocabPath := fs.String("vocab", "", "vocabulary for the words of the text output: one word per line (default: the model's own, from fit -text)")
-	n := fs.Int("n", 10, "top words per topic whose pairs NPMI averages")
+	n := fs.Int("n", 10, "top words per topic whose pairs NPMI averages (all the model's features where it has fewer)")
 	div := fs.Int("diversity-n", 25, "top words per topic that topic diversity counts")
 	format := fs.String("format", "text", "output: text (per layer, then per topic) or csv (one row a topic: layer,topic,npmi,parent_share,words)")
 	fs.Usage = func() {
@@ -86,9 +86,6 @@ Flags:
 	}
 	if docs.Rows != m.A[0].Rows {
 		return fmt.Errorf("%s: %d rows, but the model has %d features", c.from, docs.Rows, m.A[0].Rows)
-	}
-	if *n > docs.Rows {
-		return usageError{fmt.Errorf("-n %d: the model has %d features", *n, docs.Rows)}
 	}
 	layers, err := quality.Measure(docs, m.A, &quality.Options{Top: *n, DiversityTop: *div})
 	if err != nil {

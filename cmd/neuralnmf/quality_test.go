@@ -63,6 +63,19 @@ func TestQuality(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, share >= 0.5 && share <= 1, "parent share %v of two parents", share)
 
+	// The report shows the same numbers with -quality-text.
+	code, _, errOut = cli(t, "report", "-model", p("m.nnmf"), "-quality-text", p("docs.jsonl"), "-field", "body", "-o", p("r.html"))
+	require.Equal(t, 0, code, errOut)
+	page, err := os.ReadFile(p("r.html"))
+	require.NoError(t, err)
+	code, out, errOut = cli(t, "quality", "-model", p("m.nnmf"), "-text", p("docs.jsonl"), "-field", "body", "-format", "csv") // the report's 10 words
+	require.Equal(t, 0, code, errOut)
+	recs, err = csv.NewReader(strings.NewReader(out)).ReadAll()
+	require.NoError(t, err)
+	for _, want := range []string{"<th>NPMI</th>", fmt.Sprintf("<p>NPMI %.3f (the mean", mustFloat(t, recs[1][4])), fmt.Sprintf("topic diversity %.3f", mustFloat(t, recs[1][5]))} {
+		require.True(t, strings.Contains(string(page), want), "the report shows %q", want)
+	}
+
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -76,4 +89,10 @@ func TestQuality(t *testing.T) {
 		require.Equal(t, exitUsage, code, "%v: %s", tc.args, errOut)
 		require.Contains(t, errOut, tc.want, tc.args)
 	}
+}
+
+func mustFloat(t *testing.T, s string) float64 {
+	v, err := strconv.ParseFloat(s, 64)
+	require.NoError(t, err)
+	return v
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/neuralnmf/neuralnmf/matio"
 	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
+	"github.com/neuralnmf/neuralnmf/quality"
 	"github.com/neuralnmf/neuralnmf/report"
 )
 
@@ -25,6 +26,7 @@ func runReport(args []string, stdout, stderr io.Writer) error {
 	docs := addDocFlags(fs, true, false)
 	classNames := fs.String("class-names", "", "file naming the classes, one per line, class 0 first (default: the model's own, for models trained with -label-field)")
 	words := fs.Int("words", 10, "top words per topic")
+	qualityText := fs.String("quality-text", "", "documents (as -text, vectorised by the model's vectoriser) on which to measure every topic's NPMI coherence, and each layer's diversity, as 'neuralnmf quality' does: shown in the topic tables")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, `Usage: neuralnmf report -model m.nnmf -o report.html [flags]
 
@@ -61,8 +63,8 @@ Flags:
 	if *xPath != "" && *textPath != "" {
 		return usageError{errors.New("-x and -text were both given: give one (a matrix or documents)")}
 	}
-	if *textPath == "" {
-		if err := rejectFlags(fs, []string{"field"}, "applies to -text documents only"); err != nil {
+	if *textPath == "" && *qualityText == "" {
+		if err := rejectFlags(fs, []string{"field"}, "applies to -text and -quality-text documents only"); err != nil {
 			return err
 		}
 	}
@@ -72,7 +74,7 @@ Flags:
 	if *classNames != "" && *labelsPath == "" {
 		return usageError{errors.New("-class-names needs -labels")}
 	}
-	if err := checkOutput("-o", *out, input{"-model", *modelPath}, input{"-x", *xPath}, input{"-vocab", *vocabPath}, input{"-labels", *labelsPath}, input{"-text", *textPath}, input{"-class-names", *classNames}); err != nil {
+	if err := checkOutput("-o", *out, input{"-model", *modelPath}, input{"-x", *xPath}, input{"-vocab", *vocabPath}, input{"-labels", *labelsPath}, input{"-text", *textPath}, input{"-class-names", *classNames}, input{"-quality-text", *qualityText}); err != nil {
 		return err
 	}
 	m, err := loadModel(*modelPath)
@@ -82,6 +84,11 @@ Flags:
 	in := report.Input{Model: m, Title: "Neural NMF: " + filepath.Base(*modelPath), Words: *words}
 	if in.Vocab, err = modelVocab(*modelPath, *vocabPath, m); err != nil {
 		return err
+	}
+	if *qualityText != "" {
+		if in.Quality, err = measureQuality(*qualityText, docs, *modelPath, m, stderr); err != nil {
+			return err
+		}
 	}
 	cols := 0 // the documents the report describes
 	var docLabels []string
@@ -167,4 +174,18 @@ func readWordList(path string) ([]string, error) {
 		return nil, err
 	}
 	return strings.Split(strings.TrimRight(strings.ReplaceAll(string(raw), "\r\n", "\n"), "\n"), "\n"), nil
+}
+
+// measureQuality measures the model's topics on the documents at path
+// (report -quality-text), with quality's defaults.
+func measureQuality(path string, docs docFlags, modelPath string, m *neuralnmf.Model, stderr io.Writer) ([]quality.Layer, error) {
+	c, err := readColumns("", path, docs, modelPath, m, stderr)
+	if err != nil {
+		return nil, fmt.Errorf("-quality-text: %w", err)
+	}
+	layers, err := quality.Measure(c.x.Sparse, m.A, nil)
+	if err != nil {
+		return nil, fmt.Errorf("-quality-text %s: %w", path, err)
+	}
+	return layers, nil
 }
