@@ -31,6 +31,10 @@ func TestDefaultsSizedToX(t *testing.T) {
 	require.Equal(t, 1e-3, given.Tol)
 	kl := neuralnmf.Config{Ranks: []int{10}, Loss: neuralnmf.KL}.ResolvedFor(1 << 30)
 	require.NotEqual(t, neuralnmf.NNDSVDInit, kl.Init, "the KL start is its own")
+	// A supervised fit keeps the defaults it was chosen with.
+	sup := neuralnmf.Config{Ranks: []int{10}, Supervision: &neuralnmf.Supervision{Labels: []int{0, 1}, Classes: 2}}.ResolvedFor(1 << 30)
+	require.Equal(t, neuralnmf.HNMFInit, sup.Init)
+	require.Equal(t, neuralnmf.DefaultTol, sup.Tol)
 }
 
 // One layer from the HALS start is the fit: Train measures it in one

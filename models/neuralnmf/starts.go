@@ -144,10 +144,14 @@ func (c *Config) sizeStarts(entries int, dense bool) {
 		return
 	}
 	work := work(entries, dense, c.Ranks[0])
-	if c.Init == DefaultInit && c.Loss != KL && work >= HALSWork {
+	// The start and the tolerance sized to X were chosen on unsupervised
+	// fits (experiments/scale); a supervised fit keeps the defaults
+	// experiments/semisup chose with.
+	unsupervised := c.Supervision == nil
+	if c.Init == DefaultInit && c.Loss != KL && unsupervised && work >= HALSWork {
 		c.Init = NNDSVDInit
 	}
-	if c.Tol == 0 && !c.Algorithm1 {
+	if c.Tol == 0 && !c.Algorithm1 && unsupervised {
 		c.Tol = DefaultTol * max(1, work/TolWork)
 	}
 	if c.InitRestarts > 0 && c.Restarts > 0 {
