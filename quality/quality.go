@@ -91,6 +91,7 @@ func Measure(docs *tensor.Sparse, a []*tensor.Dense, opt *Options) ([]Layer, err
 	co := NewCooccurrence(docs)
 	topics := neuralnmf.LayerTopics(a)
 	var out []Layer
+	var mass []float64 // the mass in word space of each topic of the layer above
 	for l, t := range topics {
 		lay := Layer{Layer: l}
 		tops := neuralnmf.TopRows(t, o.Top)
@@ -98,7 +99,7 @@ func Measure(docs *tensor.Sparse, a []*tensor.Dense, opt *Options) ([]Layer, err
 		for j, words := range tops {
 			tp := Topic{Layer: l, Index: j, Words: words, NPMI: co.NPMI(words), ParentShare: math.NaN()}
 			if l > 0 {
-				tp.ParentShare = parentShare(topics[l-1], a[l], j)
+				tp.ParentShare = parentShare(mass, a[l], j)
 			}
 			sum += tp.NPMI
 			lay.Topics = append(lay.Topics, tp)
@@ -106,6 +107,7 @@ func Measure(docs *tensor.Sparse, a []*tensor.Dense, opt *Options) ([]Layer, err
 		lay.NPMI = sum / float64(len(tops))
 		lay.Diversity = Diversity(neuralnmf.TopRows(t, o.DiversityTop))
 		out = append(out, lay)
+		mass = columnSums(t)
 	}
 	return out, nil
 }
@@ -131,17 +133,24 @@ func withDefaults(opt *Options) Options {
 	return o
 }
 
-// parentShare is the share of topic j of a layer (column j of al, over
-// the topics above of word-space matrix above) that its largest parent
-// contributes to its mass.
-func parentShare(above, al *tensor.Dense, j int) float64 {
-	var total, most float64
-	for i := range al.Rows {
-		var mass float64
-		for w := range above.Rows {
-			mass += above.At(w, i)
+// columnSums returns the sum of each column of t.
+func columnSums(t *tensor.Dense) []float64 {
+	s := make([]float64, t.Cols)
+	for w := range t.Rows {
+		for i, v := range t.Row(w) {
+			s[i] += v
 		}
-		c := al.At(i, j) * mass
+	}
+	return s
+}
+
+// parentShare is the share of topic j of a layer (column j of al, whose
+// rows are the topics above, of word-space masses mass) that its largest
+// parent contributes to its mass.
+func parentShare(mass []float64, al *tensor.Dense, j int) float64 {
+	var total, most float64
+	for i, m := range mass {
+		c := al.At(i, j) * m
 		total += c
 		most = math.Max(most, c)
 	}

@@ -212,7 +212,7 @@ func End(ctx context.Context, opt Options) error {
 func Add(s beam.Scope, opt Options, layer int) beam.PCollection {
 	s = s.Scope("neuralnmf.score")
 	// A Reshuffle ends the fusion of the list with the scoring, so that a
-	// runner spreads the shards over its workers (see train's spread).
+	// runner spreads the shards over its workers (see train's Beam.Shares).
 	shards := beam.Reshuffle(s, beam.CreateList(s, opt.Shards))
 	return beam.ParDo(s, &scoreFn{Model: opt.Model, Out: opt.Out, Layer: layer}, shards)
 }

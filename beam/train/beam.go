@@ -65,7 +65,7 @@ func totalName(step, key string) string { return "step-" + step + "-total-" + ke
 func (b Beam) Prepare(ctx context.Context, tasks []PrepareTask) error {
 	p, s := beam.NewPipelineWithRoot()
 	s = s.Scope("neuralnmf.prepare")
-	beam.ParDo0(s, PrepareShard, spread(s, beam.CreateList(s, tasks)))
+	beam.ParDo0(s, PrepareShard, beam.Reshuffle(s, beam.CreateList(s, tasks))) // one bundle per shard: see Shares
 	return b.Run(ctx, p)
 }
 
@@ -80,7 +80,13 @@ func (b Beam) Shares(ctx context.Context, a []*tensor.Dense, tasks []ShareTask) 
 	}
 	p, s := beam.NewPipelineWithRoot()
 	s = s.Scope("neuralnmf.step")
-	pieces := beam.ParDo(s, &shareFn{}, spread(s, beam.CreateList(s, tasks)))
+	// A runner fuses beam.CreateList's emitting DoFn with the DoFns after
+	// it into one stage, run as one bundle on one worker: every shard of the
+	// step would run one after another. After the Reshuffle the per-shard
+	// work is a stage of its own, fed by a shuffle, that a runner spreads
+	// over its workers; sumKeyFn adds the pieces in shard order, so the
+	// model does not depend on how the elements are split.
+	pieces := beam.ParDo(s, &shareFn{}, beam.Reshuffle(s, beam.CreateList(s, tasks)))
 	grouped := beam.GroupByKey(s, beam.ParDo(s, pieceKV, pieces))
 	drain(s, beam.ParDo(s, &sumKeyFn{Work: work, Step: step}, grouped))
 	if err := b.Run(ctx, p); err != nil {
@@ -109,17 +115,6 @@ func (b Beam) Shares(ctx context.Context, a []*tensor.Dense, tasks []ShareTask) 
 }
 
 func pieceKV(p Piece) (string, int) { return p.Key, p.Index }
-
-// spread ends the fusion of a list's elements with the work after them: a
-// runner fuses beam.CreateList's emitting DoFn with the DoFns that consume
-// its output into one stage, run as one bundle on one worker, so every
-// shard of a step would run one after another. After a Reshuffle the
-// per-shard work is a stage of its own fed by a shuffle, which a runner
-// spreads over its workers. The sums stay in shard order (sumKeyFn), so
-// the model does not depend on how the elements are split.
-func spread(s beam.Scope, list beam.PCollection) beam.PCollection {
-	return beam.Reshuffle(s, list)
-}
 
 // drain ends a pipeline whose last stage emits done (a string per
 // element) with a GroupByKey and an empty sink. Prism (v2.77.0) polls in

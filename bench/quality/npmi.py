@@ -22,6 +22,25 @@ import scipy.io
 import scipy.sparse as sp
 
 
+def topic_npmi(b, d, rows):
+    """The mean NPMI of the pairs of rows (words) of the 0/1 matrix b
+    (features x d documents)."""
+    sub = b[rows].toarray()
+    df = sub.sum(axis=1)
+    co = sub @ sub.T
+    vals = []
+    for i in range(len(rows)):
+        for j in range(i + 1, len(rows)):
+            if co[i, j] == 0:
+                vals.append(-1.0)
+            elif co[i, j] == d:
+                vals.append(1.0)
+            else:
+                pij, pi, pj = co[i, j] / d, df[i] / d, df[j] / d
+                vals.append(np.log(pij / (pi * pj)) / -np.log(pij))
+    return float(np.mean(vals))
+
+
 def main():
     xpath, vpath, qpath = sys.argv[1:4]
     opener = gzip.open if xpath.endswith(".gz") else open
@@ -34,21 +53,7 @@ def main():
     layers = {}
     worst_topic = 0.0
     for rec in csv.DictReader(open(qpath)):
-        rows = [row[w] for w in rec["words"].split(" ")]
-        sub = b[rows].toarray()
-        df = sub.sum(axis=1)
-        co = sub @ sub.T
-        vals = []
-        for i in range(len(rows)):
-            for j in range(i + 1, len(rows)):
-                if co[i, j] == 0:
-                    vals.append(-1.0)
-                elif co[i, j] == d:
-                    vals.append(1.0)
-                else:
-                    pij, pi, pj = co[i, j] / d, df[i] / d, df[j] / d
-                    vals.append(np.log(pij / (pi * pj)) / -np.log(pij))
-        npmi = float(np.mean(vals))
+        npmi = topic_npmi(b, d, [row[w] for w in rec["words"].split(" ")])
         worst_topic = max(worst_topic, abs(npmi - float(rec["npmi"])))
         layers.setdefault(rec["layer"], []).append((npmi, float(rec["layer_npmi"])))
     worst_layer = max(abs(np.mean([a for a, _ in v]) - v[0][1]) for v in layers.values())

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """NPMI per layer of scikit-learn's topic models beside neuralnmf's, on the
-same documents and the same formula (bench/quality/npmi.py's).
+same documents and the same formula (bench/quality/npmi.py's topic_npmi).
 
     python3 sklearn_npmi.py X.mtx.gz C.mtx.gz vocab.txt quality.csv K1,K2 SEED
 
@@ -21,6 +21,8 @@ import scipy.io
 import scipy.sparse as sp
 from sklearn.decomposition import NMF, LatentDirichletAllocation
 
+from npmi import topic_npmi  # the same formula as the check of neuralnmf quality
+
 
 def read(path):
     opener = gzip.open if path.endswith(".gz") else open
@@ -28,25 +30,8 @@ def read(path):
         return sp.csr_matrix(scipy.io.mmread(f))
 
 
-def npmi(b, d, rows):
-    sub = b[rows].toarray()
-    df = sub.sum(axis=1)
-    co = sub @ sub.T
-    vals = []
-    for i in range(len(rows)):
-        for j in range(i + 1, len(rows)):
-            if co[i, j] == 0:
-                vals.append(-1.0)
-            elif co[i, j] == d:
-                vals.append(1.0)
-            else:
-                pij, pi, pj = co[i, j] / d, df[i] / d, df[j] / d
-                vals.append(np.log(pij / (pi * pj)) / -np.log(pij))
-    return float(np.mean(vals))
-
-
 def layer_npmi(b, d, topics):  # topics: k x features
-    return float(np.mean([npmi(b, d, list(np.argsort(-t)[:10])) for t in topics]))
+    return float(np.mean([topic_npmi(b, d, list(np.argsort(-t)[:10])) for t in topics]))
 
 
 def main():

@@ -39,13 +39,14 @@ const HALSWork = 1e6
 // HALSWork).
 const TolWork = 3e5
 
-// SizedTol returns the stopping tolerance full-batch Train uses when
-// Config.Tol is 0, for a sparse X with the given stored entries and
-// first-layer rank k: DefaultTol, times entries·k / TolWork where that is
-// above 1 (a dense entry counts DenseWorkShare).
-func SizedTol(entries, k int) float64 {
-	return DefaultTol * max(1, work(entries, false, k)/TolWork)
-}
+// SizedTol returns the stopping tolerance unsupervised full-batch Train
+// uses when Config.Tol is 0, for a sparse X with the given stored entries
+// and first-layer rank k: DefaultTol, times entries·k / TolWork where that
+// is above 1 (a dense entry counts DenseWorkShare).
+func SizedTol(entries, k int) float64 { return sizedTol(work(entries, false, k)) }
+
+// sizedTol is SizedTol of an X of the given work.
+func sizedTol(work float64) float64 { return DefaultTol * max(1, work/TolWork) }
 
 // StartIsTheFit reports whether full-batch Train of c on an X with the
 // given stored entries (dense or not) would take no training step after
@@ -152,7 +153,7 @@ func (c *Config) sizeStarts(entries int, dense bool) {
 		c.Init = NNDSVDInit
 	}
 	if c.Tol == 0 && !c.Algorithm1 && unsupervised {
-		c.Tol = DefaultTol * max(1, work/TolWork)
+		c.Tol = sizedTol(work)
 	}
 	if c.InitRestarts > 0 && c.Restarts > 0 {
 		return

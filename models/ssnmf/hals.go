@@ -50,16 +50,11 @@ func (u *halsUpdater) step(a, s, _ *tensor.Dense, updA, updS bool) {
 		u.fresh = false
 	}
 	if updS {
-		u.updateS(a, s)
+		u.x.tMul(a, u.atx)
+		tensor.Gemm(true, false, 1, a, a, 0, u.q)
+		u.violation += halsColumns(s, u.atx, u.q, u.chunkSums(s.Cols))
+		u.fresh = true
 	}
-}
-
-// updateS updates S by a HALS sweep from AᵀX and AᵀA.
-func (u *halsUpdater) updateS(a, s *tensor.Dense) {
-	u.x.tMul(a, u.atx)
-	tensor.Gemm(true, false, 1, a, a, 0, u.q)
-	u.violation += halsColumns(s, u.atx, u.q, u.chunkSums(s.Cols))
-	u.fresh = true
 }
 
 // lastViolation returns the violation of the last step (see violation).

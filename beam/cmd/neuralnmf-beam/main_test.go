@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -79,6 +80,13 @@ func fixture(t *testing.T) (dir, glob string) {
 // startServer starts a process that serves on a port and waits until the
 // port answers; the process is killed and waited for at cleanup.
 func startServer(t *testing.T, tmp, name string, args ...string) (addr string, cmd *exec.Cmd) {
+	return startServerTo(t, tmp, &bytes.Buffer{}, name, args...)
+}
+
+// startServerTo is startServer writing the process's output to out (a
+// file is written by the process itself; a bytes.Buffer's text is shown if
+// the process does not start).
+func startServerTo(t *testing.T, tmp string, out io.Writer, name string, args ...string) (addr string, cmd *exec.Cmd) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	port := l.Addr().(*net.TCPAddr).Port
@@ -88,8 +96,7 @@ func startServer(t *testing.T, tmp, name string, args ...string) (addr string, c
 	}
 	cmd = exec.Command(name, args...)
 	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
-	var log bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &log, &log
+	cmd.Stdout, cmd.Stderr = out, out
 	require.NoError(t, cmd.Start())
 	t.Cleanup(func() {
 		_ = cmd.Process.Kill()
@@ -102,7 +109,7 @@ func startServer(t *testing.T, tmp, name string, args ...string) (addr string, c
 			c.Close()
 			return addr, cmd
 		}
-		require.Less(t, i, 200, "%s did not start: %s", name, log.String())
+		require.Less(t, i, 200, "%s did not start: %s", name, out)
 		time.Sleep(50 * time.Millisecond)
 	}
 }

@@ -1,15 +1,11 @@
 package main
 
 import (
-	"fmt"
-	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -32,27 +28,7 @@ func TestShardsAreSpread(t *testing.T) {
 	logFile, err := os.Create(logPath)
 	require.NoError(t, err)
 	defer logFile.Close()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	server := exec.Command(prism, fmt.Sprintf("--job_port=%d", port), "--serve_http=false", "--log_level=debug")
-	server.Env = append(os.Environ(), "TMPDIR="+tmp)
-	server.Stdout, server.Stderr = logFile, logFile // files: written by the process itself
-	require.NoError(t, server.Start())
-	t.Cleanup(func() {
-		_ = server.Process.Kill()
-		_ = server.Wait()
-	})
-	endpoint := fmt.Sprintf("127.0.0.1:%d", port)
-	for i := 0; ; i++ {
-		if c, err := net.DialTimeout("tcp", endpoint, time.Second); err == nil {
-			c.Close()
-			break
-		}
-		require.Less(t, i, 200, "prism did not start")
-		time.Sleep(50 * time.Millisecond)
-	}
+	endpoint, _ := startServerTo(t, tmp, logFile, prism, "--job_port=PORT", "--serve_http=false", "--log_level=debug")
 	flags := []string{"--runner=universal", "--endpoint=" + endpoint, "--environment_type=LOOPBACK"}
 	model := filepath.Join(dir, "m.nnmf")
 	runOK(t, tmp, self, append([]string{"train", "-shards", glob, "-ranks", "4,2", "-steps", "2", "-epochs", "1",
