@@ -11,15 +11,18 @@ import (
 func runExport(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("export", flag.ContinueOnError)
 	modelPath := fs.String("model", "", "model file from 'neuralnmf fit' (required)")
-	which := fs.String("matrix", "", "matrix to write: A1..AL, S1..SL or B (layer numbers from 1; A1 is features × layer-1 topics) (required)")
+	which := fs.String("matrix", "", "matrix to write: A1..AL, S1..SL, B, BX or Intercept (layer numbers from 1; A1 is features × layer-1 topics) (required)")
 	out := fs.String("o", "", "output file: .csv or .mtx (required)")
 	fs.Usage = func() {
-		fmt.Fprint(stderr, `Usage: neuralnmf export -model m.nnmf -matrix A1|S2|B -o file.csv
+		fmt.Fprint(stderr, `Usage: neuralnmf export -model m.nnmf -matrix A1|S2|B|BX|Intercept -o file.csv
 
 Writes one matrix a saved model holds, with the names heatmap and report
 use: Aℓ is layer ℓ's A (A1: features × layer-1 topics; Aℓ: layer-(ℓ-1)
 topics × layer-ℓ topics), Sℓ the training columns' layer-ℓ weights (topics
-× columns), B the classifier (classes × last-layer topics).
+× columns), B the classifier (classes × the topics of the layer it reads:
+the last, or the one fit -labels chose), and, when fit -labels chose a
+logistic regression on the words, BX (classes × features) and Intercept
+(classes × 1): a column x's class scores are B·Sl + BX·x/‖x‖ + Intercept.
 
 Flags:
 `)

@@ -86,7 +86,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	fmt.Fprint(stdout, presetNote)
-	fmt.Fprintln(stdout, describeConfig(cfg, d.entries(), d.dense()))
+	fmt.Fprintln(stdout, describeModel(cfg, choice, d))
 	if cfg.BatchSize > 0 {
 		writeFitSummary(stdout, model.History, "passes of mini-batches")
 	} else {
@@ -98,6 +98,20 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	warnPenalties(stderr, cfg, model, d.x)
 	fmt.Fprintf(stdout, "wrote %s\n", *f.out)
 	return nil
+}
+
+// describeModel says in flag terms how the returned model was trained:
+// with a choice (fit -labels), whether it is the unsupervised fit, whose
+// topics the chosen classifier reads, or a supervised one.
+func describeModel(cfg neuralnmf.Config, c *neuralnmf.Choice, d *fitData) string {
+	if c == nil || c.Chosen < 0 {
+		return describeConfig(cfg, d.entries(), d.dense())
+	}
+	switch c.Candidates[c.Chosen].Kind {
+	case neuralnmf.SupervisedFit, neuralnmf.SupervisedReadout:
+		return "the model: the supervised fit refitted on all known labels; " + describeConfig(cfg, d.entries(), d.dense())
+	}
+	return "the model: the unsupervised fit (trained without the labels) with the classifier chosen below; " + describeConfig(unsupervised(cfg), d.entries(), d.dense())
 }
 
 // train trains on d's X with progress on stderr (when prog is not nil),
@@ -120,7 +134,21 @@ func train(d *fitData, cfg neuralnmf.Config, choose *neuralnmf.ChooseOptions, pr
 			}
 		}
 		cfg.Progress = prog.epoch
-		fmt.Fprintln(stderr, describeConfig(cfg, d.entries(), d.dense()))
+		if choose != nil {
+			o := *choose
+			o.Fitting = func(what string, c neuralnmf.Config) {
+				starts = 0
+				prog.run(what) // writes the last fit's last epoch first
+				r = c.ResolvedForData(d.entries(), d.dense())
+				prog.configure(r)
+			}
+			choose = &o
+			fmt.Fprintln(stderr, "choosing what to do with the labels: an unsupervised fit, then the supervised validation fits, then the chosen candidate's refit if it is a supervised one; each fit's configuration:")
+			fmt.Fprintln(stderr, "  unsupervised: "+describeConfig(unsupervised(cfg), d.entries(), d.dense()))
+			fmt.Fprintln(stderr, "  supervised: "+describeConfig(cfg, d.entries(), d.dense()))
+		} else {
+			fmt.Fprintln(stderr, describeConfig(cfg, d.entries(), d.dense()))
+		}
 	}
 	var model *neuralnmf.Model
 	var choice *neuralnmf.Choice
@@ -145,6 +173,13 @@ func train(d *fitData, cfg neuralnmf.Config, choose *neuralnmf.ChooseOptions, pr
 	}
 	prog.finish()
 	return model, choice, err
+}
+
+// unsupervised returns cfg without its labels: the unsupervised fit of
+// fit -labels' choice.
+func unsupervised(cfg neuralnmf.Config) neuralnmf.Config {
+	cfg.Supervision = nil
+	return cfg
 }
 
 func loadModel(path string) (*neuralnmf.Model, error) {

@@ -24,7 +24,7 @@ type fitProgress struct {
 	w         io.Writer
 	tty       bool
 	begin     time.Time // the command's start
-	epochs    int       // epochs reported so far, all restarts
+	epochs    int       // epochs reported so far, all restarts of this fit
 	cap       int       // the most epochs the run can take, all restarts
 	tol       float64   // the stopping rule, as configured
 	window    int       // its window
@@ -46,6 +46,21 @@ func (p *fitProgress) phase(what string) {
 	}
 	p.endLine()
 	fmt.Fprintf(p.w, "%s (%s elapsed)\n", what, roundDur(time.Since(p.begin)))
+}
+
+// run announces the next of several fits (fit -labels' choice trains an
+// unsupervised fit, validation fits and a refit): what says which it is,
+// and its epochs are counted from 1 again.
+func (p *fitProgress) run(what string) {
+	if p == nil {
+		return
+	}
+	if p.pending && !p.tty {
+		p.writeEpoch(p.lastEpoch, time.Now()) // the last fit's last epoch
+	}
+	p.endLine()
+	fmt.Fprintf(p.w, "fit: %s (%s elapsed)\n", what, roundDur(time.Since(p.begin)))
+	p.epochs, p.trainTime, p.pending = 0, time.Time{}, false
 }
 
 // configure tells the reporter the run's cap and stopping rule, from the

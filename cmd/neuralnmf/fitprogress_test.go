@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"math"
 	"testing"
 	"time"
 
@@ -44,4 +45,15 @@ func TestProgressTimeLeft(t *testing.T) {
 			require.Contains(t, buf.String(), tc.want)
 		})
 	}
+}
+
+// labelsToTell's count is the n at which two standard errors of an
+// accuracy p, √(p(1−p)/n), fall to the margin.
+func TestLabelsToTell(t *testing.T) {
+	p, n, margin := 0.8, 100, 0.05
+	se := math.Sqrt(p * (1 - p) / float64(n))
+	got := labelsToTell(margin, se, n)
+	// 4·0.16/0.05² = 256 labels, 2.6 times as many.
+	require.Equal(t, "about 256 scored labels would tell this margin from chance (2.6 times as many)", got)
+	require.Contains(t, labelsToTell(0, se, n), "no number of labels")
 }

@@ -55,7 +55,7 @@ func writeChoice(w io.Writer, c *neuralnmf.Choice, m *neuralnmf.Model, x *matio.
 		fmt.Fprintf(w, "  %-*s %9s %9.3f%s\n", width, names[i], all, cand.HeldOutAccuracy, mark)
 	}
 	if !c.Trusted() && c.Chosen == c.Best {
-		fmt.Fprintf(w, "  the margin over the next best (%.3f) is within two standard errors (2 × %.3f) of the %d labels it was scored on: they cannot tell these candidates apart; more known labels would\n", c.Margin, c.StdErr, best.Scored)
+		fmt.Fprintf(w, "  the margin over the next best (%.3f) is within two standard errors (2 × %.3f) of the %d labels it was scored on: they cannot tell these candidates apart, and the next best may be as good; %s\n", c.Margin, c.StdErr, best.Scored, labelsToTell(c.Margin, c.StdErr, best.Scored))
 	}
 	if best.Kind == neuralnmf.SupervisedFit {
 		return
@@ -83,6 +83,17 @@ func writeChoice(w io.Writer, c *neuralnmf.Choice, m *neuralnmf.Model, x *matio.
 	default:
 		fmt.Fprintf(w, "  the model's classifier reads layer %d (B = Y·S%d† on the known labels): train accuracy %.3f\n", best.Layer, best.Layer, neuralnmf.Accuracy(pred, known))
 	}
+}
+
+// labelsToTell says how many scored labels would tell a margin apart
+// from chance: n·(2·stdErr/margin)², where the standard error at n labels,
+// √(p(1−p)/n), falls below half the margin (if the margin stays as it is).
+func labelsToTell(margin, stdErr float64, n int) string {
+	if !(margin > 0) {
+		return "no number of labels tells apart candidates that score the same"
+	}
+	need := math.Ceil(float64(n) * (2 * stdErr / margin) * (2 * stdErr / margin) * (1 - 1e-12)) // not one more for rounding
+	return fmt.Sprintf("about %.0f scored labels would tell this margin from chance (%.1f times as many)", need, need/float64(n))
 }
 
 // warnPenalties warns when a penalty took over the fit: -alpha-s set the

@@ -11,8 +11,8 @@ import (
 
 // namedMatrix is one matrix a model holds, by the name every command and
 // the report use: Aℓ is layer ℓ's A (A1 is features × layer-1 topics),
-// Sℓ layer ℓ's S for the training columns, B the classifier. Layers count
-// from 1.
+// Sℓ layer ℓ's S for the training columns, B the classifier, BX and
+// Intercept its parts on the words and its constant. Layers count from 1.
 type namedMatrix struct {
 	name     string
 	m        *tensor.Dense
@@ -21,8 +21,8 @@ type namedMatrix struct {
 	describe string
 }
 
-// modelMatrix returns the matrix of m called name (A1..AL, S1..SL, B or
-// BX, case-insensitive), or a usage error naming flag and the choices.
+// modelMatrix returns the matrix of m called name (A1..AL, S1..SL, B, BX
+// or Intercept, case-insensitive), or a usage error naming flag and the choices.
 func modelMatrix(m *neuralnmf.Model, flag, name string) (namedMatrix, error) {
 	L := len(m.A)
 	choices := []string{fmt.Sprintf("A1..A%d", L)}
@@ -34,6 +34,9 @@ func modelMatrix(m *neuralnmf.Model, flag, name string) (namedMatrix, error) {
 	}
 	if m.BX != nil {
 		choices = append(choices, "BX")
+	}
+	if m.Intercept != nil {
+		choices = append(choices, "Intercept")
 	}
 	has := strings.Join(choices, ", ")
 	if n := len(choices); n > 1 {
@@ -50,6 +53,9 @@ func modelMatrix(m *neuralnmf.Model, flag, name string) (namedMatrix, error) {
 	}
 	if up == "BX" && m.BX != nil {
 		return namedMatrix{"BX", m.BX, "classes", "features", "the classifier's part on the words: class scores gain BX·x/‖x‖ for a document x"}, nil
+	}
+	if up == "INTERCEPT" && m.Intercept != nil {
+		return namedMatrix{"Intercept", m.Intercept, "classes", "constant", "the classifier's constant: class scores gain it for every document"}, nil
 	}
 	if len(up) >= 2 && (up[0] == 'A' || up[0] == 'S') {
 		if l, err := strconv.Atoi(up[1:]); err == nil && l >= 1 && l <= L {

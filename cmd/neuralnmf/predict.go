@@ -25,9 +25,13 @@ func runPredict(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprint(stderr, `Usage: neuralnmf predict -model m.nnmf -x new.mtx -o predictions.csv [-labels y.txt]
        neuralnmf predict -model m.nnmf -text new.jsonl [-id-field id] [-label-field topic] -o predictions.csv
 
-Predicts the class of each new column with a supervised model: argmax of
-B·SL, where SL is the last layer's forward pass of the column and B the
-model's classifier. Writes a CSV with a header row. A column with no entry
+Predicts the class of each new column with a model trained with labels:
+the argmax of its class scores B·Sl, where Sl is the column's forward pass
+to the layer its classifier reads (the last for the supervised fit; the one
+fit -labels chose for a read-out or a regression on topics), plus
+BX·x/‖x‖ + intercept when fit -labels chose a logistic regression that
+reads the words (x the column). 'neuralnmf export' writes B, BX and the
+intercept. Writes a CSV with a header row. A column with no entry
 (a document with no word of the vocabulary) has no prediction: class -1,
 and a warning. With -labels or -label-field it also prints accuracy,
 precision and recall per class and the confusion matrix.

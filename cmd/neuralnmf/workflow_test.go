@@ -444,8 +444,17 @@ func TestFitChoosesWithLabels(t *testing.T) {
 	dir := t.TempDir()
 	writeData(t, dir)
 	p := func(n string) string { return filepath.Join(dir, n) }
-	code, out, errOut := cli(t, "fit", "-x", p("x.mtx"), "-ranks", "4,2", "-labels", p("y.txt"), "-o", p("m.nnmf"), "-quiet")
+	code, out, errOut := cli(t, "fit", "-x", p("x.mtx"), "-ranks", "4,2", "-labels", p("y.txt"), "-o", p("m.nnmf"))
 	require.Equal(t, 0, code, errOut)
+	// The progress says which fit each epoch belongs to, and the summary
+	// which fit the model is.
+	require.Contains(t, errOut, "\n  unsupervised: configuration: -ranks 4,2")
+	require.Contains(t, errOut, "\nfit: the unsupervised fit, labels not used")
+	require.Contains(t, errOut, "\nfit: supervised (ce, balance 0.3): validation fit on the known labels outside the held-out fold")
+	require.Regexp(t, `(^|\n)the model: the (unsupervised fit \(trained without the labels\) with the classifier chosen below|supervised fit refitted on all known labels); configuration: -ranks 4,2`, out)
+	if strings.Contains(out, "the model: the unsupervised fit") {
+		require.NotContains(t, strings.SplitN(out, "\n", 2)[0], "-classifier", "the unsupervised fit's configuration has no classifier")
+	}
 	require.Regexp(t, `labels: chose .+ on 20 known labels, cross-validated in 3 folds \(a supervised fit on the 6 of one fold, held out\):`, out)
 	require.Regexp(t, `\n  supervised \(ce, balance 0\.3\), \d+ epochs(, early stop)?\s+-\s+[01]\.\d{3}`, out)
 	require.Regexp(t, `\n  unsupervised \+ read-out of layer 1\s+[01]\.\d{3}\s+[01]\.\d{3}`, out)
@@ -532,6 +541,14 @@ func TestFitChoosesTheWords(t *testing.T) {
 	lines := strings.Split(strings.TrimSpace(string(bx)), "\n")
 	require.Len(t, lines, 4, "a row per class: %s", lines[0])
 	require.Len(t, strings.Split(lines[0], ","), 40, "a column per row of X")
+	code, out, errOut = cli(t, "export", "-model", p("m.nnmf"), "-matrix", "intercept", "-o", p("ic.csv"))
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, "Intercept (4×1)")
+	m, err := neuralnmf.Load(p("m.nnmf"))
+	require.NoError(t, err)
+	ic, err := matio.ReadMatrix(p("ic.csv"))
+	require.NoError(t, err)
+	require.Equal(t, m.Intercept.Data, ic.Dense.Data)
 
 	// With the spread labels as the prior, the table marks it; the words
 	// still win here, clearly.

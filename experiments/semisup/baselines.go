@@ -20,6 +20,9 @@ const (
 	LogRegName     = "LogisticRegression on TF-IDF"
 	LogRegCVName   = "LogisticRegression, C by CV"
 	SpreadingName  = "LabelSpreading (kNN)"
+	// SelfTrainingName is scikit-learn's SelfTrainingClassifier around
+	// LogisticRegression with LogisticRegressionCV's C.
+	SelfTrainingName = "SelfTraining(LogReg)"
 )
 
 // BaselineScript is the Python script that scores scikit-learn's baselines

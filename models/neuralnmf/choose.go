@@ -79,6 +79,12 @@ type ChooseOptions struct {
 	// 0 means DefaultPatience; a negative value, no early stop of either
 	// kind (the refit then runs as cfg says).
 	Patience int
+	// Fitting, if not nil, is called before each Neural NMF fit that
+	// TrainChoosing runs, with what the fit is in words ("the unsupervised
+	// fit, ...", "supervised (...): validation fit ...", "...: refit ...")
+	// and its Config, so that a caller's progress (Config.Phase,
+	// Config.Progress) can say which fit its epochs belong to.
+	Fitting func(run string, cfg Config)
 }
 
 // NoPrior, as ChooseOptions.Prior, takes the candidate of highest

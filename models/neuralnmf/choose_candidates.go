@@ -37,6 +37,7 @@ func (c *chooser) scoreCheap() error {
 	if c.use[UnsupervisedReadout] || c.use[Words] || c.use[TopicsWords] || c.use[SpreadWords] {
 		unsupCfg := c.cfg
 		unsupCfg.Supervision = nil
+		c.announce(unsupCfg, "the unsupervised fit, labels not used (the topics that the read-outs and regressions on topics read)")
 		var err error
 		if c.um, err = c.fit(unsupCfg); err != nil {
 			return err
@@ -189,14 +190,19 @@ func (c *chooser) scoreSupervised(cheap []Candidate) error {
 	for _, b := range c.balances {
 		vc := c.withKnown(c.train, b, c.o.Patience)
 		vc.Supervision.target = target
+		name := fmt.Sprintf("supervised (%s, balance %g)", sup.Classifier.Resolved(), b)
+		if sup.Lambda > 0 {
+			name = fmt.Sprintf("supervised (%s, λ %g)", sup.Classifier.Resolved(), sup.Lambda)
+		}
+		c.announce(vc, "%s: validation fit on the known labels outside the held-out fold", name)
 		m, err := c.fit(vc)
 		if err != nil {
 			return err
 		}
-		cand := Candidate{Name: fmt.Sprintf("supervised (%s, balance %g)", sup.Classifier.Resolved(), b), Kind: SupervisedFit, Balance: b,
+		cand := Candidate{Name: name, Kind: SupervisedFit, Balance: b,
 			Epochs: len(m.History.Loss), EarlyStop: strings.HasPrefix(m.History.Stopped, "early stop")}
 		if sup.Lambda > 0 {
-			cand.Name, cand.Balance, cand.Lambda = fmt.Sprintf("supervised (%s, λ %g)", sup.Classifier.Resolved(), sup.Lambda), 0, sup.Lambda
+			cand.Balance, cand.Lambda = 0, sup.Lambda
 		}
 		if c.use[SupervisedFit] {
 			pred := c.unscored()

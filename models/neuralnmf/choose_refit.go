@@ -84,6 +84,7 @@ func (c *chooser) refitSupervised(best Candidate) (*Model, error) {
 		// As many epochs as the validation fit took to its early stop.
 		refit.Epochs = best.Epochs
 	}
+	c.announce(refit, "%s: refit on all %d known labels", best.Name, c.ch.Known)
 	m, err := c.fit(refit)
 	if err != nil {
 		return nil, err

@@ -149,6 +149,7 @@ func trainChoosing(cfg Config, opt *ChooseOptions, x data, fit func(Config) (*Mo
 	c.train, c.held, nHeld, nKnown = holdOut(sup, o.HoldOut, o.Seed)
 	c.ch = &Choice{Chosen: -1, HeldOut: nHeld, Known: nKnown, Folds: o.Folds}
 	if nHeld == 0 {
+		c.announce(cfg, "the supervised fit as configured on all %d known labels (too few to hold any out)", nKnown)
 		m, err := fit(cfg)
 		return m, c.ch, err
 	}
@@ -215,6 +216,14 @@ func (c *chooser) without(k int) []int {
 		}
 	}
 	return l
+}
+
+// announce tells the caller (ChooseOptions.Fitting) what the next fit,
+// with cfg, is.
+func (c *chooser) announce(cfg Config, format string, a ...any) {
+	if c.o.Fitting != nil {
+		c.o.Fitting(fmt.Sprintf(format, a...), cfg)
+	}
 }
 
 // withKnown returns the Config of a supervised fit on the labels marked,
