@@ -108,7 +108,7 @@ func describeModel(cfg neuralnmf.Config, c *neuralnmf.Choice, d *fitData) string
 		return describeConfig(cfg, d.entries(), d.dense())
 	}
 	switch c.Candidates[c.Chosen].Kind {
-	case neuralnmf.SupervisedFit, neuralnmf.SupervisedReadout:
+	case neuralnmf.SupervisedFit, neuralnmf.SupervisedReadout, neuralnmf.SupervisedTopicsWords:
 		return "the model: the supervised fit refitted on all known labels; " + describeConfig(cfg, d.entries(), d.dense())
 	}
 	return "the model: the unsupervised fit (trained without the labels) with the classifier chosen below; " + describeConfig(unsupervised(cfg), d.entries(), d.dense())

@@ -31,7 +31,7 @@ func writeChoice(w io.Writer, c *neuralnmf.Choice, m *neuralnmf.Model, x *matio.
 	width := len("candidate")
 	for i, cand := range c.Candidates {
 		names[i] = cand.Name
-		if cand.Kind == neuralnmf.SupervisedFit {
+		if cand.Kind == neuralnmf.SupervisedFit || cand.Kind == neuralnmf.SupervisedTopicsWords {
 			names[i] += fmt.Sprintf(", %d epochs", cand.Epochs)
 			if cand.EarlyStop {
 				names[i] += ", early stop"
@@ -49,8 +49,9 @@ func writeChoice(w io.Writer, c *neuralnmf.Choice, m *neuralnmf.Model, x *matio.
 			mark = "  (the prior)"
 		}
 		all := fmt.Sprintf("%.3f", cand.Accuracy)
-		if cand.Kind == neuralnmf.SupervisedFit || cand.Kind == neuralnmf.SupervisedReadout {
-			all = "-"
+		switch cand.Kind {
+		case neuralnmf.SupervisedFit, neuralnmf.SupervisedReadout, neuralnmf.SupervisedTopicsWords:
+			all = "-" // scored on the held-out fold alone
 		}
 		fmt.Fprintf(w, "  %-*s %9s %9.3f%s\n", width, names[i], all, cand.HeldOutAccuracy, mark)
 	}
@@ -72,6 +73,8 @@ func writeChoice(w io.Writer, c *neuralnmf.Choice, m *neuralnmf.Model, x *matio.
 	}
 	known, _ := neuralnmf.SplitLabels(sup.Labels, sup.Known)
 	switch {
+	case best.Kind == neuralnmf.SupervisedTopicsWords:
+		fmt.Fprintf(w, "  the model's classifier reads the words and layer 1's topics, trained with the labels from the unsupervised fit and the regression on both (refitted on all known labels): train accuracy %.3f\n", neuralnmf.Accuracy(pred, known))
 	case best.Kind == neuralnmf.TopicsWordsSpread:
 		fmt.Fprintf(w, "  the model's classifier reads the words and layer 1's topics (the regression on both plus the one on the spread labels, refitted on all known labels): train accuracy %.3f\n", neuralnmf.Accuracy(pred, known))
 	case best.Kind == neuralnmf.TopicsWords:

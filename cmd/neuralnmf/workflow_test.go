@@ -107,7 +107,10 @@ func TestLabelFieldWorkflow(t *testing.T) {
 	code, out, errOut := cli(t, "fit", "-text", p("posts.jsonl"), "-field", "body", "-label-field", "topic", "-stopwords", "english",
 		"-ranks", "4,2", "-o", p("m.nnmf"), "-quiet")
 	require.Equal(t, 0, code, errOut)
-	require.Contains(t, out, "-classifier ce")
+	// The summary describes the fit the model is: the supervised one with
+	// its classifier, or the unsupervised one that the chosen classifier
+	// reads, without.
+	require.Regexp(t, `^the model: the (supervised fit refitted on all known labels; configuration: .*-classifier ce|unsupervised fit \(trained without the labels\) with the classifier chosen below; configuration: -ranks 4,2)`, out)
 	m, err := neuralnmf.Load(p("m.nnmf"))
 	require.NoError(t, err)
 	require.Equal(t, []string{"cars", "space"}, m.ClassNames)

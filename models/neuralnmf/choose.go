@@ -146,16 +146,24 @@ const (
 	// the words. Not among the default kinds (ChooseOptions.Kinds): it
 	// is being weighed in experiments/semisup.
 	TopicsWordsSpread
+	// SupervisedTopicsWords trains the unsupervised fit's topics with
+	// the labels through TopicsWords' regression, which reads them beside
+	// the words (see "Topics trained with the labels beside the words"):
+	// a supervised fit scored, as SupervisedFit, on the held-out fold. It
+	// needs TopicsWords among the kinds. Not among the default kinds: it is
+	// being weighed in experiments/semisup.
+	SupervisedTopicsWords
 )
 
 // Kinds are every Kind, in the order TrainChoosing lists its candidates.
-var kinds = []Kind{SupervisedFit, SupervisedReadout, UnsupervisedReadout, Words, TopicsWords, SpreadWords, TopicsWordsSpread}
+var kinds = []Kind{SupervisedFit, SupervisedReadout, SupervisedTopicsWords, UnsupervisedReadout, Words, TopicsWords, SpreadWords, TopicsWordsSpread}
 
 // defaultKinds are the kinds compared when ChooseOptions.Kinds is nil.
-var defaultKinds = kinds[:len(kinds)-1]
+var defaultKinds = []Kind{SupervisedFit, SupervisedReadout, UnsupervisedReadout, Words, TopicsWords, SpreadWords}
 
 var kindNames = map[Kind]string{SupervisedFit: "supervised", SupervisedReadout: "supervised-readout",
 	UnsupervisedReadout: "readout", Words: "words", TopicsWords: "topics+words", SpreadWords: "spread", TopicsWordsSpread: "topics+words+spread",
+	SupervisedTopicsWords: "supervised-topics+words",
 	NoPrior: "none", CrossValidated: "cross-validated"}
 
 // String returns the kind's name, as ParseKind reads it.
@@ -167,14 +175,15 @@ func (k Kind) String() string {
 }
 
 // ParseKind returns the Kind named name: supervised, supervised-readout,
-// readout, words, topics+words, spread or topics+words+spread.
+// supervised-topics+words, readout, words, topics+words, spread or
+// topics+words+spread.
 func ParseKind(name string) (Kind, error) {
 	for _, k := range kinds {
 		if kindNames[k] == name {
 			return k, nil
 		}
 	}
-	return 0, fmt.Errorf("unknown kind of candidate %q: want supervised, supervised-readout, readout, words, topics+words, spread or topics+words+spread", name)
+	return 0, fmt.Errorf("unknown kind of candidate %q: want supervised, supervised-readout, supervised-topics+words, readout, words, topics+words, spread or topics+words+spread", name)
 }
 
 // ParsePrior returns the ChooseOptions.Prior named name: a kind that
@@ -188,7 +197,7 @@ func ParsePrior(name string) (Kind, error) {
 	}
 	k, err := ParseKind(name)
 	if err != nil {
-		return 0, fmt.Errorf("unknown prior %q: want a kind (supervised, supervised-readout, readout, words, topics+words, spread or topics+words+spread), none or cross-validated", name)
+		return 0, fmt.Errorf("unknown prior %q: want a kind (supervised, supervised-readout, supervised-topics+words, readout, words, topics+words, spread or topics+words+spread), none or cross-validated", name)
 	}
 	return k, nil
 }

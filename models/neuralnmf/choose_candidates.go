@@ -177,16 +177,21 @@ func (c *chooser) scoreTopicsWordsSpread() error {
 // (Supervision's target), which on a large corpus saves most of their
 // epochs.
 func (c *chooser) scoreSupervised(cheap []Candidate) error {
-	if !c.use[SupervisedFit] && !c.use[SupervisedReadout] {
-		return nil
-	}
-	sup := c.sup
 	target := 0.0
 	if c.o.Patience > 0 {
 		for _, cand := range cheap {
 			target = max(target, cand.HeldOutAccuracy)
 		}
 	}
+	if c.use[SupervisedTopicsWords] {
+		if err := c.scoreJoint(target); err != nil {
+			return err
+		}
+	}
+	if !c.use[SupervisedFit] && !c.use[SupervisedReadout] {
+		return nil
+	}
+	sup := c.sup
 	for _, b := range c.balances {
 		vc := c.withKnown(c.train, b, c.o.Patience)
 		vc.Supervision.target = target

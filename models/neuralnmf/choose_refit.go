@@ -14,6 +14,8 @@ func (c *chooser) refit(best Candidate) (*Model, error) {
 		return c.refitRegression(best.Kind)
 	case UnsupervisedReadout:
 		return c.readout(c.um, best.Layer)
+	case SupervisedTopicsWords:
+		return c.refitJoint(best)
 	}
 	return c.refitSupervised(best)
 }

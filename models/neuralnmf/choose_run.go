@@ -118,6 +118,9 @@ func chooseOptions(cfg Config, opt *ChooseOptions) (ChooseOptions, []float64, ma
 	if o.Layer < 0 || o.Layer > len(cfg.Ranks) {
 		return fail("Layer is %d, want 0 (each) or 1..%d", o.Layer, len(cfg.Ranks))
 	}
+	if use[SupervisedTopicsWords] && !use[TopicsWords] {
+		return fail("Kinds holds supervised-topics+words without topics+words, whose regression it starts from")
+	}
 	if use[TopicsWordsSpread] && !(use[TopicsWords] && use[SpreadWords]) {
 		return fail("Kinds holds topics+words+spread without topics+words and spread, whose sum it is")
 	}

@@ -346,3 +346,66 @@ func TestTopicsWordsSpreadSumsTheTwoRegressions(t *testing.T) {
 	_, _, err = neuralnmf.TrainChoosing(x, cfg, &neuralnmf.ChooseOptions{Kinds: []neuralnmf.Kind{neuralnmf.TopicsWordsSpread}})
 	require.ErrorIs(t, err, neuralnmf.ErrConfig, "the sum without its two parts")
 }
+
+// The supervised topics+words candidate trains the unsupervised fit's
+// topics with the labels through the regression on them and the words: it
+// is scored on the held-out fold as a supervised fit is, and the model
+// refitted from it reads layer 1 and the words (B, BX, Intercept), has
+// A's that the labels moved away from the unsupervised fit's, and
+// survives a save and load. Without topics+words among the kinds it is
+// refused.
+func TestSupervisedTopicsWords(t *testing.T) {
+	x, y := markedGroups(3)
+	known := make([]bool, len(y))
+	for j := range known {
+		known[j] = j%2 == 0
+	}
+	cfg := neuralnmf.Config{Ranks: []int{3, 2}, Seed: 1, Supervision: &neuralnmf.Supervision{Labels: y, Classes: 4, Known: known}}
+	kinds := []neuralnmf.Kind{neuralnmf.SupervisedTopicsWords, neuralnmf.TopicsWords}
+	var fits []string
+	m, ch, err := neuralnmf.TrainChoosing(x, cfg, &neuralnmf.ChooseOptions{Kinds: kinds, Prior: neuralnmf.SupervisedTopicsWords,
+		Fitting: func(run string, _ neuralnmf.Config) { fits = append(fits, run) }})
+	require.NoError(t, err)
+	require.Len(t, ch.Candidates, 2)
+	joint := ch.Candidates[0]
+	require.Equal(t, neuralnmf.SupervisedTopicsWords, joint.Kind)
+	require.Equal(t, ch.HeldOut, joint.Scored, "scored on the held-out fold alone")
+	require.Greater(t, joint.HeldOutAccuracy, 0.9, "the words carry the classes")
+	require.Equal(t, 0, ch.Chosen, "the prior, which the regression alone does not beat clearly: %+v", ch.Candidates)
+	require.Len(t, fits, 3, "unsupervised, validation and refit: %q", fits)
+	require.Contains(t, fits[1], "validation fit")
+	require.Contains(t, fits[2], "refit on all 80 known labels")
+
+	require.Equal(t, 1, m.ClassifierLayer)
+	require.Equal(t, []int{4, 3}, []int{m.B.Rows, m.B.Cols})
+	require.NotNil(t, m.BX)
+	require.NotNil(t, m.Intercept)
+	unsup := cfg
+	unsup.Supervision = nil
+	um, err := neuralnmf.Train(x, unsup)
+	require.NoError(t, err)
+	moved := 0.0
+	for i, v := range m.A[0].Data {
+		moved = max(moved, math.Abs(v-um.A[0].Data[i]))
+	}
+	require.Greater(t, moved, 1e-6, "the labels' gradient reached A⁽⁰⁾")
+	require.Less(t, math.Abs(m.History.FinalRelError-um.History.FinalRelError), 0.05, "from the unsupervised fit, not far from it")
+
+	xNew, yNew := markedGroups(4)
+	pred, _, err := m.Classify(xNew)
+	require.NoError(t, err)
+	require.Greater(t, neuralnmf.Accuracy(pred, yNew), 0.9, "unseen columns")
+	var buf bytes.Buffer
+	require.NoError(t, m.Write(&buf))
+	back, err := neuralnmf.Read(&buf)
+	require.NoError(t, err)
+	pred2, _, err := back.Classify(xNew)
+	require.NoError(t, err)
+	require.Equal(t, pred, pred2)
+
+	_, _, err = neuralnmf.TrainChoosing(x, cfg, &neuralnmf.ChooseOptions{Kinds: kinds[:1]})
+	require.ErrorContains(t, err, "without topics+words")
+	k, err := neuralnmf.ParseKind("supervised-topics+words")
+	require.NoError(t, err)
+	require.Equal(t, neuralnmf.SupervisedTopicsWords, k)
+}

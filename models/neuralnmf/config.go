@@ -126,6 +126,9 @@ type Supervision struct {
 	// accuracy cannot reach it by the epoch cap (see behind): the
 	// accuracy of the best candidate TrainChoosing has already scored.
 	target float64
+	// head, if not nil, is the classifier of TrainChoosing's supervised
+	// topics+words fit (joint.go), in place of Classifier's.
+	head *jointHead
 }
 
 // Optimizer selects the update rule.

@@ -64,7 +64,10 @@ func (t *trainer) init() error {
 		if err := t.setLabels(); err != nil {
 			return err
 		}
-		if s.Classifier == CrossEntropy {
+		switch {
+		case s.head != nil:
+			t.b = s.head.b0.Clone()
+		case s.Classifier == CrossEntropy:
 			t.b = tensor.Uniform(s.Classes, c.Ranks[len(c.Ranks)-1], 0, 0.01, t.rng)
 		}
 	}
@@ -85,7 +88,7 @@ func (t *trainer) init() error {
 			scale := math.Max(tensor.Sum(p)/float64(p.Len()), 1e-12)
 			o := &optim.Adam{LR: c.LR * scale, Decay: c.Decay}
 			if p == t.b {
-				o = &optim.Adam{LR: c.LR, Decay: c.Decay, Unconstrained: true}
+				o = &optim.Adam{LR: c.LR * t.headScale(), Decay: c.Decay, Unconstrained: true}
 			}
 			t.adams = append(t.adams, o)
 			t.steps = append(t.steps, adamStep(o))

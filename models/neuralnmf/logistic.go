@@ -199,22 +199,6 @@ func addDataScores(scores, bx, intercept *tensor.Dense, x data) error {
 // scikit-learn's LabelSpreading, which spreads the labels over a graph of
 // nearest neighbours, beat every other method at 5 % known labels on two of
 // our corpora. The SpreadWords candidate does the same on the columns of X
-// (cosine similarity of the columns at unit length: the same neighbours as
-// scikit-learn's Euclidean distance on unit TF-IDF vectors), with
-// LabelSpreading's defaults (spreadNeighbours neighbours, α = spreadAlpha,
-// spreadIterations iterations): F ← α·D^(−1/2)·W·D^(−1/2)·F + (1−α)·Y, W
-// the symmetrised 0/1 neighbour graph. Each column then takes the class of
-// its largest F, and a logistic regression on the words, fitted to those
-// classes of every reached column with the C that cross-validation on the
-// known labels chose, makes the spread classes a classifier of new columns.
-
-// Spreading the known labels
-//
-// With few known labels (a few per class), a classifier fitted on them
-// alone misses what the unlabelled columns say about the classes' shape;
-// scikit-learn's LabelSpreading, which spreads the labels over a graph of
-// nearest neighbours, beat every other method at 5 % known labels on two of
-// our corpora. The SpreadWords candidate does the same on the columns of X
 // (package classify's Spreading with LabelSpreading's defaults, on the
 // columns at unit length). Each column then takes the class of its largest
 // spread score, and a logistic regression on the words, fitted to those

@@ -159,8 +159,11 @@ func (t *trainer) builtinLoss(f *Forward) (loss, fit *autograd.Var) {
 // the least-squares ‖Z∘(Y − B·S⁽ᴸ⁾)‖² or the masked cross-entropy, divided
 // by its entries when the loss is normalised.
 func (t *trainer) supervisionTerm(f *Forward) *autograd.Var {
-	pred := ops.MatMul(f.B, f.S[len(f.S)-1])
 	s := t.cfg.Supervision
+	if s.head != nil {
+		return t.jointTerm(f)
+	}
+	pred := ops.MatMul(f.B, f.S[len(f.S)-1])
 	if s.Classifier == CrossEntropy {
 		return t.per(ops.SoftmaxCrossEntropy(pred, f.Y, f.Z), t.known)
 	}

@@ -489,6 +489,9 @@ func (t *trainer) model() (*Model, error) {
 	if f.B != nil {
 		m.B = f.B.Value().Clone()
 	}
+	if h := t.cfg.Supervision.jointHead(); h != nil {
+		m.BX, m.Intercept, m.ClassifierLayer = h.bx, h.intercept, h.layer
+	}
 	return m, nil
 }
 

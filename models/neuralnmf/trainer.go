@@ -161,7 +161,7 @@ func (t *trainer) train(upTo int) error {
 		}
 		acc, held := math.NaN(), math.NaN()
 		if f.B != nil {
-			pred := Predict(f.B.Value(), f.S[len(f.S)-1].Value())
+			pred := t.predictTrain(f)
 			acc, held = Accuracy(pred, t.labels), Accuracy(pred, t.held)
 		}
 		h.Loss = append(h.Loss, lv)
