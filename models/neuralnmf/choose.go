@@ -164,7 +164,7 @@ var defaultKinds = []Kind{SupervisedFit, SupervisedReadout, UnsupervisedReadout,
 var kindNames = map[Kind]string{SupervisedFit: "supervised", SupervisedReadout: "supervised-readout",
 	UnsupervisedReadout: "readout", Words: "words", TopicsWords: "topics+words", SpreadWords: "spread", TopicsWordsSpread: "topics+words+spread",
 	SupervisedTopicsWords: "supervised-topics+words",
-	NoPrior: "none", CrossValidated: "cross-validated"}
+	NoPrior:               "none", CrossValidated: "cross-validated"}
 
 // String returns the kind's name, as ParseKind reads it.
 func (k Kind) String() string {

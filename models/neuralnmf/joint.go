@@ -35,10 +35,10 @@ import (
 // B·S⁽layer⁾ + offset, B starting at b0 and trained, offset (P×M, bx and
 // intercept applied to the training columns) fixed; penalty weighs ‖B‖².
 type jointHead struct {
-	layer             int
-	b0, offset        *tensor.Dense
-	bx, intercept     *tensor.Dense
-	penalty           float64
+	layer         int
+	b0, offset    *tensor.Dense
+	bx, intercept *tensor.Dense
+	penalty       float64
 }
 
 // jointHead returns s's joint head, or nil (s may be nil).
