@@ -173,7 +173,7 @@ func TestBaselines(t *testing.T) {
 		sklearn(t, sp, seeds, emit)
 	})
 	var b strings.Builder
-	semisup.WriteTable(&b, semisup.Summarise(runs), []string{semisup.SklearnNMFName, semisup.LogRegName, semisup.LogRegCVName, semisup.SpreadingName})
+	semisup.WriteTable(&b, semisup.Summarise(runs), []string{semisup.SklearnNMFName, semisup.LogRegName, semisup.LogRegCVName, semisup.SpreadingName, semisup.SelfTrainingName})
 	t.Log(b.String())
 }
 
