@@ -81,9 +81,21 @@ func (c *chooser) refitRegression(kind Kind) (*Model, error) {
 // The refit starts where the validation fit did (cfg's start): from the
 // validation fit's A's it stopped early, 0.01 lower on 20 Newsgroups.
 func (c *chooser) refitSupervised(best Candidate) (*Model, error) {
-	refit := c.withKnown(c.sup.Known, best.Balance, 0)
+	m, err := c.refitFor(best, c.withKnown(c.sup.Known, best.Balance, 0))
+	if err != nil {
+		return nil, err
+	}
+	if best.Kind == SupervisedReadout {
+		return c.readout(m, best.Layer)
+	}
+	return m, nil
+}
+
+// refitFor runs refit, the Config of a supervised candidate's fit on all
+// the known labels, for as many epochs as its validation fit took when
+// that one stopped early, and says so in the History.
+func (c *chooser) refitFor(best Candidate, refit Config) (*Model, error) {
 	if best.EarlyStop {
-		// As many epochs as the validation fit took to its early stop.
 		refit.Epochs = best.Epochs
 	}
 	c.announce(refit, "%s: refit on all %d known labels", best.Name, c.ch.Known)
@@ -93,9 +105,6 @@ func (c *chooser) refitSupervised(best Candidate) (*Model, error) {
 	}
 	if best.EarlyStop && strings.HasPrefix(m.History.Stopped, "max epochs") {
 		m.History.Stopped = fmt.Sprintf("refitted for the %d epochs at which its validation fit stopped early", best.Epochs)
-	}
-	if best.Kind == SupervisedReadout {
-		return c.readout(m, best.Layer)
 	}
 	return m, nil
 }

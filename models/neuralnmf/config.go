@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/neuralnmf/neuralnmf/autograd"
-	"github.com/neuralnmf/neuralnmf/ops"
 	"github.com/neuralnmf/neuralnmf/optim"
 	"github.com/neuralnmf/neuralnmf/tensor"
 )
@@ -268,31 +267,6 @@ type Epoch struct {
 	// this start, NaN before Window+1 epochs.
 	Decrease float64
 	Elapsed  time.Duration
-}
-
-// Forward is what a custom loss receives: the variables of one forward pass.
-type Forward struct {
-	// X is the N×M data (constant); nil when training on a sparse X, which
-	// is then in XSparse (use ops.SparseFrobeniusLoss with it).
-	X       *autograd.Var
-	XSparse *tensor.Sparse
-	A       []*autograd.Var // A⁽ˡ⁾, k⁽ˡ⁻¹⁾×k⁽ˡ⁾ (parameters)
-	S       []*autograd.Var // S⁽ˡ⁾ = q(A⁽ˡ⁾, S⁽ˡ⁻¹⁾), k⁽ˡ⁾×M
-	// Y and Z are the one-hot labels and their mask (P×M), nil without
-	// supervision.
-	Y, Z *autograd.Var
-	// B is the classifier: (Z∘Y)(S⁽ᴸ⁾)† for LeastSquares, the parameter for
-	// CrossEntropy; nil without supervision.
-	B    *autograd.Var
-	mask *autograd.Var
-	// below is A⁽¹⁾⋯A⁽ᴸ⁾S⁽ᴸ⁾ once belowFirst has recorded it.
-	below *autograd.Var
-	// first is the first layer when it was recorded with its fit's loss
-	// fused (ops.NNLSData); nil otherwise.
-	first *ops.DataLayer
-
-	trainer    *trainer
-	supervised bool // AddSupervision was called
 }
 
 // Config configures Train. Ranks is required; everything else has a default.

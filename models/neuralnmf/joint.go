@@ -126,9 +126,9 @@ func (c *chooser) scoreJoint(target float64) error {
 		return err
 	}
 	name := fmt.Sprintf("layer-1 topics trained with the labels + words, logistic (C %.3g, balance %g)", c.tw.c, c.balances[0])
-	c.announce(c.jointConfig(c.train, head, c.o.Patience), "%s: validation fit on the known labels outside the held-out fold", name)
 	vc := c.jointConfig(c.train, head, c.o.Patience)
 	vc.Supervision.target = target
+	c.announce(vc, "%s: validation fit on the known labels outside the held-out fold", name)
 	m, err := c.fit(vc)
 	if err != nil {
 		return err
@@ -151,17 +151,5 @@ func (c *chooser) refitJoint(best Candidate) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	refit := c.jointConfig(c.sup.Known, head, 0)
-	if best.EarlyStop {
-		refit.Epochs = best.Epochs
-	}
-	c.announce(refit, "%s: refit on all %d known labels", best.Name, c.ch.Known)
-	m, err := c.fit(refit)
-	if err != nil {
-		return nil, err
-	}
-	if best.EarlyStop && strings.HasPrefix(m.History.Stopped, "max epochs") {
-		m.History.Stopped = fmt.Sprintf("refitted for the %d epochs at which its validation fit stopped early", best.Epochs)
-	}
-	return m, nil
+	return c.refitFor(best, c.jointConfig(c.sup.Known, head, 0))
 }

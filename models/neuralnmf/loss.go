@@ -10,6 +10,31 @@ import (
 	"github.com/neuralnmf/neuralnmf/tensor"
 )
 
+// Forward is what a custom loss receives: the variables of one forward pass.
+type Forward struct {
+	// X is the N×M data (constant); nil when training on a sparse X, which
+	// is then in XSparse (use ops.SparseFrobeniusLoss with it).
+	X       *autograd.Var
+	XSparse *tensor.Sparse
+	A       []*autograd.Var // A⁽ˡ⁾, k⁽ˡ⁻¹⁾×k⁽ˡ⁾ (parameters)
+	S       []*autograd.Var // S⁽ˡ⁾ = q(A⁽ˡ⁾, S⁽ˡ⁻¹⁾), k⁽ˡ⁾×M
+	// Y and Z are the one-hot labels and their mask (P×M), nil without
+	// supervision.
+	Y, Z *autograd.Var
+	// B is the classifier: (Z∘Y)(S⁽ᴸ⁾)† for LeastSquares, the parameter for
+	// CrossEntropy; nil without supervision.
+	B    *autograd.Var
+	mask *autograd.Var
+	// below is A⁽¹⁾⋯A⁽ᴸ⁾S⁽ᴸ⁾ once belowFirst has recorded it.
+	below *autograd.Var
+	// first is the first layer when it was recorded with its fit's loss
+	// fused (ops.NNLSData); nil otherwise.
+	first *ops.DataLayer
+
+	trainer    *trainer
+	supervised bool // AddSupervision was called
+}
+
 // forward records one forward pass on tape and returns its variables and the
 // NNLS results.
 func (t *trainer) forward(tape *autograd.Tape) (*Forward, []*nnls.Result) {
