@@ -318,6 +318,21 @@ func Fit(docs iter.Seq2[string, error], o Options) (*Vectorizer, *tensor.Sparse,
 			tf[e.id] += int64(e.count)
 		}
 	}
+	v, row, err := build(o, n, words, df, tf)
+	if err != nil {
+		return nil, nil, err
+	}
+	x := v.assemble(cols, row)
+	return v, x, nil
+}
+
+// build makes the vectoriser of a corpus of n documents whose words (in
+// any order, each once) occur in df documents and tf times in all: the
+// vocabulary the bounds keep, in sorted order, and its IDF. row maps each
+// index of words to its row, or −1 for a word left out. Fit and FitCounts
+// share it, so a vectoriser fitted from counts added over shards is the one
+// Fit makes of the whole corpus.
+func build(o Options, n int, words []string, df []int, tf []int64) (*Vectorizer, []int32, error) {
 	order := make([]int32, len(words))
 	for i := range order {
 		order[i] = int32(i)
@@ -365,8 +380,7 @@ func Fit(docs iter.Seq2[string, error], o Options) (*Vectorizer, *tensor.Sparse,
 		}
 	}
 	v.init()
-	x := v.assemble(cols, row)
-	return v, x, nil
+	return v, row, nil
 }
 
 // idf is scikit-learn's inverse document frequency: ln(n/df) + 1, with n
