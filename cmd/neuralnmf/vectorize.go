@@ -9,103 +9,36 @@ import (
 	"io"
 	"iter"
 	"os"
-	"strconv"
 	"strings"
 
+	"github.com/neuralnmf/neuralnmf/internal/textflags"
 	"github.com/neuralnmf/neuralnmf/matio"
 	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
 	"github.com/neuralnmf/neuralnmf/tensor"
 	"github.com/neuralnmf/neuralnmf/text"
 )
 
-// textFlags are the vectoriser's options, shared by vectorize and fit -text.
-type textFlags struct {
-	stopwords, minDF, maxDF, norm                            *string
-	newsgroups, keepCase, sublinear, counts, noIDF, noSmooth *bool
-	maxFeatures                                              *int
-}
+// textFlags are the vectoriser's options (package textflags, shared with
+// neuralnmf-beam vectorize), used by vectorize and fit -text.
+type textFlags struct{ textflags.Flags }
+
+func addTextFlags(fs *flag.FlagSet) textFlags { return textFlags{textflags.Add(fs)} }
 
 // names lists the flags of the vectoriser's options (not -field).
-func (t textFlags) names() []string {
-	return []string{"stopwords", "newsgroups", "keep-case", "min-df", "max-df", "max-features", "sublinear-tf", "counts", "norm", "no-idf", "no-smooth-idf"}
-}
-
-func addTextFlags(fs *flag.FlagSet) textFlags {
-	return textFlags{
-		stopwords:   fs.String("stopwords", "", "stop words to drop: english (scikit-learn's English list, 318 words) or a file of words, one per line (a file named english: ./english)"),
-		newsgroups:  fs.Bool("newsgroups", false, "strip Usenet headers, signatures and quoted lines as scikit-learn's fetch_20newsgroups does, then remove digits (the paper's cleaning)"),
-		keepCase:    fs.Bool("keep-case", false, "do not lowercase"),
-		minDF:       fs.String("min-df", "", "drop words in fewer documents: a count (2) or a fraction with a point (0.01)"),
-		maxDF:       fs.String("max-df", "", "drop words in more documents: a count (500) or a fraction with a point (0.5)"),
-		maxFeatures: fs.Int("max-features", 0, "keep only this many words, those of the largest total counts (0: all); ties at the cut go to the alphabetically first, where scikit-learn's unstable sort may keep others"),
-		sublinear:   fs.Bool("sublinear-tf", false, "use 1 + ln(count) instead of the count"),
-		counts:      fs.Bool("counts", false, "raw term counts: no IDF, no normalisation"),
-		norm:        fs.String("norm", "l2", "document normalisation: l2, l1 or none"),
-		noIDF:       fs.Bool("no-idf", false, "no IDF weighting"),
-		noSmooth:    fs.Bool("no-smooth-idf", false, "IDF ln(n/df) + 1 instead of ln((1+n)/(1+df)) + 1"),
-	}
-}
-
-// parseDocFreq reads a -min-df/-max-df value as scikit-learn reads min_df
-// and max_df: an integer is a number of documents, a number with a point or
-// exponent a fraction of them.
-func parseDocFreq(flag, s string) (text.DocFreq, error) {
-	if s == "" {
-		return text.DocFreq{}, nil
-	}
-	if n, err := strconv.Atoi(s); err == nil {
-		if n < 0 {
-			return text.DocFreq{}, usageError{fmt.Errorf("-%s is %d: want a count ≥ 0 or a fraction in [0, 1]", flag, n)}
-		}
-		return text.Docs(n), nil
-	}
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil || !(f >= 0 && f <= 1) {
-		return text.DocFreq{}, usageError{fmt.Errorf("-%s is %q: want a count (an integer) or a fraction in [0, 1] (with a point)", flag, s)}
-	}
-	return text.Share(f), nil
-}
-
-// englishStopWords is the -stopwords value that names scikit-learn's
-// English list rather than a file.
-const englishStopWords = "english"
+func (t textFlags) names() []string { return t.Names() }
 
 // stopwordsFile returns the path of the -stopwords file, or "" when the
 // flag names the built-in list.
-func (t textFlags) stopwordsFile() string {
-	if *t.stopwords == englishStopWords {
-		return ""
-	}
-	return *t.stopwords
-}
+func (t textFlags) stopwordsFile() string { return t.StopWordsFile() }
 
-// options returns the vectoriser options the flags say.
+// options returns the vectoriser options the flags say; a bad value is a
+// usageError.
 func (t textFlags) options() (text.Options, error) {
-	o := text.Options{Newsgroups: *t.newsgroups, KeepCase: *t.keepCase, MaxFeatures: *t.maxFeatures,
-		SublinearTF: *t.sublinear, Counts: *t.counts, NoIDF: *t.noIDF, NoSmoothIDF: *t.noSmooth}
-	var err error
-	if o.MinDF, err = parseDocFreq("min-df", *t.minDF); err != nil {
-		return o, err
+	o, err := t.Options()
+	if textflags.IsUsage(err) {
+		return o, usageError{err}
 	}
-	if o.MaxDF, err = parseDocFreq("max-df", *t.maxDF); err != nil {
-		return o, err
-	}
-	if o.MaxFeatures < 0 {
-		return o, usageError{fmt.Errorf("-max-features is %d: want 0 (all) or more", o.MaxFeatures)}
-	}
-	if o.Norm, err = choose("norm", *t.norm, choice[text.Norm]{"l2", text.L2}, choice[text.Norm]{"l1", text.L1}, choice[text.Norm]{"none", text.NoNorm}); err != nil {
-		return o, err
-	}
-	switch *t.stopwords {
-	case "":
-	case englishStopWords:
-		o.StopWords = text.EnglishStopWords()
-	default:
-		if o.StopWords, err = text.ReadStopWords(*t.stopwords); err != nil {
-			return o, err
-		}
-	}
-	return o, nil
+	return o, err
 }
 
 // fitText fits a vectoriser to docs and returns it with the documents'
