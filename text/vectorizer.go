@@ -133,6 +133,13 @@ func (o *Options) validate() error {
 	return nil
 }
 
+// InBounds reports whether a word in df of n documents is kept by MinDF and
+// MaxDF (scikit-learn's min_df ≤ df ≤ max_df, a fraction taken of n).
+func (o *Options) InBounds(df, n int) bool {
+	f := float64(df)
+	return (!o.MaxDF.IsSet || f <= o.MaxDF.limit(n)) && (!o.MinDF.IsSet || f >= o.MinDF.limit(n))
+}
+
 // Vectorizer turns documents into columns of a words × documents matrix in
 // a fixed vocabulary. Fit makes one; it is safe for concurrent use and
 // serialises to JSON (encoding/json) so that new documents can be put in
@@ -350,7 +357,7 @@ func build(o Options, n int, words []string, df []int, tf []int64) (*Vectorizer,
 		return nil, nil, fmt.Errorf("text: MaxDF (%v documents) is below MinDF (%v documents)", hi, lo)
 	}
 	for _, id := range order {
-		if f := float64(df[id]); f <= hi && f >= lo {
+		if o.InBounds(df[id], n) {
 			keep = append(keep, id)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
 	"github.com/neuralnmf/neuralnmf/beam/internal/files"
+	"github.com/neuralnmf/neuralnmf/beam/internal/sink"
 	"github.com/neuralnmf/neuralnmf/tensor"
 )
 
@@ -25,9 +26,6 @@ func init() {
 	register.Function1x2(pieceKV)
 	register.DoFn4x1[context.Context, string, func(*int) bool, func(string), error](&sumKeyFn{})
 	register.Emitter1[string]()
-	register.Function1x2(doneKV)
-	register.Function2x0(ignore)
-	register.Iter1[string]()
 	register.Iter1[int]()
 }
 
@@ -88,7 +86,7 @@ func (b Beam) Shares(ctx context.Context, a []*tensor.Dense, tasks []ShareTask) 
 	// model does not depend on how the elements are split.
 	pieces := beam.ParDo(s, &shareFn{}, beam.Reshuffle(s, beam.CreateList(s, tasks)))
 	grouped := beam.GroupByKey(s, beam.ParDo(s, pieceKV, pieces))
-	drain(s, beam.ParDo(s, &sumKeyFn{Work: work, Step: step}, grouped))
+	sink.Drain(s, beam.ParDo(s, &sumKeyFn{Work: work, Step: step}, grouped))
 	if err := b.Run(ctx, p); err != nil {
 		return nil, err
 	}
@@ -115,18 +113,6 @@ func (b Beam) Shares(ctx context.Context, a []*tensor.Dense, tasks []ShareTask) 
 }
 
 func pieceKV(p Piece) (string, int) { return p.Key, p.Index }
-
-// drain ends a pipeline whose last stage emits done (a string per
-// element) with a GroupByKey and an empty sink. Prism (v2.77.0) polls in
-// a busy loop, one core's worth, for as long as a stage without outputs
-// runs; a stage whose output goes to a GroupByKey does not, so the
-// stage doing the work is given one and the sink does nothing.
-func drain(s beam.Scope, done beam.PCollection) {
-	beam.ParDo0(s, ignore, beam.GroupByKey(s, beam.ParDo(s, doneKV, done)))
-}
-
-func doneKV(k string) (string, string)  { return "done", k }
-func ignore(string, func(*string) bool) {}
 
 // shareFn runs ShardShare and writes the pieces, keeping the A's of the
 // step it last read.
