@@ -2,18 +2,28 @@
 // scales past one machine on an existing engine (Flink, Spark, Google Cloud
 // Dataflow) and runs here on Beam's Prism runner.
 //
-//	neuralnmf-beam train -shards 'docs/shard-*.mtx' -ranks 20,5 -work w/ -o m.nnmf [-steps 16] [-epochs 5] [-seed 0] [-local] [Beam flags]
+//	neuralnmf-beam vectorize -docs 'posts/part-*.jsonl' -o docs/ [-stopwords english] [-min-df 5] [vectorize's flags] [Beam flags]
+//	neuralnmf-beam train -shards 'docs/shard-*.mtx' -ranks 20,5 -work w/ -o m.nnmf [-vectorizer docs/vectorizer.json] [-steps 16] [-epochs 5] [-seed 0] [-local] [Beam flags]
 //	neuralnmf-beam score -model m.nnmf -shards 'docs/shard-*.mtx' -out scores/ [-layer L] [Beam flags]
 //	neuralnmf-beam worker-pool -addr 127.0.0.1:50000
+//
+// vectorize turns document files (JSON Lines or CSV, optionally .gz) into
+// TF-IDF shards (package vectorize): the vocabulary and IDF are fitted from
+// word counts combined over all files, then each file becomes one
+// docs-NNNNN.mtx.gz in -o, with vocab.txt and vectorizer.json: the
+// matrix `neuralnmf vectorize` makes of the concatenated documents, cut at
+// the files' boundaries, the same floats. Its flags are neuralnmf
+// vectorize's.
 //
 // train trains a model on shard files (features × documents, .mtx or
 // .mtx.gz, the same features in every shard) by sharded mini-batch
 // training (package train): -steps steps a pass, each a pipeline whose
 // elements are the shards, checkpointed into -work after every step. Run
 // the same command again after a failure and it resumes from the last
-// step. The model is written to -o, which must not exist; the work
-// directory, which must be new, empty or a run of the same command, is
-// emptied at the end unless -keep-work. -local runs the same stages in
+// step. -vectorizer keeps the shards' vectoriser in the model, so that
+// topics and transform -text read words. The model is written to -o,
+// which must not exist; the work directory, which must be new, empty or a
+// run of the same command, is emptied at the end unless -keep-work. -local runs the same stages in
 // this process without a Beam runner: the same model, bit for bit.
 //
 // score transforms every shard file with a model from `neuralnmf fit` or
@@ -95,6 +105,9 @@ var (
 	local    = flag.Bool("local", false, "train: run the stages in this process, without a Beam runner")
 	keepWork = flag.Bool("keep-work", false, "train: keep the work directory's files (slices, final checkpoint) after success")
 	addr     = flag.String("addr", "127.0.0.1:50000", "worker-pool: address to listen on")
+	docs     = flag.String("docs", "", "vectorize: document files, a glob such as 'posts/part-*.jsonl.gz': JSON Lines or CSV, optionally .gz (required)")
+	field    = flag.String("field", "text", "vectorize: the JSON member or CSV column holding the text")
+	vecIn    = flag.String("vectorizer", "", "train: the vectoriser of the shards (vectorizer.json of neuralnmf-beam vectorize), kept in the model so that topics shows words")
 	cpuProf  = flag.String("cpuprofile", "", "train: write a CPU profile of the driver's process (workers in it with in-process Prism or LOOPBACK) to this file")
 )
 
@@ -105,7 +118,8 @@ type usageError struct{ error }
 type pipelineError struct{ error }
 
 const usage = `Usage:
-  neuralnmf-beam train -shards 'glob' -ranks 20,5 -work dir -o model.nnmf [-steps S] [-epochs E] [-seed N] [-local] [Beam flags]
+  neuralnmf-beam vectorize -docs 'glob' -o dir [-field text] [-stopwords english] [-min-df N] [-max-df F] [vectorize's flags] [Beam flags]
+  neuralnmf-beam train -shards 'glob' -ranks 20,5 -work dir -o model.nnmf [-vectorizer vec.json] [-steps S] [-epochs E] [-seed N] [-local] [Beam flags]
   neuralnmf-beam score -model m.nnmf -shards 'glob' -out dir [-layer L] [Beam flags]
   neuralnmf-beam worker-pool [-addr host:port]`
 
@@ -273,19 +287,24 @@ func runPool(ctx context.Context) error {
 	}
 }
 
-// expand lists the files that glob matches, sorted.
+// expand lists the files that the -shards glob matches, sorted.
 func expand(ctx context.Context, glob string) ([]string, error) {
+	return expandFlag(ctx, "-shards", glob)
+}
+
+// expandFlag lists the files that glob, the value of flag, matches, sorted.
+func expandFlag(ctx context.Context, flag, glob string) ([]string, error) {
 	fs, err := filesystem.New(ctx, glob)
 	if err != nil {
-		return nil, usageError{fmt.Errorf("-shards: %w", err)}
+		return nil, usageError{fmt.Errorf("%s: %w", flag, err)}
 	}
 	defer fs.Close()
 	paths, err := fs.List(ctx, glob)
 	if err != nil {
-		return nil, fmt.Errorf("-shards: %w", err)
+		return nil, fmt.Errorf("%s: %w", flag, err)
 	}
 	if len(paths) == 0 {
-		return nil, fmt.Errorf("-shards: no file matches %s", glob)
+		return nil, fmt.Errorf("%s: no file matches %s", flag, glob)
 	}
 	sort.Strings(paths)
 	return paths, nil

@@ -23,7 +23,8 @@ import (
 	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
 )
 
-// The cross-process tests build this command and Beam's prism job server
+// The cross-process tests build this command, Beam's prism job server and
+// neuralnmf
 // and run them as a user would; they take about a minute, most of it the
 // builds, and are skipped with -short.
 
@@ -32,10 +33,11 @@ var built struct {
 	once        sync.Once
 	dir         string
 	self, prism string
+	neuralnmf   string
 	err         error
 }
 
-// binaries builds neuralnmf-beam and prism (once) and returns their paths.
+// binaries builds neuralnmf-beam, prism and neuralnmf (once) and returns their paths.
 func binaries(t *testing.T) (self, prism string) {
 	if testing.Short() {
 		t.Skip("builds two binaries and runs them")
@@ -47,6 +49,7 @@ func binaries(t *testing.T) (self, prism string) {
 		for _, b := range []struct{ out, pkg string }{
 			{"prism", "github.com/apache/beam/sdks/v2/go/cmd/prism"},
 			{"neuralnmf-beam", "github.com/neuralnmf/neuralnmf/beam/cmd/neuralnmf-beam"},
+			{"neuralnmf", "github.com/neuralnmf/neuralnmf/cmd/neuralnmf"},
 		} {
 			cmd := exec.Command("go", "build", "-o", filepath.Join(built.dir, b.out), b.pkg)
 			cmd.Stderr = os.Stderr
@@ -56,6 +59,7 @@ func binaries(t *testing.T) (self, prism string) {
 			}
 		}
 		built.self, built.prism = filepath.Join(built.dir, "neuralnmf-beam"), filepath.Join(built.dir, "prism")
+		built.neuralnmf = filepath.Join(built.dir, "neuralnmf")
 	})
 	require.NoError(t, built.err)
 	return built.self, built.prism

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -11,10 +12,10 @@ import (
 )
 
 // perShard names the DoFns that do one shard's work in the pipelines of
-// train (prepare, a step) and score.
-var perShard = []string{"train.PrepareShard", "train.shareFn", "score.scoreFn"}
+// train (prepare, a step), score and vectorize (counting, transforming).
+var perShard = []string{"train.PrepareShard", "train.shareFn", "score.scoreFn", "vectorize.countFn", "vectorize.transformFn"}
 
-// TestShardsAreSpread runs train and score against a standalone Prism job
+// TestShardsAreSpread runs train, score and vectorize against a standalone Prism job
 // server that logs its plans (--log_level=debug) and checks every stage of
 // every plan: no stage holds both the list of shards (beam.createFn) and
 // the work on one shard. Fused, as they were before each list was
@@ -34,6 +35,10 @@ func TestShardsAreSpread(t *testing.T) {
 	runOK(t, tmp, self, append([]string{"train", "-shards", glob, "-ranks", "4,2", "-steps", "2", "-epochs", "1",
 		"-work", filepath.Join(dir, "work"), "-o", model}, flags...)...)
 	runOK(t, tmp, self, append([]string{"score", "-model", model, "-shards", glob, "-out", filepath.Join(dir, "scores")}, flags...)...)
+	for i := range 3 {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, fmt.Sprintf("docs-%d.jsonl", i)), []byte(`{"text": "apples and pears"}`+"\n"+`{"text": "pears and plums"}`+"\n"), 0o644))
+	}
+	runOK(t, tmp, self, append([]string{"vectorize", "-docs", filepath.Join(dir, "docs-*.jsonl"), "-o", filepath.Join(dir, "vectorized")}, flags...)...)
 
 	raw, err := os.ReadFile(logPath)
 	require.NoError(t, err)

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -16,6 +17,7 @@ import (
 	"github.com/neuralnmf/neuralnmf/beam/internal/files"
 	"github.com/neuralnmf/neuralnmf/beam/train"
 	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
+	"github.com/neuralnmf/neuralnmf/text"
 )
 
 func runTrain(ctx context.Context) error {
@@ -37,6 +39,10 @@ func runTrain(ctx context.Context) error {
 		return err
 	}
 	if err := checkShards(ctx, paths, max(*steps, 0)); err != nil {
+		return err
+	}
+	vec, err := readVectorizer(ctx, *vecIn, paths[0])
+	if err != nil {
 		return err
 	}
 	unlock, err := train.LockWork(ctx, *work)
@@ -103,6 +109,7 @@ func runTrain(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	m.Vectorizer = vec
 	var b bytes.Buffer
 	if err := m.Write(&b); err != nil {
 		return err
@@ -188,6 +195,31 @@ func checkShards(ctx context.Context, paths []string, steps int) error {
 		}
 	}
 	return nil
+}
+
+// readVectorizer reads the -vectorizer file p (none if empty) and checks
+// that its vocabulary has a word for each row of shard; it returns the
+// vectoriser's JSON to keep in the model.
+func readVectorizer(ctx context.Context, p, shard string) (json.RawMessage, error) {
+	if p == "" {
+		return nil, nil
+	}
+	raw, err := files.Read(ctx, p)
+	if err != nil {
+		return nil, fmt.Errorf("-vectorizer: %w", err)
+	}
+	var v text.Vectorizer
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return nil, fmt.Errorf("-vectorizer %s: not a vectoriser (vectorizer.json of neuralnmf-beam vectorize, or neuralnmf vectorize -save): %w", p, err)
+	}
+	rows, _, _, err := files.MatrixHeader(ctx, shard)
+	if err != nil {
+		return nil, fmt.Errorf("-shards: %w", err)
+	}
+	if len(v.Vocab) != rows {
+		return nil, fmt.Errorf("-vectorizer %s has %d words, the shards %d rows: give the vectoriser the shards were made with", p, len(v.Vocab), rows)
+	}
+	return json.Marshal(&v)
 }
 
 func parseRanks(s string) ([]int, error) {

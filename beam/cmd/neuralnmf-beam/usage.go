@@ -11,6 +11,7 @@ import (
 
 // subcommands are the commands, by name.
 var subcommands = map[string]func(context.Context) error{
+	"vectorize":   runVectorize,
 	"train":       runTrain,
 	"score":       runScore,
 	"worker-pool": runPool,
@@ -19,7 +20,8 @@ var subcommands = map[string]func(context.Context) error{
 // ownFlags are the flags of this tool each command takes; Beam's own
 // flags (its runner's) go to train and score.
 var ownFlags = map[string][]string{
-	"train":       {"shards", "ranks", "work", "o", "steps", "epochs", "seed", "workers", "local", "keep-work", "cpuprofile"},
+	"vectorize":   append([]string{"docs", "field", "o"}, textFlags.Names()...),
+	"train":       {"shards", "ranks", "work", "o", "vectorizer", "steps", "epochs", "seed", "workers", "local", "keep-work", "cpuprofile"},
 	"score":       {"model", "shards", "out", "layer"},
 	"worker-pool": {"addr"},
 }
@@ -38,7 +40,7 @@ func isOwnFlag(name string) bool {
 // alone when sub is a command), and says where Beam's are.
 func printUsage(w io.Writer, sub string) {
 	fmt.Fprintln(w, usage)
-	for _, c := range []string{"train", "score", "worker-pool"} {
+	for _, c := range []string{"vectorize", "train", "score", "worker-pool"} {
 		if sub != "" && sub != c {
 			continue
 		}
@@ -46,6 +48,9 @@ func printUsage(w io.Writer, sub string) {
 		for _, name := range ownFlags[c] {
 			f := flag.Lookup(name)
 			usage := f.Usage
+			if c == "vectorize" && name == "o" {
+				usage = "output directory: new or empty; a local one is created (required)"
+			}
 			if i := strings.Index(usage, ": "); i >= 0 && !strings.Contains(usage[:i], " ") || strings.HasPrefix(usage, "score, train: ") {
 				usage = usage[strings.Index(usage, ": ")+2:]
 			}
@@ -56,7 +61,12 @@ func printUsage(w io.Writer, sub string) {
 			fmt.Fprintf(w, "  -%s\n    \t%s%s\n", name, usage, def)
 		}
 	}
-	fmt.Fprintf(w, "\n%s\n", supportHelp)
+	if sub == "" || sub == "vectorize" {
+		fmt.Fprintf(w, "\n%s\n", vectorizeHelp)
+	}
+	if sub == "" || sub == "train" {
+		fmt.Fprintf(w, "\n%s\n", supportHelp)
+	}
 	fmt.Fprintln(w, "\nBeam's own flags choose and configure the runner (--runner, --endpoint,\n--environment_type, --environment_config, Dataflow's --project, --region,\n--temp_location, ...): 'neuralnmf-beam help-runner' lists them all.\n\nExit codes: 0 success; 1 an input could not be used; 2 the command line\nis wrong; 3 a pipeline failed; 130 interrupted (run it again to resume).")
 }
 

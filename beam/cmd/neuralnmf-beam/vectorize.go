@@ -1,0 +1,74 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"strings"
+
+	"github.com/neuralnmf/neuralnmf/beam/internal/files"
+	"github.com/neuralnmf/neuralnmf/beam/vectorize"
+	"github.com/neuralnmf/neuralnmf/internal/textflags"
+	"github.com/neuralnmf/neuralnmf/text"
+)
+
+// textFlags are the vectoriser's flags, those of 'neuralnmf vectorize'.
+var textFlags = textflags.Add(flag.CommandLine)
+
+func runVectorize(ctx context.Context) error {
+	if *docs == "" || *modelOut == "" {
+		return usageError{errors.New("-docs and -o are required")}
+	}
+	o, err := textFlags.Options()
+	if textflags.IsUsage(err) {
+		return usageError{err}
+	}
+	if err != nil {
+		return err
+	}
+	paths, err := expandFlag(ctx, "-docs", *docs)
+	if err != nil {
+		return err
+	}
+	opt := vectorize.Options{Docs: paths, Field: *field, Text: o, Out: *modelOut}
+	if err := vectorize.Check(ctx, opt); err != nil {
+		return usageError{err}
+	}
+	if files.Local(*modelOut) {
+		// Beam's loopback environment leaves a file in the temporary
+		// directory of every job: keep them in a directory of this
+		// process's own, removed at the end.
+		done, err := ownTempDir()
+		if err != nil {
+			return err
+		}
+		defer done()
+	}
+	if err := stageSelf(); err != nil {
+		return err
+	}
+	v, err := vectorize.Run(ctx, opt, run)
+	if errors.Is(err, text.ErrNoWords) || errors.Is(err, text.ErrNoDocuments) {
+		return fmt.Errorf("-docs %s: %w", *docs, err)
+	}
+	if err != nil {
+		return err
+	}
+	last := vectorize.ShardName(len(paths)-1, len(paths))
+	fmt.Printf("%d documents × %d words in %d shards: wrote %s … %s, %s and %s in %s\n",
+		v.Docs, len(v.Vocab), len(paths), vectorize.ShardName(0, len(paths)), last, vectorize.VocabName, vectorize.VectorizerName, *modelOut)
+	glob := files.Join(*modelOut, "docs-*.mtx.gz")
+	fmt.Printf("next: neuralnmf-beam train -shards '%s' -vectorizer %s -ranks 20,5 -work WORK -o model.nnmf\n",
+		glob, files.Join(*modelOut, vectorize.VectorizerName))
+	return nil
+}
+
+// vectorizeHelp says what vectorize writes.
+var vectorizeHelp = strings.TrimSpace(`
+vectorize fits the vocabulary and IDF over all shards of documents and
+writes each shard's TF-IDF matrix: the matrix 'neuralnmf vectorize' makes
+of the concatenated documents, cut at the shards' boundaries, the same
+floats; in -o also vocab.txt and vectorizer.json (for train -vectorizer
+and 'neuralnmf vectorize -vectorizer'). Document files are JSON Lines or
+CSV (optionally .gz), taken in the sorted order of their names.`)
