@@ -66,9 +66,7 @@ func runVectorize(ctx context.Context) error {
 
 // vectorizeHelp says what vectorize writes.
 var vectorizeHelp = strings.TrimSpace(`
-vectorize fits the vocabulary and IDF over all shards of documents and
-writes each shard's TF-IDF matrix: the matrix 'neuralnmf vectorize' makes
-of the concatenated documents, cut at the shards' boundaries, the same
-floats; in -o also vocab.txt and vectorizer.json (for train -vectorizer
-and 'neuralnmf vectorize -vectorizer'). Document files are JSON Lines or
-CSV (optionally .gz), taken in the sorted order of their names.`)
+vectorize writes one TF-IDF matrix per document file (in name order), the
+vocabulary and IDF fitted over all: 'neuralnmf vectorize' of the files
+joined, cut at their boundaries, the same floats; -o also gets vocab.txt
+and vectorizer.json (for train -vectorizer).`)
