@@ -39,7 +39,17 @@ func isOwnFlag(name string) bool {
 // printUsage prints the commands and this tool's own flags (those of sub
 // alone when sub is a command), and says where Beam's are.
 func printUsage(w io.Writer, sub string) {
-	fmt.Fprintln(w, usage)
+	if sub == "" {
+		fmt.Fprintln(w, usage)
+	} else {
+		// The command's own line of usage.
+		fmt.Fprintln(w, "Usage:")
+		for _, l := range strings.Split(usage, "\n") {
+			if strings.HasPrefix(l, "  neuralnmf-beam "+sub+" ") {
+				fmt.Fprintln(w, l)
+			}
+		}
+	}
 	for _, c := range []string{"vectorize", "train", "score", "worker-pool"} {
 		if sub != "" && sub != c {
 			continue
