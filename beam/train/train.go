@@ -32,7 +32,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
+	"path"
+	"strconv"
 	"strings"
 	"time"
 
@@ -75,14 +76,17 @@ type Options struct {
 	Progress func(Progress)
 }
 
-// Progress is what Train reports after each step.
+// Progress is what Train reports after each pass, or part of a pass that
+// a resumed run finishes.
 type Progress struct {
-	Pass, Step, Steps int  // the step just taken: pass from 1, step 1..Steps
-	Resumed           bool // this run started from a checkpoint
-	// RelError is the relative error of the pass that just ended (NaN
-	// inside a pass).
+	Pass     int  // the pass, from 1
+	First    int  // the first step of the pass this run took (1 unless resumed mid-pass)
+	Step     int  // the last step taken (Steps: the pass is complete)
+	Steps    int  // steps a pass
+	Jobs     int  // pipeline jobs the steps took (0 for Local)
+	Resumed  bool // this run started from a checkpoint
 	RelError float64
-	Elapsed  time.Duration // the step's time
+	Elapsed  time.Duration // the steps' time
 }
 
 // Engine runs the per-shard stages of training. Local and Beam implement
@@ -90,11 +94,34 @@ type Progress struct {
 type Engine interface {
 	// Prepare runs PrepareShard for every task.
 	Prepare(ctx context.Context, tasks []PrepareTask) error
+	// Pass takes the steps of p in order, each from the work directory's
+	// checkpoint before it: every shard's ShardShare at the step's A's
+	// (stepAName, the first written by Train, the others by Update), their
+	// keyed vectors added up FanIn's tree, and Update. It returns the
+	// number of pipeline jobs it ran.
+	Pass(ctx context.Context, p PassTask) (jobs int, err error)
 	// Shares computes every task's ShardShare at the A's a and returns
 	// the keyed totals: for each key of ShareVectors, the tasks' vectors
-	// added in float64 in the order of their Index, starting from a copy
-	// of the first.
+	// added up FanIn's tree (the tasks are in Index order). Train uses it
+	// for the final evaluation.
 	Shares(ctx context.Context, a []*tensor.Dense, tasks []ShareTask) (map[string][]float64, error)
+}
+
+// PassTask is the steps First … First+Count−1 of a run (numbered from 0
+// over all passes), all of one pass.
+type PassTask struct {
+	Work                   string
+	Shards, Steps, Workers int
+	First, Count           int
+}
+
+// tasks returns the shards' tasks of step n.
+func (p PassTask) tasks(n int) []ShareTask {
+	t := make([]ShareTask, p.Shards)
+	for i := range t {
+		t[i] = ShareTask{Index: i, Shards: p.Shards, Work: p.Work, Step: stepNumber(n), Slices: []int{n % p.Steps}, Workers: p.Workers}
+	}
+	return t
 }
 
 // PrepareTask is one shard to split into slices.
@@ -120,10 +147,12 @@ type ShareTask struct {
 
 // File names in the work directory.
 const (
-	markerName     = "neuralnmf-beam-train.json"
-	preparedName   = "prepared.json"
-	checkpointName = "checkpoint.bin"
-	lockName       = "lock"
+	markerName   = "neuralnmf-beam-train.json"
+	preparedName = "prepared.json"
+	// checkpointPrefix names the checkpoints: checkpoint-NNNNNNN.bin holds
+	// the trainer after N steps.
+	checkpointPrefix = "checkpoint-"
+	lockName         = "lock"
 	// tempName is the subdirectory a command may keep Beam's temporary
 	// files in (TempDir).
 	tempName = "tmp"
@@ -139,6 +168,7 @@ func sliceName(shard, slice int) string      { return fmt.Sprintf("slice-%05d-%0
 func infoName(shard int) string              { return fmt.Sprintf("info-%05d.json", shard) }
 func stepGlob(work, step string) string      { return files.Join(work, "step-"+step+"-*") }
 func stepNumber(n int) string                { return fmt.Sprintf("%07d", n) }
+func checkpointName(n int) string            { return checkpointPrefix + stepNumber(n) + ".bin" }
 func (t ShareTask) slicePath(j int) string   { return files.Join(t.Work, sliceName(t.Index, j)) }
 func (t PrepareTask) slicePath(j int) string { return files.Join(t.Work, sliceName(t.Index, j)) }
 
@@ -221,13 +251,15 @@ func check(opt *Options) error {
 
 // Train trains a model on opt.Shards with eng, checkpointing into
 // opt.Work after every step and resuming from the checkpoint there if an
-// earlier run of the same Options stopped. The returned model has no S
-// (transform the shards for it, with package score); its History has one
-// entry a pass and FinalRelError from a last pass over every shard. The
-// work directory keeps its files (the final checkpoint among them) until
-// Clean. It returns an error for invalid Options, a work directory in use
-// (ErrWorkInUse), shards that cannot be read or differ in their rows, a
-// configuration sharded training does not support, or a failed stage.
+// earlier run of the same Options stopped. Each pass (or the rest of a
+// pass a resumed run finishes) is one call of eng.Pass. The returned model
+// has no S (transform the shards for it, with package score); its History
+// has one entry a pass and FinalRelError from a last pass over every
+// shard. The work directory keeps its files (the final checkpoint among
+// them) until Clean. It returns an error for invalid Options, a work
+// directory in use (ErrWorkInUse), shards that cannot be read or differ
+// in their rows, a configuration sharded training does not support, or a
+// failed stage.
 func Train(ctx context.Context, opt Options, eng Engine) (*neuralnmf.Model, error) {
 	if err := check(&opt); err != nil {
 		return nil, err
@@ -248,28 +280,25 @@ func Train(ctx context.Context, opt Options, eng Engine) (*neuralnmf.Model, erro
 		t0 := time.Now()
 		n := tr.Steps()
 		pass, slice := tr.Next()
-		step := stepNumber(n)
-		total, err := runStep(ctx, opt, eng, step, tr.A(), []int{slice}, false)
-		if err != nil {
-			return nil, fmt.Errorf("train: pass %d, step %d: %w", pass, slice+1, err)
+		p := PassTask{Work: opt.Work, Shards: len(opt.Shards), Steps: opt.Steps, Workers: opt.Workers, First: n, Count: opt.Steps - slice}
+		// A stopped run's step files are of steps to redo.
+		if err := removeGlob(ctx, files.Join(opt.Work, "step-*")); err != nil {
+			return nil, err
 		}
-		if err := tr.Step(total); err != nil {
+		if err := files.Write(ctx, files.Join(opt.Work, stepAName(stepNumber(n))), encodeDenses(tr.A())); err != nil {
 			return nil, fmt.Errorf("train: %w", err)
 		}
-		b, err := tr.MarshalBinary()
+		jobs, err := eng.Pass(ctx, p)
 		if err != nil {
-			return nil, fmt.Errorf("train: %w", err)
+			return nil, fmt.Errorf("train: pass %d: %w", pass, err)
 		}
-		if err := files.WriteWhole(ctx, files.Join(opt.Work, checkpointName), b); err != nil {
-			return nil, fmt.Errorf("train: checkpoint: %w", err)
+		if tr, err = readCheckpoint(ctx, opt, n+p.Count); err != nil {
+			return nil, err
 		}
 		if opt.Progress != nil {
-			p := Progress{Pass: pass, Step: slice + 1, Steps: opt.Steps, Resumed: resumed, RelError: math.NaN(), Elapsed: time.Since(t0)}
-			if slice == opt.Steps-1 {
-				h := tr.History()
-				p.RelError = h.RelError[len(h.RelError)-1]
-			}
-			opt.Progress(p)
+			h := tr.History()
+			opt.Progress(Progress{Pass: pass, First: slice + 1, Step: opt.Steps, Steps: opt.Steps, Jobs: jobs, Resumed: resumed,
+				RelError: h.RelError[len(h.RelError)-1], Elapsed: time.Since(t0)})
 		}
 	}
 	all := make([]int, opt.Steps)
@@ -285,6 +314,48 @@ func Train(ctx context.Context, opt Options, eng Engine) (*neuralnmf.Model, erro
 		return nil, fmt.Errorf("train: %w", err)
 	}
 	return m, nil
+}
+
+// Update takes step n of p's run from its keyed totals: it restores the
+// trainer from the checkpoint after n steps, takes the step, writes the
+// checkpoint after it and, unless training has stopped, the next step's
+// A's; then it removes the step's files and the checkpoint before it. Both
+// engines run it, Beam's inside the pass's pipeline.
+func Update(ctx context.Context, p PassTask, n int, totals map[string][]float64) error {
+	cp := files.Join(p.Work, checkpointName(n))
+	b, err := files.Read(ctx, cp)
+	if err != nil {
+		return fmt.Errorf("train: step %d: %w", n+1, err)
+	}
+	tr, err := neuralnmf.UnmarshalShardedTrainer(b, p.Workers)
+	if err != nil {
+		return fmt.Errorf("train: %s: %w", cp, err)
+	}
+	if tr.Steps() != n {
+		return fmt.Errorf("train: %s holds the trainer after %d steps, not %d", cp, tr.Steps(), n)
+	}
+	total, err := assemble(totals, p.Shards, tr.A())
+	if err != nil {
+		return err
+	}
+	if err := tr.Step(total); err != nil {
+		return fmt.Errorf("train: %w", err)
+	}
+	if b, err = tr.MarshalBinary(); err != nil {
+		return fmt.Errorf("train: %w", err)
+	}
+	if err := files.WriteWhole(ctx, files.Join(p.Work, checkpointName(n+1)), b); err != nil {
+		return fmt.Errorf("train: checkpoint: %w", err)
+	}
+	if !tr.Done() {
+		if err := files.Write(ctx, files.Join(p.Work, stepAName(stepNumber(n+1))), encodeDenses(tr.A())); err != nil {
+			return fmt.Errorf("train: %w", err)
+		}
+	}
+	if err := removeGlob(ctx, stepGlob(p.Work, stepNumber(n))); err != nil {
+		return err
+	}
+	return files.Remove(ctx, cp)
 }
 
 // runStep runs the shares stage of step over every shard's slices, after
@@ -308,24 +379,63 @@ func runStep(ctx context.Context, opt Options, eng Engine, step string, a []*ten
 	return assemble(totals, len(opt.Shards), a)
 }
 
+// readCheckpoint restores the trainer after n steps.
+func readCheckpoint(ctx context.Context, opt Options, n int) (*neuralnmf.ShardedTrainer, error) {
+	cp := files.Join(opt.Work, checkpointName(n))
+	b, err := files.Read(ctx, cp)
+	if err != nil {
+		return nil, fmt.Errorf("train: %w", err)
+	}
+	tr, err := neuralnmf.UnmarshalShardedTrainer(b, opt.Workers)
+	if err != nil {
+		return nil, fmt.Errorf("train: %s: %w", cp, err)
+	}
+	if tr.Steps() != n {
+		return nil, fmt.Errorf("train: %s holds the trainer after %d steps, not %d", cp, tr.Steps(), n)
+	}
+	return tr, nil
+}
+
+// latestCheckpoint returns the number of steps of the last checkpoint in
+// the work directory (−1 if none), after removing any older ones (a
+// stopped step's Update may leave two).
+func latestCheckpoint(ctx context.Context, work string) (int, error) {
+	paths, err := files.List(ctx, files.Join(work, checkpointPrefix+"*.bin"))
+	if err != nil {
+		return 0, fmt.Errorf("train: %w", err)
+	}
+	latest := -1
+	var ns []int
+	for _, p := range paths {
+		name := path.Base(p)
+		n, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(name, checkpointPrefix), ".bin"))
+		if err != nil || checkpointName(n) != name {
+			continue // a temporary file of an interrupted write
+		}
+		ns = append(ns, n)
+		latest = max(latest, n)
+	}
+	for _, n := range ns {
+		if n < latest {
+			if err := files.Remove(ctx, files.Join(work, checkpointName(n))); err != nil {
+				return 0, fmt.Errorf("train: %w", err)
+			}
+		}
+	}
+	return latest, nil
+}
+
 // trainer returns the checkpointed trainer, or a new one started on a
 // sample: from each shard's first slice, its first ⌈StartColumns/shards⌉
 // columns with an entry, in shard order.
 func trainer(ctx context.Context, opt Options, info []shardInfo, resumed bool) (*neuralnmf.ShardedTrainer, error) {
-	cp := files.Join(opt.Work, checkpointName)
 	if resumed {
-		if ok, err := files.Exists(ctx, cp); err != nil {
+		n, err := latestCheckpoint(ctx, opt.Work)
+		if err != nil {
 			return nil, err
-		} else if ok {
-			b, err := files.Read(ctx, cp)
-			if err != nil {
-				return nil, fmt.Errorf("train: %w", err)
-			}
-			tr, err := neuralnmf.UnmarshalShardedTrainer(b, opt.Workers)
-			if err != nil {
-				return nil, fmt.Errorf("train: %s: %w", cp, err)
-			}
-			return tr, nil
+		}
+		if n >= 0 {
+			return readCheckpoint(ctx, opt, n)
 		}
 	}
 	cols := 0
@@ -363,7 +473,7 @@ func trainer(ctx context.Context, opt Options, info []shardInfo, resumed bool) (
 	if err != nil {
 		return nil, fmt.Errorf("train: %w", err)
 	}
-	if err := files.WriteWhole(ctx, cp, b); err != nil {
+	if err := files.WriteWhole(ctx, files.Join(opt.Work, checkpointName(0)), b); err != nil {
 		return nil, fmt.Errorf("train: checkpoint: %w", err)
 	}
 	return tr, nil
@@ -384,10 +494,29 @@ func (Local) Prepare(ctx context.Context, tasks []PrepareTask) error {
 	return nil
 }
 
+// Pass takes p's steps one after another: each step's shares in turn,
+// added in memory up FanIn's tree, then Update.
+func (l Local) Pass(ctx context.Context, p PassTask) (int, error) {
+	for n := p.First; n < p.First+p.Count; n++ {
+		a, err := readDenses(ctx, files.Join(p.Work, stepAName(stepNumber(n))))
+		if err != nil {
+			return 0, err
+		}
+		totals, err := l.Shares(ctx, a, p.tasks(n))
+		if err != nil {
+			return 0, err
+		}
+		if err := Update(ctx, p, n, totals); err != nil {
+			return 0, err
+		}
+	}
+	return 0, nil
+}
+
 // Shares computes each task's ShardShare in turn and adds their vectors
-// key by key in task order (the tasks are in Index order), in memory.
+// key by key up FanIn's tree (the tasks are in Index order), in memory.
 func (Local) Shares(ctx context.Context, a []*tensor.Dense, tasks []ShareTask) (map[string][]float64, error) {
-	totals := map[string][]float64{}
+	trees := map[string]*treeSum{}
 	var buf bytes.Buffer
 	for i, t := range tasks {
 		if t.Index != i {
@@ -399,18 +528,23 @@ func (Local) Shares(ctx context.Context, a []*tensor.Dense, tasks []ShareTask) (
 		}
 		keys, vals := ShareVectors(sum, t.Index, t.Shards)
 		for k, key := range keys {
-			tot, ok := totals[key]
-			switch {
-			case !ok:
-				totals[key] = append([]float64(nil), vals[k]...)
-			case len(tot) != len(vals[k]):
-				return nil, fmt.Errorf("train: key %s: a share of %d values for a sum of %d", key, len(vals[k]), len(tot))
-			default:
-				for j, v := range vals[k] {
-					tot[j] += v
-				}
+			tr, ok := trees[key]
+			if !ok {
+				tr = newTreeSum(len(tasks))
+				trees[key] = tr
+			}
+			if err := tr.add(vals[k]); err != nil {
+				return nil, fmt.Errorf("train: key %s: %w", key, err)
 			}
 		}
+	}
+	totals := map[string][]float64{}
+	for key, tr := range trees {
+		v, err := tr.total()
+		if err != nil {
+			return nil, fmt.Errorf("train: key %s: %w", key, err)
+		}
+		totals[key] = v
 	}
 	return totals, nil
 }

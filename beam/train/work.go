@@ -76,7 +76,7 @@ type spec struct {
 
 func specOf(opt Options) spec {
 	c := opt.Config
-	return spec{Version: 1, Shards: opt.Shards, Steps: opt.Steps, Ranks: c.Ranks, Seed: c.Seed, Epochs: c.Epochs, Tol: c.Tol,
+	return spec{Version: 2, Shards: opt.Shards, Steps: opt.Steps, Ranks: c.Ranks, Seed: c.Seed, Epochs: c.Epochs, Tol: c.Tol,
 		Window: c.Window, LR: c.LR, DecayEvery: c.Decay.Every, DecayFactor: c.Decay.Factor, Forget: c.Forget,
 		Init: int(c.Init), InitRestarts: c.InitRestarts, InitIters: c.InitIters}
 }
@@ -221,7 +221,7 @@ func removeGlob(ctx context.Context, glob string) error {
 // Clean removes the files a run wrote into work (its marker, slices,
 // sizes, step files, checkpoint, and partial writes of any), nothing else.
 func Clean(ctx context.Context, work string) error {
-	for _, g := range []string{"slice-*", "info-*", "step-*", checkpointName + "*", preparedName + "*", markerName + "*", lockName} {
+	for _, g := range []string{"slice-*", "info-*", "step-*", checkpointPrefix + "*", preparedName + "*", markerName + "*", lockName} {
 		if err := removeGlob(ctx, files.Join(work, g)); err != nil {
 			return err
 		}

@@ -162,7 +162,7 @@ func TestModes(t *testing.T) {
 		return append([]string{"score", "-model", filepath.Join(dir, "local.nnmf"), "-shards", glob, "-out", filepath.Join(dir, "scores-"+name)}, extra...)
 	}
 	out := runOK(t, tmp, self, trainArgs("local", "-local")...)
-	require.Contains(t, out, "pass 3, step 4/4")
+	require.Contains(t, out, "pass 3: steps 1–4 in this process")
 	require.Contains(t, out, "trained 16 shards in 3 passes")
 	want, err := os.ReadFile(filepath.Join(dir, "local.nnmf"))
 	require.NoError(t, err)
@@ -280,7 +280,8 @@ func TestKillResume(t *testing.T) {
 	_, err = os.Stat(filepath.Join(dir, "killed.nnmf"))
 	require.True(t, os.IsNotExist(err), "no model from a killed run: %s", log.String())
 	out := runOK(t, tmp, self, args("killed")...)
-	require.NotContains(t, out, "pass 1, step 1/4", "the resumed run does not redo finished steps")
+	require.NotContains(t, out, "pass 1: steps 1–", "the resumed run does not redo finished steps")
+	require.Contains(t, out, " (resumed) in 1 pipeline job", "killed inside pass 2, resumed inside it:\n%s", out)
 	got, err := os.ReadFile(filepath.Join(dir, "killed.nnmf"))
 	require.NoError(t, err)
 	require.Equal(t, want, got)

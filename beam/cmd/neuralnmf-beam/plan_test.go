@@ -17,7 +17,8 @@ var perShard = []string{"train.PrepareShard", "train.shareFn", "score.scoreFn", 
 
 // TestShardsAreSpread runs train, score and vectorize against a standalone Prism job
 // server that logs its plans (--log_level=debug) and checks every stage of
-// every plan: no stage holds both the list of shards (beam.createFn) and
+// every plan: no stage holds both the list of shards (beam.createFn, or
+// train.tasksFn, which emits a step's tasks inside a pass's pipeline) and
 // the work on one shard. Fused, as they were before each list was
 // reshuffled, a runner runs the whole list as one bundle on one worker, so
 // every shard of a step would run one after another.
@@ -48,7 +49,7 @@ func TestShardsAreSpread(t *testing.T) {
 		list := false
 		var work []string
 		for _, tr := range st {
-			if strings.HasSuffix(tr, "/beam.createFn") {
+			if strings.HasSuffix(tr, "/beam.createFn") || strings.HasSuffix(tr, "/train.tasksFn") {
 				list = true
 				seen["beam.createFn"] = true
 			}

@@ -83,15 +83,19 @@ func runTrain(ctx context.Context) error {
 	}
 	opt := train.Options{Shards: paths, Work: *work, Steps: *steps, Workers: *workers,
 		Config: neuralnmf.Config{Ranks: rs, Epochs: *epochs, Seed: *seed}}
-	var passTime time.Duration
 	opt.Progress = func(p train.Progress) {
-		passTime += p.Elapsed
-		line := fmt.Sprintf("pass %d, step %d/%d: %.2f s", p.Pass, p.Step, p.Steps, p.Elapsed.Seconds())
-		if p.Step == p.Steps {
-			line += fmt.Sprintf("; the pass's relative error %.6f; the pass's steps took %.1f s", p.RelError, passTime.Seconds())
-			passTime = 0
+		steps := fmt.Sprintf("steps %d–%d", p.First, p.Step)
+		if p.First > 1 {
+			steps += " (resumed)"
 		}
-		fmt.Println(line)
+		how := "in this process"
+		if !*local {
+			how = fmt.Sprintf("in %d pipeline job", p.Jobs)
+			if p.Jobs != 1 {
+				how += "s"
+			}
+		}
+		fmt.Printf("pass %d: %s %s; the pass's steps took %.1f s; the pass's relative error %.6f\n", p.Pass, steps, how, p.Elapsed.Seconds(), p.RelError)
 	}
 	if *cpuProf != "" {
 		f, err := os.Create(*cpuProf)
