@@ -292,7 +292,7 @@ func Train(ctx context.Context, opt Options, eng Engine) (*neuralnmf.Model, erro
 		if err != nil {
 			return nil, fmt.Errorf("train: pass %d: %w", pass, err)
 		}
-		if tr, err = readCheckpoint(ctx, opt, n+p.Count); err != nil {
+		if tr, err = restore(ctx, opt.Work, opt.Workers, n+p.Count); err != nil {
 			return nil, err
 		}
 		if opt.Progress != nil {
@@ -317,23 +317,28 @@ func Train(ctx context.Context, opt Options, eng Engine) (*neuralnmf.Model, erro
 }
 
 // Update takes step n of p's run from its keyed totals: it restores the
-// trainer from the checkpoint after n steps, takes the step, writes the
-// checkpoint after it and, unless training has stopped, the next step's
-// A's; then it removes the step's files and the checkpoint before it. Both
-// engines run it, Beam's inside the pass's pipeline.
+// trainer from the checkpoint after n steps, takes the step (advance),
+// writes the next step's A's unless training has stopped, and removes the
+// step's files. The Beam engine runs it inside the pass's pipeline.
 func Update(ctx context.Context, p PassTask, n int, totals map[string][]float64) error {
-	cp := files.Join(p.Work, checkpointName(n))
-	b, err := files.Read(ctx, cp)
+	tr, err := restore(ctx, p.Work, p.Workers, n)
 	if err != nil {
-		return fmt.Errorf("train: step %d: %w", n+1, err)
+		return err
 	}
-	tr, err := neuralnmf.UnmarshalShardedTrainer(b, p.Workers)
-	if err != nil {
-		return fmt.Errorf("train: %s: %w", cp, err)
+	if err := advance(ctx, p, n, tr, totals); err != nil {
+		return err
 	}
-	if tr.Steps() != n {
-		return fmt.Errorf("train: %s holds the trainer after %d steps, not %d", cp, tr.Steps(), n)
+	if !tr.Done() {
+		if err := files.Write(ctx, files.Join(p.Work, stepAName(stepNumber(n+1))), encodeDenses(tr.A())); err != nil {
+			return fmt.Errorf("train: %w", err)
+		}
 	}
+	return removeGlob(ctx, stepGlob(p.Work, stepNumber(n)))
+}
+
+// advance takes step n with tr (after n steps) from the step's keyed
+// totals, writes the checkpoint after it and removes the one before.
+func advance(ctx context.Context, p PassTask, n int, tr *neuralnmf.ShardedTrainer, totals map[string][]float64) error {
 	total, err := assemble(totals, p.Shards, tr.A())
 	if err != nil {
 		return err
@@ -341,21 +346,14 @@ func Update(ctx context.Context, p PassTask, n int, totals map[string][]float64)
 	if err := tr.Step(total); err != nil {
 		return fmt.Errorf("train: %w", err)
 	}
-	if b, err = tr.MarshalBinary(); err != nil {
+	b, err := tr.MarshalBinary()
+	if err != nil {
 		return fmt.Errorf("train: %w", err)
 	}
 	if err := files.WriteWhole(ctx, files.Join(p.Work, checkpointName(n+1)), b); err != nil {
 		return fmt.Errorf("train: checkpoint: %w", err)
 	}
-	if !tr.Done() {
-		if err := files.Write(ctx, files.Join(p.Work, stepAName(stepNumber(n+1))), encodeDenses(tr.A())); err != nil {
-			return fmt.Errorf("train: %w", err)
-		}
-	}
-	if err := removeGlob(ctx, stepGlob(p.Work, stepNumber(n))); err != nil {
-		return err
-	}
-	return files.Remove(ctx, cp)
+	return files.Remove(ctx, files.Join(p.Work, checkpointName(n)))
 }
 
 // runStep runs the shares stage of step over every shard's slices, after
@@ -379,14 +377,14 @@ func runStep(ctx context.Context, opt Options, eng Engine, step string, a []*ten
 	return assemble(totals, len(opt.Shards), a)
 }
 
-// readCheckpoint restores the trainer after n steps.
-func readCheckpoint(ctx context.Context, opt Options, n int) (*neuralnmf.ShardedTrainer, error) {
-	cp := files.Join(opt.Work, checkpointName(n))
+// restore restores the trainer checkpointed in work after n steps.
+func restore(ctx context.Context, work string, workers, n int) (*neuralnmf.ShardedTrainer, error) {
+	cp := files.Join(work, checkpointName(n))
 	b, err := files.Read(ctx, cp)
 	if err != nil {
 		return nil, fmt.Errorf("train: %w", err)
 	}
-	tr, err := neuralnmf.UnmarshalShardedTrainer(b, opt.Workers)
+	tr, err := neuralnmf.UnmarshalShardedTrainer(b, workers)
 	if err != nil {
 		return nil, fmt.Errorf("train: %s: %w", cp, err)
 	}
@@ -435,7 +433,7 @@ func trainer(ctx context.Context, opt Options, info []shardInfo, resumed bool) (
 			return nil, err
 		}
 		if n >= 0 {
-			return readCheckpoint(ctx, opt, n)
+			return restore(ctx, opt.Work, opt.Workers, n)
 		}
 	}
 	cols := 0
@@ -494,19 +492,20 @@ func (Local) Prepare(ctx context.Context, tasks []PrepareTask) error {
 	return nil
 }
 
-// Pass takes p's steps one after another: each step's shares in turn,
-// added in memory up FanIn's tree, then Update.
+// Pass takes p's steps one after another with the trainer in memory (as
+// one machine trains): each step's shares in turn, added up FanIn's tree,
+// then the step and its checkpoint (advance).
 func (l Local) Pass(ctx context.Context, p PassTask) (int, error) {
+	tr, err := restore(ctx, p.Work, p.Workers, p.First)
+	if err != nil {
+		return 0, err
+	}
 	for n := p.First; n < p.First+p.Count; n++ {
-		a, err := readDenses(ctx, files.Join(p.Work, stepAName(stepNumber(n))))
+		totals, err := l.Shares(ctx, tr.A(), p.tasks(n))
 		if err != nil {
 			return 0, err
 		}
-		totals, err := l.Shares(ctx, a, p.tasks(n))
-		if err != nil {
-			return 0, err
-		}
-		if err := Update(ctx, p, n, totals); err != nil {
+		if err := advance(ctx, p, n, tr, totals); err != nil {
 			return 0, err
 		}
 	}

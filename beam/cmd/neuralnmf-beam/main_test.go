@@ -299,9 +299,15 @@ func TestKillResume(t *testing.T) {
 	waitFor(t, filepath.Join(dir, "work-worker", "step-0000005-a.bin"), cmd, &log)
 	// Kill every worker that has connected to the runner, until the
 	// command exits: it cannot finish its last seven steps meanwhile.
+	// Prism (v2.77.0) sometimes spins forever on a bundle whose worker
+	// died before its data finished, instead of failing the job (its
+	// stage.Execute loop keeps reading the bundle's closed response
+	// channel); then, as a user would, stop the command (SIGTERM, exit
+	// 130), which cancels the job: either way the same command resumes.
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
-	killed := 0
+	killed, stopped := 0, false
+	var firstKill time.Time
 	for done := false; !done; {
 		select {
 		case err = <-exited:
@@ -310,9 +316,16 @@ func TestKillResume(t *testing.T) {
 			for _, pid := range processesOf(t, self) {
 				if pid != cmd.Process.Pid && pid != pool.Process.Pid && sockets(pid) >= 2 {
 					if syscall.Kill(pid, syscall.SIGKILL) == nil {
-						killed++
+						if killed++; killed == 1 {
+							firstKill = time.Now()
+						}
 					}
 				}
+			}
+			if !stopped && killed > 0 && time.Since(firstKill) > 100*time.Second { // Prism waits a minute for a worker
+				t.Logf("the job did not fail %v after its worker was killed: stopping the command", time.Since(firstKill).Round(time.Second))
+				require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
+				stopped = true
 			}
 		}
 	}
@@ -320,7 +333,11 @@ func TestKillResume(t *testing.T) {
 	require.Positive(t, killed)
 	var exit *exec.ExitError
 	require.ErrorAs(t, err, &exit, "%s", log.String())
-	require.Equal(t, 3, exit.ExitCode(), "a failed pipeline: %s", log.String())
+	if stopped {
+		require.Equal(t, 130, exit.ExitCode(), "stopped: %s", log.String())
+	} else {
+		require.Equal(t, 3, exit.ExitCode(), "a failed pipeline: %s", log.String())
+	}
 	runOK(t, tmp, self, args("worker", ext...)...)
 	got, err = os.ReadFile(filepath.Join(dir, "worker.nnmf"))
 	require.NoError(t, err)
