@@ -2,25 +2,26 @@
 // Apache Beam. The algorithm is sharded mini-batch training (package
 // neuralnmf: StepShare, ShardedTrainer): every shard file's documents are
 // split into Steps slices, and step j of a pass takes slice j of every
-// shard. A Go driver (Train) runs each step through an Engine: every shard
-// computes its slice's share of the step's sums (the loss, every layer's
-// gradient, P·Pᵀ) from the current A's; the shares are added per key (the
-// scalars, blocks of rows of A⁽⁰⁾'s gradient) in the order of their shard,
-// so the sums do not depend on how a runner splits or orders the work;
-// the driver takes the step (the HALS sweep of A⁽⁰⁾ and Adam's steps
-// below it) and checkpoints the trainer after every step, so a killed run
-// resumes where it stopped and ends with the model an uninterrupted run
-// trains, bit for bit.
+// shard. A Go driver (Train) runs each pass through an Engine: in every
+// step each shard computes its slice's share of the step's sums (the
+// loss, every layer's gradient, P·Pᵀ) from the current A's; the shares
+// are added per key (the scalars, blocks of rows of A⁽⁰⁾'s gradient) up a
+// tree of fan-in FanIn in the order of their shards, so the sums do not
+// depend on how a runner splits or orders the work; the step (the HALS
+// sweep of A⁽⁰⁾ and Adam's steps below it) is taken from the totals and
+// the trainer checkpointed after every step, so a killed run resumes where
+// it stopped and ends with the model an uninterrupted run trains, bit for
+// bit.
 //
 // Two engines run the same stages: Local, one process with no Beam runner
-// (the plain single-process run of the algorithm), and Beam, a pipeline
-// per stage on whatever runner Beam's flags name. They give the same
-// model bit for bit (the tests compare).
+// (the plain single-process run of the algorithm), and Beam, one pipeline
+// a pass (its steps chained inside it) on whatever runner Beam's flags
+// name. They give the same model bit for bit (the tests compare).
 //
 // The work directory holds, while training runs, the shards' slices
 // (about 12 bytes a nonzero), one step's files (the Beam engine's A's,
-// pieces and totals) and the checkpoint; every file in it is the run's
-// own, and Clean removes them.
+// pieces, partial sums and totals) and the checkpoint; every file in it is
+// the run's own, and Clean removes them.
 package train
 
 import (

@@ -17,10 +17,10 @@
 //
 // train trains a model on shard files (features × documents, .mtx or
 // .mtx.gz, the same features in every shard) by sharded mini-batch
-// training (package train): -steps steps a pass, each a pipeline whose
-// elements are the shards, checkpointed into -work after every step. Run
-// the same command again after a failure and it resumes from the last
-// step. -vectorizer keeps the shards' vectoriser in the model, so that
+// training (package train): -steps steps a pass, a pass one pipeline whose
+// steps' elements are the shards, checkpointed into -work after every
+// step. Run the same command again after a failure and it resumes from the
+// last step. -vectorizer keeps the shards' vectoriser in the model, so that
 // topics and transform -text read words. The model is written to -o,
 // which must not exist; the work directory, which must be new, empty or a
 // run of the same command, is emptied at the end unless -keep-work. -local runs the same stages in
@@ -165,6 +165,15 @@ func main() {
 		// writes (nothing else), and exit: a run started again resumes.
 		cancel()
 		n := matio.RemoveTemporaries()
+		stop, done := context.WithTimeout(context.Background(), 10*time.Second)
+		said, err := cancelRunJobs(stop, 5*time.Second)
+		done()
+		for _, l := range said {
+			fmt.Fprintln(os.Stderr, l)
+		}
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "neuralnmf-beam %s: %v\n", sub, err)
+		}
 		fmt.Fprintf(os.Stderr, "neuralnmf-beam %s: %v: stopped (removed %d temporary file(s) of this run); run the same command again to resume\n", sub, s, n)
 		time.Sleep(200 * time.Millisecond) // let a cancelled job server hear of it
 		os.Exit(130)
@@ -208,6 +217,7 @@ func ownTempDir() (func(), error) {
 
 // run runs a pipeline on the runner Beam's flags name.
 func run(ctx context.Context, p *beam.Pipeline) error {
+	nameJob()
 	err := beamx.Run(ctx, p)
 	if runnerLogs != nil {
 		if err != nil && !strings.Contains(err.Error(), files.InputError) && ctx.Err() == nil {

@@ -30,6 +30,9 @@ func runScore(ctx context.Context) error {
 			return err
 		}
 	}
+	if err := cancelStopped(ctx, "score", *out); err != nil {
+		return err
+	}
 	pending, err := score.Begin(ctx, opt, l)
 	if err != nil {
 		return err

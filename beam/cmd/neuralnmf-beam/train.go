@@ -50,6 +50,9 @@ func runTrain(ctx context.Context) error {
 		return err
 	}
 	defer unlock()
+	if err := cancelStopped(ctx, "train", *work); err != nil {
+		return err
+	}
 	var eng train.Engine = train.Local{}
 	// Beam's loopback environment leaves a file in the temporary directory
 	// of every job: the runs of a local work directory keep them in its

@@ -45,6 +45,9 @@ func runVectorize(ctx context.Context) error {
 		}
 		defer done()
 	}
+	if err := cancelStopped(ctx, "vectorize", *modelOut); err != nil {
+		return err
+	}
 	if err := stageSelf(); err != nil {
 		return err
 	}
