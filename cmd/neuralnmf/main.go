@@ -78,6 +78,7 @@ func commands() []command {
 		{"predict", "predict (and with labels, score) the classes of new columns with a supervised model", runPredict},
 		{"topics", "print the top words of each topic at each layer (text, csv or json)", runTopics},
 		{"quality", "measure every layer's topics on documents: NPMI coherence, diversity, parent share", runQuality},
+		{"explore", "write a self-contained HTML page to move through the topics, their words and documents", runExplore},
 		{"heatmap", "draw a matrix of a model (A1, S2, B, ...) as a PNG", runHeatmap},
 		{"export", "write a matrix of a model (A1, S2, B, ...) as .csv or .mtx", runExport},
 		{"convert", "sort a Matrix Market file by column (external sort) so that fit -batch-size streams it", runConvert},
