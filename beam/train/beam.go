@@ -22,7 +22,7 @@ func init() {
 	beam.RegisterType(reflect.TypeOf((*ShareTask)(nil)).Elem())
 	beam.RegisterType(reflect.TypeOf((*PassTask)(nil)).Elem())
 	beam.RegisterType(reflect.TypeOf((*Piece)(nil)).Elem())
-	register.Function2x1[context.Context, PrepareTask, error](PrepareShard)
+	register.Function3x1[context.Context, PrepareTask, func(string), error](prepareFn)
 	register.DoFn2x0[string, func(ShareTask)](&tasksFn{})
 	register.Emitter1[ShareTask]()
 	register.DoFn3x1[context.Context, ShareTask, func(Piece), error](&shareFn{})
@@ -96,8 +96,19 @@ func (b Beam) Prepare(ctx context.Context, tasks []PrepareTask) error {
 	// be split one after another. After the Reshuffle the per-shard work is
 	// a stage of its own, fed by a shuffle, that a runner spreads over its
 	// workers.
-	beam.ParDo0(s, PrepareShard, beam.Reshuffle(s, beam.CreateList(s, tasks)))
+	// The stage emits the shard's name into sink.Drain: Prism polls a core
+	// for as long as a stage without outputs runs.
+	sink.Drain(s, beam.ParDo(s, prepareFn, beam.Reshuffle(s, beam.CreateList(s, tasks))))
 	return b.Run(ctx, p)
+}
+
+// prepareFn runs PrepareShard and emits the shard's name.
+func prepareFn(ctx context.Context, t PrepareTask, emit func(string)) error {
+	if err := PrepareShard(ctx, t); err != nil {
+		return err
+	}
+	emit(t.Shard)
+	return nil
 }
 
 // Pass runs the steps of p as one pipeline: step First's A's must be in

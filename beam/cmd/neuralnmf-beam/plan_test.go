@@ -13,7 +13,7 @@ import (
 
 // perShard names the DoFns that do one shard's work in the pipelines of
 // train (prepare, a step), score and vectorize (counting, transforming).
-var perShard = []string{"train.PrepareShard", "train.shareFn", "score.scoreFn", "vectorize.countFn", "vectorize.transformFn"}
+var perShard = []string{"train.prepareFn", "train.shareFn", "score.scoreFn", "vectorize.countFn", "vectorize.transformFn"}
 
 // TestShardsAreSpread runs train, score and vectorize against a standalone Prism job
 // server that logs its plans (--log_level=debug) and checks every stage of

@@ -9,6 +9,7 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/neuralnmf/neuralnmf/beam/internal/files"
+	"github.com/neuralnmf/neuralnmf/beam/internal/sink"
 	"github.com/neuralnmf/neuralnmf/beam/score"
 )
 
@@ -67,7 +68,7 @@ func runScore(ctx context.Context) error {
 		sopt := opt
 		sopt.Shards = pending
 		p, s := beam.NewPipelineWithRoot()
-		score.Add(s, sopt, l)
+		sink.Drain(s, score.Add(s, sopt, l)) // Prism polls a core while a stage without outputs runs
 		if err := run(ctx, p); err != nil {
 			return err
 		}
