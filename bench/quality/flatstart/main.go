@@ -1,0 +1,91 @@
+// Command flatstart is an exploratory measurement for issue 54 (not a
+// choice of default): is a hierarchy's broad layer more coherent when its
+// start is a flat NMF(k₂), expressed in the fine topics, than when it is
+// HNMF's (the default start)? For each seed it fits, on one corpus
+// vectorised as bench/quality/compare.sh does, the default two-layer fit,
+// and a fit from A⁽⁰⁾ = NMF(k₁)'s topics and A⁽¹⁾ = the NNLS coefficients
+// of NMF(k₂)'s topics on them, and prints each layer's NPMI (top 10 words)
+// beside the flat NMF(k₂)'s, with the relative errors.
+//
+//	go run ./bench/quality/flatstart -docs C.jsonl [-ranks 20,10] [-seeds 1,2,3]
+package main
+
+import (
+	"flag"
+	"fmt"
+	"log"
+	"strconv"
+	"strings"
+
+	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
+	"github.com/neuralnmf/neuralnmf/models/ssnmf"
+	"github.com/neuralnmf/neuralnmf/nnls"
+	"github.com/neuralnmf/neuralnmf/quality"
+	"github.com/neuralnmf/neuralnmf/tensor"
+	"github.com/neuralnmf/neuralnmf/text"
+)
+
+func main() {
+	docs := flag.String("docs", "", "JSON Lines documents (field text)")
+	ranksFlag := flag.String("ranks", "20,10", "two ranks")
+	seedsFlag := flag.String("seeds", "1,2,3", "seeds")
+	flag.Parse()
+	var ranks []int
+	for _, f := range strings.Split(*ranksFlag, ",") {
+		k, err := strconv.Atoi(f)
+		if err != nil {
+			log.Fatal(err)
+		}
+		ranks = append(ranks, k)
+	}
+	_, x, err := text.Fit(text.Source{Path: *docs}.Texts(), text.Options{StopWords: text.EnglishStopWords(), MinDF: text.Docs(5), MaxDF: text.Share(0.5)})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("# %s: %d words × %d documents, ranks %v\n", *docs, x.Rows, x.Cols, ranks)
+	npmi := func(a []*tensor.Dense) []float64 {
+		q, err := quality.Measure(x, a, nil)
+		if err != nil {
+			log.Fatal(err)
+		}
+		out := make([]float64, len(q))
+		for i, l := range q {
+			out[i] = l.NPMI
+		}
+		return out
+	}
+	for _, sf := range strings.Split(*seedsFlag, ",") {
+		seed, _ := strconv.ParseUint(sf, 10, 64)
+		def, err := neuralnmf.TrainSparse(x, neuralnmf.Config{Ranks: ranks, Seed: seed})
+		if err != nil {
+			log.Fatal(err)
+		}
+		f1, err := ssnmf.NMFSparse(x, ranks[0], &ssnmf.Options{Seed: seed})
+		if err != nil {
+			log.Fatal(err)
+		}
+		f2, err := ssnmf.NMFSparse(x, ranks[1], &ssnmf.Options{Seed: seed})
+		if err != nil {
+			log.Fatal(err)
+		}
+		r, err := nnls.Solve(f1.A, f2.A, nil)
+		if err != nil {
+			log.Fatal(err)
+		}
+		start := []*tensor.Dense{f1.A, r.S}
+		flat, err := neuralnmf.TrainSparse(x, neuralnmf.Config{Ranks: ranks, Seed: seed, Init: neuralnmf.GivenInit, InitA: start})
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Printf("seed %d: default %v (rel. error %.5f); flat start untrained %v; flat start trained %v (rel. error %.5f); flat NMF(%d) %.3f\n",
+			seed, fmtv(npmi(def.A)), def.History.FinalRelError, fmtv(npmi(start)), fmtv(npmi(flat.A)), flat.History.FinalRelError, ranks[1], npmi([]*tensor.Dense{f2.A})[0])
+	}
+}
+
+func fmtv(v []float64) string {
+	s := make([]string, len(v))
+	for i, x := range v {
+		s[i] = fmt.Sprintf("%.3f", x)
+	}
+	return "[" + strings.Join(s, " ") + "]"
+}
