@@ -7,7 +7,7 @@
 // of NMF(k₂)'s topics on them, and prints each layer's NPMI (top 10 words)
 // beside the flat NMF(k₂)'s, with the relative errors.
 //
-//	go run ./bench/quality/flatstart -docs C.jsonl [-ranks 20,10] [-seeds 1,2,3]
+//	go run ./bench/quality/flatstart -docs C.jsonl [-ranks 20,10] [-seeds 1,2,3] [-hals]
 package main
 
 import (
@@ -29,6 +29,7 @@ func main() {
 	docs := flag.String("docs", "", "JSON Lines documents (field text)")
 	ranksFlag := flag.String("ranks", "20,10", "two ranks")
 	seedsFlag := flag.String("seeds", "1,2,3", "seeds")
+	hals := flag.Bool("hals", false, "flat NMFs by HALS from NNDSVDa (scikit-learn's defaults) instead of multiplicative updates from random starts")
 	flag.Parse()
 	var ranks []int
 	for _, f := range strings.Split(*ranksFlag, ",") {
@@ -42,7 +43,7 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Printf("# %s: %d words × %d documents, ranks %v\n", *docs, x.Rows, x.Cols, ranks)
+	fmt.Printf("# %s: %d words × %d documents, ranks %v, HALS from NNDSVDa: %v\n", *docs, x.Rows, x.Cols, ranks, *hals)
 	npmi := func(a []*tensor.Dense) []float64 {
 		q, err := quality.Measure(x, a, nil)
 		if err != nil {
@@ -60,11 +61,15 @@ func main() {
 		if err != nil {
 			log.Fatal(err)
 		}
-		f1, err := ssnmf.NMFSparse(x, ranks[0], &ssnmf.Options{Seed: seed})
+		opt := &ssnmf.Options{Seed: seed}
+		if *hals {
+			opt.Solver, opt.Start = ssnmf.HALS, ssnmf.NNDSVDAStart
+		}
+		f1, err := ssnmf.NMFSparse(x, ranks[0], opt)
 		if err != nil {
 			log.Fatal(err)
 		}
-		f2, err := ssnmf.NMFSparse(x, ranks[1], &ssnmf.Options{Seed: seed})
+		f2, err := ssnmf.NMFSparse(x, ranks[1], opt)
 		if err != nil {
 			log.Fatal(err)
 		}
