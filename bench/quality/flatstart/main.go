@@ -5,7 +5,9 @@
 // vectorised as bench/quality/compare.sh does, the default two-layer fit,
 // and a fit from A⁽⁰⁾ = NMF(k₁)'s topics and A⁽¹⁾ = the NNLS coefficients
 // of NMF(k₂)'s topics on them, and prints each layer's NPMI (top 10 words)
-// beside the flat NMF(k₂)'s, with the relative errors.
+// beside the flat NMF(k₂)'s, with the relative errors; and a third fit
+// from the default model's A⁽⁰⁾ with A⁽¹⁾ the NNLS coefficients of NMF(k₂)'s
+// topics on it.
 //
 //	go run ./bench/quality/flatstart -docs C.jsonl [-ranks 20,10] [-seeds 1,2,3] [-hals]
 package main
@@ -82,8 +84,18 @@ func main() {
 		if err != nil {
 			log.Fatal(err)
 		}
-		fmt.Printf("seed %d: default %v (rel. error %.5f); flat start untrained %v; flat start trained %v (rel. error %.5f); flat NMF(%d) %.3f\n",
-			seed, fmtv(npmi(def.A)), def.History.FinalRelError, fmtv(npmi(start)), fmtv(npmi(flat.A)), flat.History.FinalRelError, ranks[1], npmi([]*tensor.Dense{f2.A})[0])
+		// The default's A⁽⁰⁾ kept, A⁽¹⁾ the flat NMF(k₂)'s projection on it.
+		r2, err := nnls.Solve(def.A[0], f2.A, nil)
+		if err != nil {
+			log.Fatal(err)
+		}
+		hyb, err := neuralnmf.TrainSparse(x, neuralnmf.Config{Ranks: ranks, Seed: seed, Init: neuralnmf.GivenInit, InitA: []*tensor.Dense{def.A[0], r2.S}})
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Printf("seed %d: default %v (rel. error %.5f); flat start untrained %v; flat start trained %v (rel. error %.5f); default A0 with flat A1, trained %v (rel. error %.5f); flat NMF(%d) %.3f\n",
+			seed, fmtv(npmi(def.A)), def.History.FinalRelError, fmtv(npmi(start)), fmtv(npmi(flat.A)), flat.History.FinalRelError,
+			fmtv(npmi(hyb.A)), hyb.History.FinalRelError, ranks[1], npmi([]*tensor.Dense{f2.A})[0])
 	}
 }
 
