@@ -266,7 +266,7 @@ func (countFn) ProcessElement(ctx context.Context, t Task, emit func(string, Sta
 	defer done()
 	c, err := text.Count(text.Source{Path: local, Field: t.Field}.Texts(), o)
 	if err != nil {
-		return fmt.Errorf("%svectorize: %s", files.InputError, strings.ReplaceAll(err.Error(), local, t.Path))
+		return fmt.Errorf("%s%s", files.InputError, strings.ReplaceAll(err.Error(), local, t.Path))
 	}
 	for i, w := range c.Words {
 		emit(w, Stat{int64(c.DF[i]), c.TF[i]})
@@ -397,7 +397,7 @@ func (f *transformFn) ProcessElement(ctx context.Context, t Task, emit func(stri
 	defer done()
 	x, err := f.v.Transform(text.Source{Path: local, Field: t.Field}.Texts())
 	if err != nil {
-		return fmt.Errorf("%svectorize: %s", files.InputError, strings.ReplaceAll(err.Error(), local, t.Path))
+		return fmt.Errorf("%s%s", files.InputError, strings.ReplaceAll(err.Error(), local, t.Path))
 	}
 	b, err := encode(x)
 	if err != nil {
