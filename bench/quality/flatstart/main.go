@@ -9,7 +9,7 @@
 // from the default model's A⁽⁰⁾ with A⁽¹⁾ the NNLS coefficients of NMF(k₂)'s
 // topics on it.
 //
-//	go run ./bench/quality/flatstart -docs C.jsonl [-ranks 20,10] [-seeds 1,2,3] [-hals]
+//	go run ./bench/quality/flatstart -docs C.jsonl [-ranks 20,10] [-seeds 1,2,3] [-hals] [-newsgroups]
 package main
 
 import (
@@ -31,6 +31,7 @@ func main() {
 	docs := flag.String("docs", "", "JSON Lines documents (field text)")
 	ranksFlag := flag.String("ranks", "20,10", "two ranks")
 	seedsFlag := flag.String("seeds", "1,2,3", "seeds")
+	news := flag.Bool("newsgroups", false, "the 20 Newsgroups cleaning (headers, signatures, quotes, digits) before vectorising")
 	hals := flag.Bool("hals", false, "flat NMFs by HALS from NNDSVDa (scikit-learn's defaults) instead of multiplicative updates from random starts")
 	flag.Parse()
 	var ranks []int
@@ -41,7 +42,7 @@ func main() {
 		}
 		ranks = append(ranks, k)
 	}
-	_, x, err := text.Fit(text.Source{Path: *docs}.Texts(), text.Options{StopWords: text.EnglishStopWords(), MinDF: text.Docs(5), MaxDF: text.Share(0.5)})
+	_, x, err := text.Fit(text.Source{Path: *docs}.Texts(), text.Options{StopWords: text.EnglishStopWords(), MinDF: text.Docs(5), MaxDF: text.Share(0.5), Newsgroups: *news})
 	if err != nil {
 		log.Fatal(err)
 	}
