@@ -35,6 +35,9 @@ import (
 	"github.com/neuralnmf/neuralnmf/tensor"
 )
 
+// DefaultSnippet is Options.Snippet when it is 0.
+const DefaultSnippet = 300
+
 // Options configures Build. The zero value gives the defaults.
 type Options struct {
 	// Words is the number of a topic's top words shown (default 15).
@@ -50,7 +53,7 @@ type Options struct {
 	// holds most, ties by the larger weight.
 	TopDocs int
 	// Snippet bounds a document's text on the page, in characters
-	// (default 300).
+	// (default DefaultSnippet).
 	Snippet int
 	// Title is the page's title (default "Topics").
 	Title string
@@ -74,7 +77,7 @@ func (o *Options) withDefaults() Options {
 		d.TopDocs = 5
 	}
 	if d.Snippet <= 0 {
-		d.Snippet = 300
+		d.Snippet = DefaultSnippet
 	}
 	if d.Title == "" {
 		d.Title = "Topics"
@@ -240,8 +243,12 @@ func Build(a, s []*tensor.Dense, docs []Doc, vocab []string, q []quality.Layer, 
 				}
 				d.Words[vocab[w]] = append(d.Words[vocab[w]], WordRank{td.ID, r + 1})
 			}
-			if l > 0 {
-				td.MadeOf = madeOf(mass, a[l], l, j)
+			if l > 0 { // what it is made of, and so what those are part of
+				for _, pt := range madeOf(mass, a[l], j) {
+					td.MadeOf = append(td.MadeOf, Link{topicID(l-1, pt.topic), pt.share})
+					below := &d.Layers[l-1].Topics[pt.topic]
+					below.PartOf = append(below.PartOf, Link{td.ID, pt.share})
+				}
 			}
 			for _, c := range representative(s[l], share, j, o.TopDocs) {
 				td.Docs = append(td.Docs, add(c))
@@ -250,17 +257,6 @@ func Build(a, s []*tensor.Dense, docs []Doc, vocab []string, q []quality.Layer, 
 		}
 		d.Layers = append(d.Layers, ld)
 		mass = tmass
-	}
-	// PartOf is MadeOf seen from below.
-	for l := 1; l < len(d.Layers); l++ {
-		for _, t := range d.Layers[l].Topics {
-			for _, m := range t.MadeOf {
-				var below int
-				fmt.Sscanf(m.ID[strings.IndexByte(m.ID, '.')+1:], "%d", &below)
-				bt := &d.Layers[l-1].Topics[below-1]
-				bt.PartOf = append(bt.PartOf, Link{t.ID, m.Share})
-			}
-		}
 	}
 	for l := range d.Layers {
 		for j := range d.Layers[l].Topics {
@@ -378,26 +374,32 @@ func columnSums(t *tensor.Dense) []float64 {
 	return s
 }
 
-// madeOf lists the topics of layer l−1 (of word-space masses mass) that
-// make up topic j of layer l through al = A⁽ˡ⁾, with their shares of its
-// mass: those of at least 5 %, the largest first.
-func madeOf(mass []float64, al *tensor.Dense, l, j int) []Link {
+// part is a topic of the layer before (its index) and its share.
+type part struct {
+	topic int
+	share float64
+}
+
+// madeOf lists the topics of the layer before (of word-space masses mass)
+// that make up topic j through al = A⁽ˡ⁾, with their shares of its mass:
+// those of at least 5 %, the largest first.
+func madeOf(mass []float64, al *tensor.Dense, j int) []part {
 	var total float64
 	c := make([]float64, len(mass))
 	for i, m := range mass {
 		c[i] = al.At(i, j) * m
 		total += c[i]
 	}
-	out := []Link{}
+	var out []part
 	if total == 0 {
 		return out
 	}
 	for i, v := range c {
 		if v/total >= 0.05 {
-			out = append(out, Link{topicID(l-1, i), v / total})
+			out = append(out, part{i, v / total})
 		}
 	}
-	slices.SortStableFunc(out, func(x, y Link) int { return cmpDesc(x.Share, y.Share) })
+	slices.SortStableFunc(out, func(x, y part) int { return cmpDesc(x.share, y.share) })
 	return out
 }
 

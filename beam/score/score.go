@@ -159,16 +159,11 @@ func recordOf(raw []byte, layer int, shards []string) []byte {
 // ownRun reports whether Out holds the record of a run of this model,
 // layer and shards.
 func ownRun(ctx context.Context, opt Options, raw []byte, layer int) (bool, error) {
-	p := files.Join(opt.Out, recordName)
-	ok, err := files.Exists(ctx, p)
-	if err != nil || !ok {
-		return false, err
-	}
-	got, err := files.Read(ctx, p)
+	_, same, err := files.Record(ctx, files.Join(opt.Out, recordName), recordOf(raw, layer, opt.Shards))
 	if err != nil {
 		return false, fmt.Errorf("score: %w", err)
 	}
-	return bytes.Equal(got, recordOf(raw, layer, opt.Shards)), nil
+	return same, nil
 }
 
 // Begin records in Out that a run of opt (checked by Check, which

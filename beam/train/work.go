@@ -204,16 +204,11 @@ func fileHash(ctx context.Context, p string) (string, error) {
 // whose size or modification time differs from when its slices were cut.
 var ErrShardChanged = errors.New("a shard changed")
 
-// removeGlob removes the files glob matches.
+// removeGlob removes the files glob matches (files.RemoveGlob), its
+// error said as the package's.
 func removeGlob(ctx context.Context, glob string) error {
-	ps, err := files.List(ctx, glob)
-	if err != nil {
+	if err := files.RemoveGlob(ctx, glob); err != nil {
 		return fmt.Errorf("train: %w", err)
-	}
-	for _, p := range ps {
-		if err := files.Remove(ctx, p); err != nil {
-			return fmt.Errorf("train: %w", err)
-		}
 	}
 	return nil
 }

@@ -155,19 +155,14 @@ func record(opt Options) []byte {
 
 // ownRun reports whether Out holds the record of a run of opt.
 func ownRun(ctx context.Context, opt Options) (bool, error) {
-	p := files.Join(opt.Out, recordName)
-	ok, err := files.Exists(ctx, p)
-	if err != nil || !ok {
-		return false, err
-	}
-	got, err := files.Read(ctx, p)
-	if err != nil {
+	there, same, err := files.Record(ctx, files.Join(opt.Out, recordName), record(opt))
+	switch {
+	case err != nil:
 		return false, fmt.Errorf("vectorize: %w", err)
-	}
-	if !bytes.Equal(got, record(opt)) {
+	case there && !same:
 		return false, fmt.Errorf("vectorize: output directory %s holds an interrupted run of other documents or options: give another one, or delete it", opt.Out)
 	}
-	return true, nil
+	return there, nil
 }
 
 // Run vectorises opt's documents with two pipelines, each run by run (a
@@ -303,7 +298,7 @@ func bucketName(b int) string { return fmt.Sprintf("bucket-%05d.json", b) }
 
 const docsName = "docs.json"
 
-// writeBucketFn writes one bucket's words, sorted, with their counts.
+// writeBucketFn writes one bucket's words with their counts.
 type writeBucketFn struct{ Out string }
 
 func (f *writeBucketFn) ProcessElement(ctx context.Context, b int, entries func(*Entry) bool, emit func(string)) error {
@@ -312,12 +307,7 @@ func (f *writeBucketFn) ProcessElement(ctx context.Context, b int, entries func(
 	for entries(&e) {
 		es = append(es, e)
 	}
-	slices.SortFunc(es, func(x, y Entry) int { return strings.Compare(x.Word, y.Word) })
-	c := text.Counts{Words: make([]string, len(es)), DF: make([]int, len(es)), TF: make([]int64, len(es))}
-	for i, e := range es {
-		c.Words[i], c.DF[i], c.TF[i] = e.Word, int(e.DF), e.TF
-	}
-	raw, err := json.Marshal(c)
+	raw, err := json.Marshal(es)
 	if err != nil {
 		return err
 	}
@@ -355,16 +345,22 @@ func readCounts(ctx context.Context, tmp string) (*text.Counts, error) {
 	if err != nil {
 		return nil, fmt.Errorf("vectorize: %w", err)
 	}
+	// The buckets' words are disjoint: gathered, then sorted once.
+	var es []Entry
 	for _, p := range paths {
 		raw, err := files.Read(ctx, p)
 		if err != nil {
 			return nil, fmt.Errorf("vectorize: %w", err)
 		}
-		var b text.Counts
+		var b []Entry
 		if err := json.Unmarshal(raw, &b); err != nil {
 			return nil, fmt.Errorf("vectorize: %s: %w", p, err)
 		}
-		c.Add(&b) // the buckets' words are disjoint, and b.Docs is 0: a merge
+		es = append(es, b...)
+	}
+	slices.SortFunc(es, func(x, y Entry) int { return strings.Compare(x.Word, y.Word) })
+	for _, e := range es {
+		c.Words, c.DF, c.TF = append(c.Words, e.Word), append(c.DF, int(e.DF)), append(c.TF, e.TF)
 	}
 	if err := c.Check(); err != nil {
 		return nil, fmt.Errorf("vectorize: %w", err)
@@ -461,16 +457,11 @@ func localCopy(ctx context.Context, p string) (local string, done func(), err er
 	return local, done, nil
 }
 
-// removeGlob removes the files glob matches.
+// removeGlob removes the files glob matches (files.RemoveGlob), its
+// error said as the package's.
 func removeGlob(ctx context.Context, glob string) error {
-	paths, err := files.List(ctx, glob)
-	if err != nil {
+	if err := files.RemoveGlob(ctx, glob); err != nil {
 		return fmt.Errorf("vectorize: %w", err)
-	}
-	for _, p := range paths {
-		if err := files.Remove(ctx, p); err != nil {
-			return fmt.Errorf("vectorize: %w", err)
-		}
 	}
 	return nil
 }

@@ -12,7 +12,6 @@ import (
 	"github.com/neuralnmf/neuralnmf/explore"
 	"github.com/neuralnmf/neuralnmf/matio"
 	"github.com/neuralnmf/neuralnmf/quality"
-	"github.com/neuralnmf/neuralnmf/tensor"
 )
 
 func runExplore(args []string, stdout, stderr io.Writer) error {
@@ -55,25 +54,11 @@ Flags:
 	if err := checkOutput("-o", *out, input{"-model", *in.model}, input{"-x", *in.x}, input{"-text", *in.text}, input{"-vocab", *vocabPath}); err != nil {
 		return err
 	}
-	m, err := in.loadModel()
+	td, err := readTopicDocs(in, *vocabPath, stderr)
 	if err != nil {
 		return err
 	}
-	vocab, err := modelVocab(*in.model, *vocabPath, m)
-	if err != nil {
-		return err
-	}
-	c, err := in.read(m, stderr)
-	if err != nil {
-		return err
-	}
-	docs := c.x.Sparse
-	if docs == nil {
-		docs = tensor.SparseFromDense(c.x.Dense)
-	}
-	if docs.Rows != m.A[0].Rows {
-		return fmt.Errorf("%s: %d rows, but the model has %d features", c.from, docs.Rows, m.A[0].Rows)
-	}
+	m, c, docs := td.m, td.c, td.docs
 	q, err := quality.Measure(docs, m.A, nil)
 	if err != nil {
 		return err
@@ -94,7 +79,7 @@ Flags:
 		*title = "Topics of " + filepath.Base(*in.model)
 	}
 	opt := &explore.Options{Words: *nWords, Docs: *nDocs, Title: *title}
-	d, err := explore.Build(m.A, s, ids, vocab, q, opt)
+	d, err := explore.Build(m.A, s, ids, td.vocab, q, opt)
 	if err != nil {
 		return err
 	}
@@ -110,7 +95,7 @@ Flags:
 				return err
 			}
 			if i, ok := want[j]; ok {
-				d.Docs[i].Text = explore.Snippet(t, 300)
+				d.Docs[i].Text = explore.Snippet(t, explore.DefaultSnippet)
 			}
 			j++
 		}

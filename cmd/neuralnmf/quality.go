@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
 	"github.com/neuralnmf/neuralnmf/quality"
 	"github.com/neuralnmf/neuralnmf/tensor"
 )
@@ -68,30 +69,49 @@ Flags:
 	if err != nil {
 		return err
 	}
-	m, err := in.loadModel()
+	td, err := readTopicDocs(in, *vocabPath, stderr)
 	if err != nil {
 		return err
 	}
-	vocab, err := modelVocab(*in.model, *vocabPath, m)
+	layers, err := quality.Measure(td.docs, td.m.A, &quality.Options{Top: *n, DiversityTop: *div})
 	if err != nil {
 		return err
+	}
+	return write(stdout, layers, td.vocab)
+}
+
+// topicDocs is a model with its words and the documents its topics are
+// judged on, as quality and explore read them.
+type topicDocs struct {
+	m     *neuralnmf.Model
+	vocab []string
+	c     *newColumns
+	docs  *tensor.Sparse // c's matrix, sparse
+}
+
+// readTopicDocs loads -model, its vocabulary (-vocab, or the model's own)
+// and the documents (-x or -text), which must have the model's rows.
+func readTopicDocs(in columnFlags, vocabPath string, stderr io.Writer) (*topicDocs, error) {
+	m, err := in.loadModel()
+	if err != nil {
+		return nil, err
+	}
+	vocab, err := modelVocab(*in.model, vocabPath, m)
+	if err != nil {
+		return nil, err
 	}
 	c, err := in.read(m, stderr)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	docs := c.x.Sparse
 	if docs == nil {
 		docs = tensor.SparseFromDense(c.x.Dense)
 	}
 	if docs.Rows != m.A[0].Rows {
-		return fmt.Errorf("%s: %d rows, but the model has %d features", c.from, docs.Rows, m.A[0].Rows)
+		return nil, fmt.Errorf("%s: %d rows, but the model has %d features", c.from, docs.Rows, m.A[0].Rows)
 	}
-	layers, err := quality.Measure(docs, m.A, &quality.Options{Top: *n, DiversityTop: *div})
-	if err != nil {
-		return err
-	}
-	return write(stdout, layers, vocab)
+	return &topicDocs{m: m, vocab: vocab, c: c, docs: docs}, nil
 }
 
 // wordsOf names the words of a topic: by vocab, or by 1-based row.

@@ -168,6 +168,34 @@ func Remove(ctx context.Context, p string) error {
 	return nil
 }
 
+// Record reports whether the file p exists (there) and, if it does,
+// whether its bytes are want (same): how a command tells its own
+// interrupted run, whose record it wrote at the start, from others.
+func Record(ctx context.Context, p string, want []byte) (there, same bool, err error) {
+	if there, err = Exists(ctx, p); err != nil || !there {
+		return there, false, err
+	}
+	got, err := Read(ctx, p)
+	if err != nil {
+		return true, false, err
+	}
+	return true, bytes.Equal(got, want), nil
+}
+
+// RemoveGlob removes the files glob matches.
+func RemoveGlob(ctx context.Context, glob string) error {
+	paths, err := List(ctx, glob)
+	if err != nil {
+		return err
+	}
+	for _, p := range paths {
+		if err := Remove(ctx, p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // InputError marks the error of a pipeline element whose input file
 // cannot be used (a malformed or negative shard): a command finds it in
 // the runner's error and reports that line, as an input error (exit 1),
