@@ -31,6 +31,11 @@ type reference struct {
 	Spreading struct {
 		Known, Pred []int
 	}
+	SelfTraining struct {
+		C, Threshold  float64
+		Labels, Round []int
+		Rounds        int
+	}
 }
 
 func load(t *testing.T) (*reference, *classify.Features) {

@@ -12,7 +12,7 @@ import sklearn
 from scipy import sparse
 from sklearn.linear_model import LogisticRegression, LogisticRegressionCV
 from sklearn.model_selection import PredefinedSplit
-from sklearn.semi_supervised import LabelSpreading
+from sklearn.semi_supervised import LabelSpreading, SelfTrainingClassifier
 
 rng = np.random.default_rng(7)
 n_features, n_samples, classes = 40, 90, 3
@@ -41,4 +41,8 @@ known = y.copy()
 known[np.arange(n_samples) % 5 != 0] = -1  # 18 known labels, 6 a class
 ls = LabelSpreading(kernel="knn", n_neighbors=7, alpha=0.2, max_iter=30).fit(X, known)
 out["spreading"] = {"known": known.tolist(), "pred": ls.transduction_.tolist()}
+
+st = SelfTrainingClassifier(LogisticRegression(C=10.0, tol=1e-10, max_iter=10000), threshold=0.75).fit(Xs, known)
+out["selftraining"] = {"C": 10.0, "threshold": 0.75, "labels": st.transduction_.tolist(),
+                       "round": st.labeled_iter_.tolist(), "rounds": int(st.n_iter_)}
 print(json.dumps(out))
