@@ -3,9 +3,10 @@
 // compares with its topics (see neuralnmf.TrainChoosing): a multinomial
 // logistic regression with an L2 penalty fitted by L-BFGS, its inverse
 // penalty C chosen by cross-validation over a grid (scikit-learn's
-// LogisticRegression and LogisticRegressionCV), and label spreading over
-// a graph of nearest neighbours (scikit-learn's LabelSpreading with its knn
-// kernel). Each is tested against scikit-learn on the same data.
+// LogisticRegression and LogisticRegressionCV), self-training around it
+// (SelfTrainingClassifier), and label spreading over a graph of nearest
+// neighbours (scikit-learn's LabelSpreading with its knn kernel). Each is
+// tested against scikit-learn on the same data.
 //
 // Data are Features: a features × samples matrix in compressed sparse
 // column form, so that a sample's features are contiguous, as the columns

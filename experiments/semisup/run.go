@@ -83,6 +83,10 @@ func Candidates() []Candidate {
 		{Name: "choose 3 folds, prior cv", Choose: &neuralnmf.ChooseOptions{Balances: []float64{0.3}, HoldOut: 1.0 / 3, Folds: 3, Prior: neuralnmf.CrossValidated}},
 		{Name: "choose 3 folds, prior cv, +sum", Choose: &neuralnmf.ChooseOptions{Balances: []float64{0.3}, HoldOut: 1.0 / 3, Folds: 3, Prior: neuralnmf.CrossValidated,
 			Kinds: []neuralnmf.Kind{neuralnmf.SupervisedFit, neuralnmf.SupervisedReadout, neuralnmf.UnsupervisedReadout, neuralnmf.Words, neuralnmf.TopicsWords, neuralnmf.SpreadWords, neuralnmf.TopicsWordsSpread}}},
+		{Name: "choose 3 folds, prior cv, +self", Choose: &neuralnmf.ChooseOptions{Balances: []float64{0.3}, HoldOut: 1.0 / 3, Folds: 3, Prior: neuralnmf.CrossValidated,
+			Kinds: []neuralnmf.Kind{neuralnmf.SupervisedFit, neuralnmf.SupervisedReadout, neuralnmf.UnsupervisedReadout, neuralnmf.Words, neuralnmf.TopicsWords, neuralnmf.SpreadWords, neuralnmf.SelfTrainedTopicsWords}}},
+		{Name: "choose 3 folds, prior cv, +joint", Choose: &neuralnmf.ChooseOptions{Balances: []float64{0.3}, HoldOut: 1.0 / 3, Folds: 3, Prior: neuralnmf.CrossValidated,
+			Kinds: []neuralnmf.Kind{neuralnmf.SupervisedFit, neuralnmf.SupervisedReadout, neuralnmf.UnsupervisedReadout, neuralnmf.Words, neuralnmf.TopicsWords, neuralnmf.SpreadWords, neuralnmf.SupervisedTopicsWords}}},
 	}
 }
 

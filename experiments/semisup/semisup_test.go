@@ -82,10 +82,14 @@ func neural(t *testing.T, sp *semisup.Split, seeds []uint32, cands []semisup.Can
 				emit(r)
 			}
 			for _, c := range cands {
-				r, err := c.Semi(sp, known, seed, start)
+				r, ch, err := c.SemiChoice(sp, known, seed, start)
 				require.NoError(t, err)
 				r.Fraction = frac
 				emit(r)
+				if ch != nil && ch.Chosen >= 0 {
+					best := ch.Candidates[ch.Chosen]
+					t.Logf("%-8s %3.0f %% seed %3d  %s chose %s: %s", sp.Corpus, 100*frac, seed, c.Name, best.Kind, best.Name)
+				}
 			}
 		}
 	}

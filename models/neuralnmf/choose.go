@@ -153,18 +153,27 @@ const (
 	// needs TopicsWords among the kinds. Not among the default kinds: it is
 	// being weighed in experiments/semisup.
 	SupervisedTopicsWords
+	// SelfTrainedTopicsWords is TopicsWords' regression self-trained on
+	// the documents whose labels are unknown (classify.SelfTraining, as
+	// scikit-learn's SelfTrainingClassifier: the documents it predicts
+	// with probability above 0.75 take that class, for up to 10 rounds),
+	// with TopicsWords' C. It is cross-validated as the regressions are,
+	// each fold's labels left unknown, and needs TopicsWords among the
+	// kinds. Not among the default kinds: it is being weighed in
+	// experiments/semisup.
+	SelfTrainedTopicsWords
 )
 
 // Kinds are every Kind, in the order TrainChoosing lists its candidates.
-var kinds = []Kind{SupervisedFit, SupervisedReadout, SupervisedTopicsWords, UnsupervisedReadout, Words, TopicsWords, SpreadWords, TopicsWordsSpread}
+var kinds = []Kind{SupervisedFit, SupervisedReadout, SupervisedTopicsWords, UnsupervisedReadout, Words, TopicsWords, SelfTrainedTopicsWords, SpreadWords, TopicsWordsSpread}
 
 // defaultKinds are the kinds compared when ChooseOptions.Kinds is nil.
 var defaultKinds = []Kind{SupervisedFit, SupervisedReadout, UnsupervisedReadout, Words, TopicsWords, SpreadWords}
 
 var kindNames = map[Kind]string{SupervisedFit: "supervised", SupervisedReadout: "supervised-readout",
 	UnsupervisedReadout: "readout", Words: "words", TopicsWords: "topics+words", SpreadWords: "spread", TopicsWordsSpread: "topics+words+spread",
-	SupervisedTopicsWords: "supervised-topics+words",
-	NoPrior:               "none", CrossValidated: "cross-validated"}
+	SupervisedTopicsWords: "supervised-topics+words", SelfTrainedTopicsWords: "self-trained",
+	NoPrior: "none", CrossValidated: "cross-validated"}
 
 // String returns the kind's name, as ParseKind reads it.
 func (k Kind) String() string {
@@ -175,15 +184,15 @@ func (k Kind) String() string {
 }
 
 // ParseKind returns the Kind named name: supervised, supervised-readout,
-// supervised-topics+words, readout, words, topics+words, spread or
-// topics+words+spread.
+// supervised-topics+words, readout, words, topics+words, self-trained,
+// spread or topics+words+spread.
 func ParseKind(name string) (Kind, error) {
 	for _, k := range kinds {
 		if kindNames[k] == name {
 			return k, nil
 		}
 	}
-	return 0, fmt.Errorf("unknown kind of candidate %q: want supervised, supervised-readout, supervised-topics+words, readout, words, topics+words, spread or topics+words+spread", name)
+	return 0, fmt.Errorf("unknown kind of candidate %q: want supervised, supervised-readout, supervised-topics+words, readout, words, topics+words, self-trained, spread or topics+words+spread", name)
 }
 
 // ParsePrior returns the ChooseOptions.Prior named name: a kind that
@@ -197,7 +206,7 @@ func ParsePrior(name string) (Kind, error) {
 	}
 	k, err := ParseKind(name)
 	if err != nil {
-		return 0, fmt.Errorf("unknown prior %q: want a kind (supervised, supervised-readout, supervised-topics+words, readout, words, topics+words, spread or topics+words+spread), none or cross-validated", name)
+		return 0, fmt.Errorf("unknown prior %q: want a kind (supervised, supervised-readout, supervised-topics+words, readout, words, topics+words, self-trained, spread or topics+words+spread), none or cross-validated", name)
 	}
 	return k, nil
 }

@@ -23,6 +23,7 @@ var cheapCandidates = []struct {
 	{UnsupervisedReadout, (*chooser).scoreReadouts},
 	{Words, (*chooser).scoreWords},
 	{TopicsWords, (*chooser).scoreTopicsWords},
+	{SelfTrainedTopicsWords, (*chooser).scoreSelfTrained},
 	{SpreadWords, (*chooser).scoreSpread},
 	{TopicsWordsSpread, (*chooser).scoreTopicsWordsSpread},
 }
@@ -142,6 +143,36 @@ func (c *chooser) scoreTopicsWords() error {
 	c.refits[TopicsWords] = cv.Fit
 	c.tw.c, c.tw.pred, c.tw.scores = cv.C, cv.Pred, cv.Scores
 	c.add(Candidate{Name: fmt.Sprintf("unsupervised layer-1 topics + words, logistic (C %.3g)", cv.C), Kind: TopicsWords, C: cv.C, Layer: 1}, cv.Pred)
+	return nil
+}
+
+// scoreSelfTrained cross-validates TopicsWords' regression self-trained
+// on the unknown documents: the fit without fold k treats fold k's
+// documents as unknown too, and predicts them.
+func (c *chooser) scoreSelfTrained() error {
+	f := c.featuresOf(TopicsWords)
+	pred := c.unscored()
+	errs := make([]error, c.o.Folds)
+	var wg sync.WaitGroup
+	for k := range c.o.Folds {
+		wg.Go(func() {
+			st, err := classify.SelfTraining{}.Fit(f, c.without(k), c.sup.Classes, c.tw.c)
+			if err != nil {
+				errs[k] = err
+				return
+			}
+			p := st.Fit.Predict(f.Subset(c.colsOf[k]))
+			for n, i := range c.posOf[k] {
+				pred[i] = p[n]
+			}
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	c.add(Candidate{Name: fmt.Sprintf("unsupervised layer-1 topics + words, logistic (C %.3g), self-trained on the unknown documents", c.tw.c),
+		Kind: SelfTrainedTopicsWords, C: c.tw.c, Layer: 1}, pred)
 	return nil
 }
 

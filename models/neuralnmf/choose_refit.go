@@ -3,6 +3,8 @@ package neuralnmf
 import (
 	"fmt"
 	"strings"
+
+	"github.com/neuralnmf/neuralnmf/classify"
 )
 
 // refit fits the chosen candidate on all the known labels (those of sup).
@@ -16,6 +18,8 @@ func (c *chooser) refit(best Candidate) (*Model, error) {
 		return c.readout(c.um, best.Layer)
 	case SupervisedTopicsWords:
 		return c.refitJoint(best)
+	case SelfTrainedTopicsWords:
+		return c.refitSelfTrained()
 	}
 	return c.refitSupervised(best)
 }
@@ -74,6 +78,20 @@ func (c *chooser) refitRegression(kind Kind) (*Model, error) {
 	n, _ := c.x.dims()
 	um.B, um.BX, um.Intercept = classifierOf(l, c.regressions[k], n, um.A[layer-1].Cols)
 	um.ClassifierLayer = layer
+	return um, nil
+}
+
+// refitSelfTrained saves TopicsWords' regression self-trained on every
+// known label in the unsupervised model.
+func (c *chooser) refitSelfTrained() (*Model, error) {
+	st, err := classify.SelfTraining{}.Fit(c.featuresOf(TopicsWords), c.known, c.sup.Classes, c.tw.c)
+	if err != nil {
+		return nil, err
+	}
+	um := c.um
+	n, _ := c.x.dims()
+	um.B, um.BX, um.Intercept = classifierOf(st.Fit, c.regressions[TopicsWords], n, um.A[0].Cols)
+	um.ClassifierLayer = 1
 	return um, nil
 }
 

@@ -121,6 +121,9 @@ func chooseOptions(cfg Config, opt *ChooseOptions) (ChooseOptions, []float64, ma
 	if use[SupervisedTopicsWords] && !use[TopicsWords] {
 		return fail("Kinds holds supervised-topics+words without topics+words, whose regression it starts from")
 	}
+	if use[SelfTrainedTopicsWords] && !use[TopicsWords] {
+		return fail("Kinds holds self-trained without topics+words, whose regression and C it self-trains")
+	}
 	if use[TopicsWordsSpread] && !(use[TopicsWords] && use[SpreadWords]) {
 		return fail("Kinds holds topics+words+spread without topics+words and spread, whose sum it is")
 	}

@@ -409,3 +409,57 @@ func TestSupervisedTopicsWords(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, neuralnmf.SupervisedTopicsWords, k)
 }
+
+// The self-trained candidate is TopicsWords' regression self-trained on
+// the unknown columns: cross-validated on every known label, chosen when
+// it is the prior and not beaten clearly, refitted into a model that
+// reads layer 1 and the words, and not the regression it starts from
+// (the pseudo labels moved its weights).
+func TestSelfTrainedTopicsWords(t *testing.T) {
+	x, y := markedGroups(3)
+	known := make([]bool, len(y))
+	for j := range known {
+		known[j] = j%8 == 0
+	}
+	cfg := neuralnmf.Config{Ranks: []int{3}, Seed: 1, Supervision: &neuralnmf.Supervision{Labels: y, Classes: 4, Known: known}}
+	kinds := []neuralnmf.Kind{neuralnmf.TopicsWords, neuralnmf.SelfTrainedTopicsWords}
+	m, ch, err := neuralnmf.TrainChoosing(x, cfg, &neuralnmf.ChooseOptions{Kinds: kinds, Prior: neuralnmf.SelfTrainedTopicsWords})
+	require.NoError(t, err)
+	require.Len(t, ch.Candidates, 2)
+	self := ch.Candidates[1]
+	require.Equal(t, neuralnmf.SelfTrainedTopicsWords, self.Kind)
+	require.Equal(t, ch.Known, self.Scored, "cross-validated on every known label")
+	require.Equal(t, ch.Candidates[0].C, self.C, "topics+words' C")
+	require.Equal(t, 1, ch.Chosen, "the prior, which the regression alone does not beat clearly: %+v", ch.Candidates)
+	require.Equal(t, 1, m.ClassifierLayer)
+	require.NotNil(t, m.BX)
+
+	tw, _, err := neuralnmf.TrainChoosing(x, cfg, &neuralnmf.ChooseOptions{Kinds: kinds[:1]})
+	require.NoError(t, err)
+	moved := 0.0
+	for i, v := range m.BX.Data {
+		moved = max(moved, math.Abs(v-tw.BX.Data[i]))
+	}
+	require.Greater(t, moved, 1e-3, "the pseudo labels moved the regression")
+
+	xNew, yNew := markedGroups(4)
+	pred, _, err := m.Classify(xNew)
+	require.NoError(t, err)
+	predTW, _, err := tw.Classify(xNew)
+	require.NoError(t, err)
+	t.Logf("unseen columns: self-trained %.3f, topics+words %.3f", neuralnmf.Accuracy(pred, yNew), neuralnmf.Accuracy(predTW, yNew))
+	require.Greater(t, neuralnmf.Accuracy(pred, yNew), 0.85, "unseen columns")
+	var buf bytes.Buffer
+	require.NoError(t, m.Write(&buf))
+	back, err := neuralnmf.Read(&buf)
+	require.NoError(t, err)
+	pred2, _, err := back.Classify(xNew)
+	require.NoError(t, err)
+	require.Equal(t, pred, pred2)
+
+	_, _, err = neuralnmf.TrainChoosing(x, cfg, &neuralnmf.ChooseOptions{Kinds: kinds[1:]})
+	require.ErrorContains(t, err, "self-trained without topics+words")
+	k, err := neuralnmf.ParseKind("self-trained")
+	require.NoError(t, err)
+	require.Equal(t, neuralnmf.SelfTrainedTopicsWords, k)
+}
