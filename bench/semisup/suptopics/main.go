@@ -222,7 +222,7 @@ func main() {
 			sm, err := neuralnmf.TrainSparse(x, cfg)
 			check(err)
 			fmt.Printf("supervised %v balance %g: own classifier unknown %.4f, %d epochs, rel. error %.5f\n", ranks, b, acc(sm), len(sm.History.Loss), sm.History.FinalRelError)
-			eval(fmt.Sprintf("  its layer-1 topics + words"), sm.S[0])
+			eval("  its layer-1 topics + words", sm.S[0])
 		}
 	}
 }
