@@ -105,7 +105,7 @@ func suite(t *testing.T, names []string, report bool, seeds []uint32, cands []se
 }
 
 func methods(cands []semisup.Candidate) []string {
-	m := []string{semisup.UnsupervisedLayerName(2), semisup.UnsupervisedLayerName(1), semisup.UnsupervisedName, semisup.SklearnNMFName, semisup.LogRegName, semisup.LogRegCVName, semisup.SpreadingName}
+	m := []string{semisup.UnsupervisedLayerName(2), semisup.UnsupervisedLayerName(1), semisup.UnsupervisedName, semisup.SklearnNMFName, semisup.LogRegName, semisup.LogRegCVName, semisup.SpreadingName, semisup.SelfTrainingName}
 	for _, c := range cands {
 		m = append(m, c.Name)
 	}
