@@ -392,16 +392,8 @@ func TestSupervisedTopicsWords(t *testing.T) {
 	require.Less(t, math.Abs(m.History.FinalRelError-um.History.FinalRelError), 0.05, "from the unsupervised fit, not far from it")
 
 	xNew, yNew := markedGroups(4)
-	pred, _, err := m.Classify(xNew)
-	require.NoError(t, err)
+	pred := classifyTwice(t, m, xNew)
 	require.Greater(t, neuralnmf.Accuracy(pred, yNew), 0.9, "unseen columns")
-	var buf bytes.Buffer
-	require.NoError(t, m.Write(&buf))
-	back, err := neuralnmf.Read(&buf)
-	require.NoError(t, err)
-	pred2, _, err := back.Classify(xNew)
-	require.NoError(t, err)
-	require.Equal(t, pred, pred2)
 
 	_, _, err = neuralnmf.TrainChoosing(x, cfg, &neuralnmf.ChooseOptions{Kinds: kinds[:1]})
 	require.ErrorContains(t, err, "without topics+words")
@@ -443,23 +435,31 @@ func TestSelfTrainedTopicsWords(t *testing.T) {
 	require.Greater(t, moved, 1e-3, "the pseudo labels moved the regression")
 
 	xNew, yNew := markedGroups(4)
-	pred, _, err := m.Classify(xNew)
-	require.NoError(t, err)
+	pred := classifyTwice(t, m, xNew)
 	predTW, _, err := tw.Classify(xNew)
 	require.NoError(t, err)
 	t.Logf("unseen columns: self-trained %.3f, topics+words %.3f", neuralnmf.Accuracy(pred, yNew), neuralnmf.Accuracy(predTW, yNew))
 	require.Greater(t, neuralnmf.Accuracy(pred, yNew), 0.85, "unseen columns")
-	var buf bytes.Buffer
-	require.NoError(t, m.Write(&buf))
-	back, err := neuralnmf.Read(&buf)
-	require.NoError(t, err)
-	pred2, _, err := back.Classify(xNew)
-	require.NoError(t, err)
-	require.Equal(t, pred, pred2)
 
 	_, _, err = neuralnmf.TrainChoosing(x, cfg, &neuralnmf.ChooseOptions{Kinds: kinds[1:]})
 	require.ErrorContains(t, err, "self-trained without topics+words")
 	k, err := neuralnmf.ParseKind("self-trained")
 	require.NoError(t, err)
 	require.Equal(t, neuralnmf.SelfTrainedTopicsWords, k)
+}
+
+// classifyTwice returns m's classes of the columns of x, and checks that
+// the model written and read back gives the same.
+func classifyTwice(t *testing.T, m *neuralnmf.Model, x *tensor.Dense) []int {
+	t.Helper()
+	pred, _, err := m.Classify(x)
+	require.NoError(t, err)
+	var buf bytes.Buffer
+	require.NoError(t, m.Write(&buf))
+	back, err := neuralnmf.Read(&buf)
+	require.NoError(t, err)
+	pred2, _, err := back.Classify(x)
+	require.NoError(t, err)
+	require.Equal(t, pred, pred2)
+	return pred
 }

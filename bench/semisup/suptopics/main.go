@@ -103,6 +103,20 @@ func main() {
 			cols, ky = append(cols, j), append(ky, y[j])
 		}
 	}
+	// onUnknown is the accuracy of pred on the documents whose label was
+	// unknown.
+	onUnknown := func(pred []int) float64 {
+		right, n := 0, 0
+		for j := range pred {
+			if !known[j] {
+				n++
+				if pred[j] == truth[j] {
+					right++
+				}
+			}
+		}
+		return float64(right) / float64(n)
+	}
 	rng := mt19937.New(7)
 	fold := make([]int, len(cols))
 	for i := range fold {
@@ -113,41 +127,20 @@ func main() {
 		cv, err := classify.CrossValidate(f.Subset(cols), ky, classes, fold, false)
 		check(err)
 		pred := cv.Fit.Predict(f)
-		right, n := 0, 0
-		for j := range pred {
-			if !known[j] {
-				n++
-				if pred[j] == truth[j] {
-					right++
-				}
-			}
-		}
 		cvr := 0
 		for i, p := range cv.Pred {
 			if p == ky[i] {
 				cvr++
 			}
 		}
-		fmt.Printf("%-50s C %-8.3g CV %.3f  unknown %.4f\n", name, cv.C, float64(cvr)/float64(len(ky)), float64(right)/float64(n))
+		fmt.Printf("%-50s C %-8.3g CV %.3f  unknown %.4f\n", name, cv.C, float64(cvr)/float64(len(ky)), onUnknown(pred))
 	}
 	eval("words alone", nil)
 	base := neuralnmf.Config{Ranks: []int{20, 10}, Seed: 1}
 	um, err := neuralnmf.TrainSparse(x, base)
 	check(err)
 	eval("unsupervised layer-1 topics + words", um.S[0])
-	acc := func(m *neuralnmf.Model) float64 {
-		p := m.Predict()
-		r, n := 0, 0
-		for j := range p {
-			if !known[j] {
-				n++
-				if p[j] == truth[j] {
-					r++
-				}
-			}
-		}
-		return float64(r) / float64(n)
-	}
+	acc := func(m *neuralnmf.Model) float64 { return onUnknown(m.Predict()) }
 	fitOn := func(name string, s *tensor.Dense, labels []int, c float64) {
 		f := features(s, x)
 		var pc, py []int
@@ -158,17 +151,7 @@ func main() {
 		}
 		l, err := classify.FitLogistic(f.Subset(pc), py, classes, c, nil)
 		check(err)
-		pred := l.Predict(f)
-		right, n := 0, 0
-		for j := range pred {
-			if !known[j] {
-				n++
-				if pred[j] == truth[j] {
-					right++
-				}
-			}
-		}
-		fmt.Printf("%-50s C %-8.3g unknown %.4f\n", name, c, float64(right)/float64(n))
+		fmt.Printf("%-50s C %-8.3g unknown %.4f\n", name, c, onUnknown(l.Predict(f)))
 	}
 	// Self-training with the topics: pseudo-label the unknown documents
 	// the unsupervised topics+words regression is surest of, train the
