@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -42,17 +41,11 @@ Flags:
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
 	}
-	if err := oneInput(*in.x, *in.text); err != nil {
+	if err := in.check(fs, *out, input{"-vocab", *vocabPath}); err != nil {
 		return err
-	}
-	if *in.model == "" || *out == "" {
-		return usageError{errors.New("-model and -o are required")}
 	}
 	if *nDocs < 1 || *nWords < 2 {
 		return usageError{fmt.Errorf("-docs must be at least 1 and -n at least 2 (got %d and %d)", *nDocs, *nWords)}
-	}
-	if err := checkOutput("-o", *out, input{"-model", *in.model}, input{"-x", *in.x}, input{"-text", *in.text}, input{"-vocab", *vocabPath}); err != nil {
-		return err
 	}
 	td, err := readTopicDocs(in, *vocabPath, stderr)
 	if err != nil {

@@ -66,6 +66,9 @@ func TestExplore(t *testing.T) {
 	require.Equal(t, 2, code, "no documents")
 	code, _, _ = cli(t, "explore", "-model", p("m.nnmf"), "-text", p("docs.jsonl"), "-field", "body", "-docs", "0", "-o", p("f.html"))
 	require.Equal(t, 2, code)
+	code, _, errOut = cli(t, "explore", "-model", p("m.nnmf"), "-x", p("docs.jsonl"), "-id-field", "id", "-o", p("f.html"))
+	require.Equal(t, 2, code)
+	require.Contains(t, errOut, "applies to -text documents only", "a document flag with a matrix is refused, not ignored")
 	_, err := os.Stat(p("f.html"))
 	require.True(t, os.IsNotExist(err))
 }
