@@ -82,33 +82,38 @@ func (c *chooser) startWords() {
 		if w.graph, w.err = (classify.Spreading{}).Graph(words); w.err != nil {
 			return
 		}
-		// The folds' fits are independent: one goroutine each, as the
-		// regressions' cross-validation runs its folds.
 		w.spread = c.unscored()
 		if c.use[TopicsWordsSpread] {
 			w.spreadScores = make([]float64, len(c.knownCols)*P)
 		}
-		var wg sync.WaitGroup
-		errs := make([]error, c.o.Folds)
-		for k := range c.o.Folds {
-			wg.Go(func() {
-				l, err := fitSpread(w.graph, words, c.without(k), P, w.c)
-				if err != nil {
-					errs[k] = err
-					return
+		w.err = c.eachFold(func(k int) error {
+			l, err := fitSpread(w.graph, words, c.without(k), P, w.c)
+			if err != nil {
+				return err
+			}
+			sc := l.AllScores(words.Subset(c.colsOf[k]))
+			for n, i := range c.posOf[k] {
+				w.spread[i] = classify.Argmax(sc[n*P : (n+1)*P])
+				if w.spreadScores != nil {
+					copy(w.spreadScores[i*P:(i+1)*P], sc[n*P:(n+1)*P])
 				}
-				sc := l.AllScores(words.Subset(c.colsOf[k]))
-				for n, i := range c.posOf[k] {
-					w.spread[i] = classify.Argmax(sc[n*P : (n+1)*P])
-					if w.spreadScores != nil {
-						copy(w.spreadScores[i*P:(i+1)*P], sc[n*P:(n+1)*P])
-					}
-				}
-			})
-		}
-		wg.Wait()
-		w.err = errors.Join(errs...)
+			}
+			return nil
+		})
 	})
+}
+
+// eachFold runs fit for every fold, one goroutine each (the folds' fits
+// are independent, as the regressions' cross-validation runs its folds),
+// and returns their errors joined.
+func (c *chooser) eachFold(fit func(k int) error) error {
+	var wg sync.WaitGroup
+	errs := make([]error, c.o.Folds)
+	for k := range c.o.Folds {
+		wg.Go(func() { errs[k] = fit(k) })
+	}
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
 // scoreReadouts scores a least-squares read-out of each layer of the
@@ -152,23 +157,18 @@ func (c *chooser) scoreTopicsWords() error {
 func (c *chooser) scoreSelfTrained() error {
 	f := c.featuresOf(TopicsWords)
 	pred := c.unscored()
-	errs := make([]error, c.o.Folds)
-	var wg sync.WaitGroup
-	for k := range c.o.Folds {
-		wg.Go(func() {
-			st, err := classify.SelfTraining{}.Fit(f, c.without(k), c.sup.Classes, c.tw.c)
-			if err != nil {
-				errs[k] = err
-				return
-			}
-			p := st.Fit.Predict(f.Subset(c.colsOf[k]))
-			for n, i := range c.posOf[k] {
-				pred[i] = p[n]
-			}
-		})
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+	err := c.eachFold(func(k int) error {
+		st, err := classify.SelfTraining{}.Fit(f, c.without(k), c.sup.Classes, c.tw.c)
+		if err != nil {
+			return err
+		}
+		p := st.Fit.Predict(f.Subset(c.colsOf[k]))
+		for n, i := range c.posOf[k] {
+			pred[i] = p[n]
+		}
+		return nil
+	})
+	if err != nil {
 		return err
 	}
 	c.add(Candidate{Name: fmt.Sprintf("unsupervised layer-1 topics + words, logistic (C %.3g), self-trained on the unknown documents", c.tw.c),

@@ -70,6 +70,12 @@ func (c *chooser) refitRegression(kind Kind) (*Model, error) {
 			return nil, err
 		}
 	}
+	return c.saveRegression(l, k), nil
+}
+
+// saveRegression saves l, a regression on the features of kind k (Words
+// or TopicsWords), as the unsupervised model's classifier.
+func (c *chooser) saveRegression(l *classify.Logistic, k Kind) *Model {
 	um := c.um
 	layer := len(um.A) // B reads no topics: zero on the last layer
 	if k == TopicsWords {
@@ -78,7 +84,7 @@ func (c *chooser) refitRegression(kind Kind) (*Model, error) {
 	n, _ := c.x.dims()
 	um.B, um.BX, um.Intercept = classifierOf(l, c.regressions[k], n, um.A[layer-1].Cols)
 	um.ClassifierLayer = layer
-	return um, nil
+	return um
 }
 
 // refitSelfTrained saves TopicsWords' regression self-trained on every
@@ -88,11 +94,7 @@ func (c *chooser) refitSelfTrained() (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	um := c.um
-	n, _ := c.x.dims()
-	um.B, um.BX, um.Intercept = classifierOf(st.Fit, c.regressions[TopicsWords], n, um.A[0].Cols)
-	um.ClassifierLayer = 1
-	return um, nil
+	return c.saveRegression(st.Fit, TopicsWords), nil
 }
 
 // refitSupervised refits a supervised candidate on all the known labels.
