@@ -24,6 +24,7 @@ var cheapCandidates = []struct {
 	{Words, (*chooser).scoreWords},
 	{TopicsWords, (*chooser).scoreTopicsWords},
 	{SelfTrainedTopicsWords, (*chooser).scoreSelfTrained},
+	{SelfTrainedWords, (*chooser).scoreSelfTrainedWords},
 	{SpreadWords, (*chooser).scoreSpread},
 	{TopicsWordsSpread, (*chooser).scoreTopicsWordsSpread},
 }
@@ -152,13 +153,38 @@ func (c *chooser) scoreTopicsWords() error {
 }
 
 // scoreSelfTrained cross-validates TopicsWords' regression self-trained
-// on the unknown documents: the fit without fold k treats fold k's
-// documents as unknown too, and predicts them.
+// on the unknown documents.
 func (c *chooser) scoreSelfTrained() error {
-	f := c.featuresOf(TopicsWords)
+	pred, err := c.crossValidateSelfTrained(TopicsWords, c.tw.c)
+	if err != nil {
+		return err
+	}
+	c.add(Candidate{Name: fmt.Sprintf("unsupervised layer-1 topics + words, logistic (C %.3g), self-trained on the unknown documents", c.tw.c),
+		Kind: SelfTrainedTopicsWords, C: c.tw.c, Layer: 1}, pred)
+	return nil
+}
+
+// scoreSelfTrainedWords cross-validates Words' regression self-trained on
+// the unknown documents.
+func (c *chooser) scoreSelfTrainedWords() error {
+	pred, err := c.crossValidateSelfTrained(Words, c.words.c)
+	if err != nil {
+		return err
+	}
+	c.add(Candidate{Name: fmt.Sprintf("logistic regression on the words (C %.3g), self-trained on the unknown documents", c.words.c),
+		Kind: SelfTrainedWords, C: c.words.c}, pred)
+	return nil
+}
+
+// crossValidateSelfTrained predicts each fold's known documents by the
+// regression on the features of kind (Words or TopicsWords), with inverse
+// penalty C, self-trained without that fold's labels: its documents are
+// unknown too.
+func (c *chooser) crossValidateSelfTrained(kind Kind, C float64) ([]int, error) {
+	f := c.featuresOf(kind)
 	pred := c.unscored()
 	err := c.eachFold(func(k int) error {
-		st, err := classify.SelfTraining{}.Fit(f, c.without(k), c.sup.Classes, c.tw.c)
+		st, err := classify.SelfTraining{}.Fit(f, c.without(k), c.sup.Classes, C)
 		if err != nil {
 			return err
 		}
@@ -168,12 +194,7 @@ func (c *chooser) scoreSelfTrained() error {
 		}
 		return nil
 	})
-	if err != nil {
-		return err
-	}
-	c.add(Candidate{Name: fmt.Sprintf("unsupervised layer-1 topics + words, logistic (C %.3g), self-trained on the unknown documents", c.tw.c),
-		Kind: SelfTrainedTopicsWords, C: c.tw.c, Layer: 1}, pred)
-	return nil
+	return pred, err
 }
 
 func (c *chooser) scoreSpread() error {

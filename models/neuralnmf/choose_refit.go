@@ -19,7 +19,9 @@ func (c *chooser) refit(best Candidate) (*Model, error) {
 	case SupervisedTopicsWords:
 		return c.refitJoint(best)
 	case SelfTrainedTopicsWords:
-		return c.refitSelfTrained()
+		return c.refitSelfTrained(TopicsWords, c.tw.c)
+	case SelfTrainedWords:
+		return c.refitSelfTrained(Words, c.words.c)
 	}
 	return c.refitSupervised(best)
 }
@@ -87,14 +89,15 @@ func (c *chooser) saveRegression(l *classify.Logistic, k Kind) *Model {
 	return um
 }
 
-// refitSelfTrained saves TopicsWords' regression self-trained on every
-// known label in the unsupervised model.
-func (c *chooser) refitSelfTrained() (*Model, error) {
-	st, err := classify.SelfTraining{}.Fit(c.featuresOf(TopicsWords), c.known, c.sup.Classes, c.tw.c)
+// refitSelfTrained saves the regression on the features of kind (Words
+// or TopicsWords), with inverse penalty C, self-trained on every known
+// label, in the unsupervised model.
+func (c *chooser) refitSelfTrained(kind Kind, C float64) (*Model, error) {
+	st, err := classify.SelfTraining{}.Fit(c.featuresOf(kind), c.known, c.sup.Classes, C)
 	if err != nil {
 		return nil, err
 	}
-	return c.saveRegression(st.Fit, TopicsWords), nil
+	return c.saveRegression(st.Fit, kind), nil
 }
 
 // refitSupervised refits a supervised candidate on all the known labels.

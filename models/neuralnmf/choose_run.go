@@ -124,6 +124,9 @@ func chooseOptions(cfg Config, opt *ChooseOptions) (ChooseOptions, []float64, ma
 	if use[SelfTrainedTopicsWords] && !use[TopicsWords] {
 		return fail("Kinds holds self-trained without topics+words, whose regression and C it self-trains")
 	}
+	if use[SelfTrainedWords] && !use[Words] {
+		return fail("Kinds holds self-trained-words without words, whose regression and C it self-trains")
+	}
 	if use[TopicsWordsSpread] && !(use[TopicsWords] && use[SpreadWords]) {
 		return fail("Kinds holds topics+words+spread without topics+words and spread, whose sum it is")
 	}

@@ -3,6 +3,7 @@ package neuralnmf_test
 import (
 	"bytes"
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -87,7 +88,7 @@ func TestTrainChoosingPicksTheLayerThatReadsTheClasses(t *testing.T) {
 	// candidate is the prior, which a supervised fit must beat clearly.
 	m, ch, err = neuralnmf.TrainChoosing(x, cfg, nil)
 	require.NoError(t, err)
-	require.Len(t, ch.Candidates, 8)
+	require.Len(t, ch.Candidates, 9)
 	require.Equal(t, neuralnmf.SupervisedReadout, ch.Candidates[ch.Best].Kind, "%+v", ch.Candidates)
 	require.Equal(t, neuralnmf.UnsupervisedReadout, ch.Candidates[ch.Prior].Kind, "%+v", ch.Candidates)
 	require.Equal(t, ch.Prior, ch.Chosen)
@@ -117,8 +118,8 @@ func TestTrainChoosingHoldOut(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 120, ch.Known)
 	require.Equal(t, 30, ch.HeldOut, "a quarter of each class's 20 labels")
-	require.Len(t, ch.Candidates, 11, "per balance its classifier and two read-outs, then two unsupervised read-outs and three regressions on the words")
-	require.Equal(t, []neuralnmf.Kind{neuralnmf.Words, neuralnmf.TopicsWords, neuralnmf.SpreadWords}, []neuralnmf.Kind{ch.Candidates[8].Kind, ch.Candidates[9].Kind, ch.Candidates[10].Kind})
+	require.Len(t, ch.Candidates, 12, "per balance its classifier and two read-outs, then two unsupervised read-outs and four regressions on the words")
+	require.Equal(t, []neuralnmf.Kind{neuralnmf.Words, neuralnmf.TopicsWords, neuralnmf.SelfTrainedWords, neuralnmf.SpreadWords}, []neuralnmf.Kind{ch.Candidates[8].Kind, ch.Candidates[9].Kind, ch.Candidates[10].Kind, ch.Candidates[11].Kind})
 	require.Equal(t, []int{0, 1}, []int{ch.Candidates[8].Layer, ch.Candidates[9].Layer})
 	_, ch, err = neuralnmf.TrainChoosing(x, cfg, &neuralnmf.ChooseOptions{HoldOut: 0.25, Balances: []float64{0.3, 1}, Kinds: []neuralnmf.Kind{neuralnmf.SupervisedFit, neuralnmf.UnsupervisedReadout}})
 	require.NoError(t, err)
@@ -189,14 +190,15 @@ func TestTrainChoosingReadsTheWords(t *testing.T) {
 	m, ch, err := neuralnmf.TrainChoosing(x, cfg, nil)
 	require.NoError(t, err)
 	best := ch.Candidates[ch.Chosen]
-	require.Contains(t, []neuralnmf.Kind{neuralnmf.Words, neuralnmf.TopicsWords}, best.Kind, "%+v", ch.Candidates)
+	readsWords := []neuralnmf.Kind{neuralnmf.Words, neuralnmf.TopicsWords, neuralnmf.SelfTrainedWords}
+	require.Contains(t, readsWords, best.Kind, "%+v", ch.Candidates)
 	require.Equal(t, ch.Best, ch.Chosen)
 	_, spread, err := neuralnmf.TrainChoosing(x, cfg, &neuralnmf.ChooseOptions{Prior: neuralnmf.SpreadWords})
 	require.NoError(t, err)
 	require.NotEqual(t, spread.Prior, spread.Chosen, "the neighbours on the words follow the strong topics, not the classes: the regression beats the spread prior clearly")
 	require.Greater(t, best.Accuracy, 0.9)
 	for _, c := range ch.Candidates {
-		if c.Kind != neuralnmf.Words && c.Kind != neuralnmf.TopicsWords {
+		if !slices.Contains(readsWords, c.Kind) {
 			require.Less(t, c.Accuracy, 0.7, "topics cannot read the marker rows: %+v", c)
 		}
 	}
@@ -407,45 +409,55 @@ func TestSupervisedTopicsWords(t *testing.T) {
 // it is the prior and not beaten clearly, refitted into a model that
 // reads layer 1 and the words, and not the regression it starts from
 // (the pseudo labels moved its weights).
-func TestSelfTrainedTopicsWords(t *testing.T) {
+func TestSelfTrained(t *testing.T) {
 	x, y := markedGroups(3)
 	known := make([]bool, len(y))
 	for j := range known {
 		known[j] = j%8 == 0
 	}
 	cfg := neuralnmf.Config{Ranks: []int{3}, Seed: 1, Supervision: &neuralnmf.Supervision{Labels: y, Classes: 4, Known: known}}
-	kinds := []neuralnmf.Kind{neuralnmf.TopicsWords, neuralnmf.SelfTrainedTopicsWords}
-	m, ch, err := neuralnmf.TrainChoosing(x, cfg, &neuralnmf.ChooseOptions{Kinds: kinds, Prior: neuralnmf.SelfTrainedTopicsWords})
-	require.NoError(t, err)
-	require.Len(t, ch.Candidates, 2)
-	self := ch.Candidates[1]
-	require.Equal(t, neuralnmf.SelfTrainedTopicsWords, self.Kind)
-	require.Equal(t, ch.Known, self.Scored, "cross-validated on every known label")
-	require.Equal(t, ch.Candidates[0].C, self.C, "topics+words' C")
-	require.Equal(t, 1, ch.Chosen, "the prior, which the regression alone does not beat clearly: %+v", ch.Candidates)
-	require.Equal(t, 1, m.ClassifierLayer)
-	require.NotNil(t, m.BX)
-
-	tw, _, err := neuralnmf.TrainChoosing(x, cfg, &neuralnmf.ChooseOptions{Kinds: kinds[:1]})
-	require.NoError(t, err)
-	moved := 0.0
-	for i, v := range m.BX.Data {
-		moved = max(moved, math.Abs(v-tw.BX.Data[i]))
-	}
-	require.Greater(t, moved, 1e-3, "the pseudo labels moved the regression")
-
 	xNew, yNew := markedGroups(4)
-	pred := classifyTwice(t, m, xNew)
-	predTW, _, err := tw.Classify(xNew)
-	require.NoError(t, err)
-	t.Logf("unseen columns: self-trained %.3f, topics+words %.3f", neuralnmf.Accuracy(pred, yNew), neuralnmf.Accuracy(predTW, yNew))
-	require.Greater(t, neuralnmf.Accuracy(pred, yNew), 0.85, "unseen columns")
+	for _, tc := range []struct {
+		base, self  neuralnmf.Kind
+		name, alone string
+	}{
+		{neuralnmf.TopicsWords, neuralnmf.SelfTrainedTopicsWords, "self-trained", "self-trained without topics+words"},
+		{neuralnmf.Words, neuralnmf.SelfTrainedWords, "self-trained-words", "self-trained-words without words"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			kinds := []neuralnmf.Kind{tc.base, tc.self}
+			m, ch, err := neuralnmf.TrainChoosing(x, cfg, &neuralnmf.ChooseOptions{Kinds: kinds, Prior: tc.self})
+			require.NoError(t, err)
+			require.Len(t, ch.Candidates, 2)
+			self := ch.Candidates[1]
+			require.Equal(t, tc.self, self.Kind)
+			require.Equal(t, ch.Known, self.Scored, "cross-validated on every known label")
+			require.Equal(t, ch.Candidates[0].C, self.C, "the C of the regression it self-trains")
+			require.Equal(t, 1, ch.Chosen, "the prior, which the regression alone does not beat clearly: %+v", ch.Candidates)
+			require.NotNil(t, m.BX)
 
-	_, _, err = neuralnmf.TrainChoosing(x, cfg, &neuralnmf.ChooseOptions{Kinds: kinds[1:]})
-	require.ErrorContains(t, err, "self-trained without topics+words")
-	k, err := neuralnmf.ParseKind("self-trained")
-	require.NoError(t, err)
-	require.Equal(t, neuralnmf.SelfTrainedTopicsWords, k)
+			base, _, err := neuralnmf.TrainChoosing(x, cfg, &neuralnmf.ChooseOptions{Kinds: kinds[:1]})
+			require.NoError(t, err)
+			require.Equal(t, base.ClassifierLayer, m.ClassifierLayer)
+			moved := 0.0
+			for i, v := range m.BX.Data {
+				moved = max(moved, math.Abs(v-base.BX.Data[i]))
+			}
+			require.Greater(t, moved, 1e-3, "the pseudo labels moved the regression")
+
+			pred := classifyTwice(t, m, xNew)
+			predBase, _, err := base.Classify(xNew)
+			require.NoError(t, err)
+			t.Logf("unseen columns: %s %.3f, %s %.3f", tc.self, neuralnmf.Accuracy(pred, yNew), tc.base, neuralnmf.Accuracy(predBase, yNew))
+			require.Greater(t, neuralnmf.Accuracy(pred, yNew), 0.85, "unseen columns")
+
+			_, _, err = neuralnmf.TrainChoosing(x, cfg, &neuralnmf.ChooseOptions{Kinds: kinds[1:]})
+			require.ErrorContains(t, err, tc.alone)
+			k, err := neuralnmf.ParseKind(tc.name)
+			require.NoError(t, err)
+			require.Equal(t, tc.self, k)
+		})
+	}
 }
 
 // classifyTwice returns m's classes of the columns of x, and checks that

@@ -201,7 +201,7 @@ func ExampleTrainChoosing() {
 	}
 	fmt.Printf("accuracy on all 120 columns %.2f\n", neuralnmf.Accuracy(pred, truth))
 	// Output:
-	// 8 candidates, 30 known labels, 6 held out; chose readout of layer 1, scored on 30
+	// 9 candidates, 30 known labels, 6 held out; chose readout of layer 1, scored on 30
 	// accuracy on all 120 columns 1.00
 }
 
