@@ -11,8 +11,9 @@ import (
 
 // The cheap candidates, in the order they are listed: each scores its
 // kind on every fold. The regressions on the words read X alone, not the
-// topics: the one on the words and the spread labels are fitted beside the
-// unsupervised fit (startWords), which leaves part of the cores idle. A
+// topics: the one on the words, it self-trained and the spread labels are
+// fitted beside the unsupervised fit (startWords), which leaves part of the
+// cores idle. A
 // regression's C is chosen by cross-validation on the same folds, which
 // also scores it; its fit with that C on all the known labels is the
 // refit.
@@ -77,6 +78,11 @@ func (c *chooser) startWords() {
 			return
 		}
 		w.c, w.pred, c.refits[Words] = cv.C, cv.Pred, cv.Fit
+		if c.use[SelfTrainedWords] {
+			if w.self, w.err = c.crossValidateSelfTrained(Words, w.c); w.err != nil {
+				return
+			}
+		}
 		if !c.use[SpreadWords] {
 			return
 		}
@@ -164,15 +170,12 @@ func (c *chooser) scoreSelfTrained() error {
 	return nil
 }
 
-// scoreSelfTrainedWords cross-validates Words' regression self-trained on
-// the unknown documents.
+// scoreSelfTrainedWords adds Words' regression self-trained on the
+// unknown documents, cross-validated beside the unsupervised fit
+// (startWords).
 func (c *chooser) scoreSelfTrainedWords() error {
-	pred, err := c.crossValidateSelfTrained(Words, c.words.c)
-	if err != nil {
-		return err
-	}
 	c.add(Candidate{Name: fmt.Sprintf("logistic regression on the words (C %.3g), self-trained on the unknown documents", c.words.c),
-		Kind: SelfTrainedWords, C: c.words.c}, pred)
+		Kind: SelfTrainedWords, C: c.words.c}, c.words.self)
 	return nil
 }
 

@@ -49,15 +49,16 @@ type chooser struct {
 	}
 }
 
-// wordsCV is the cross-validation of the regression on the words and of
-// the spread labels, which runs beside the unsupervised fit.
+// wordsCV is the cross-validation of the regression on the words, of it
+// self-trained, and of the spread labels, which runs beside the
+// unsupervised fit.
 type wordsCV struct {
-	done         sync.WaitGroup
-	err          error
-	c            float64 // Words' C
-	pred, spread []int
-	spreadScores []float64 // per known label, the spread fit's scores (TopicsWordsSpread)
-	graph        [][]int
+	done               sync.WaitGroup
+	err                error
+	c                  float64 // Words' C
+	pred, self, spread []int
+	spreadScores       []float64 // per known label, the spread fit's scores (TopicsWordsSpread)
+	graph              [][]int
 }
 
 // chooseOptions returns opt with its defaults, the supervised candidates'
