@@ -68,12 +68,14 @@ func sklearn(t *testing.T, sp *semisup.Split, seeds []uint32, emit func(semisup.
 }
 
 // neural runs the unsupervised baseline and the candidates on sp, every
-// seed and fraction, all from the seed's shared HNMF start.
+// seed and fraction (NEURALNMF_FRACTIONS, default semisup.Fractions), all
+// from the seed's shared HNMF start.
 func neural(t *testing.T, sp *semisup.Split, seeds []uint32, cands []semisup.Candidate, emit func(semisup.Run)) {
+	fracs := envFractions(t)
 	for _, seed := range seeds {
 		start, err := semisup.Start(sp, seed)
 		require.NoError(t, err)
-		for _, frac := range semisup.Fractions {
+		for _, frac := range fracs {
 			known := corpora.Known(sp.YTrain, frac, seed)
 			rs, err := semisup.Unsupervised(sp, known, seed, start)
 			require.NoError(t, err)
@@ -270,15 +272,7 @@ func TestCandidates(t *testing.T) {
 	if os.Getenv("NEURALNMF_SPLIT") == "validation" {
 		report, names, seeds = false, semisup.ChoiceCorpora, envSeeds(t, semisup.ValidationSeeds)
 	}
-	fracs := semisup.Fractions
-	if only := os.Getenv("NEURALNMF_FRACTIONS"); only != "" {
-		fracs = nil
-		for _, s := range strings.Split(only, ",") {
-			f, err := strconv.ParseFloat(s, 64)
-			require.NoError(t, err, "NEURALNMF_FRACTIONS")
-			fracs = append(fracs, f)
-		}
-	}
+	fracs := envFractions(t)
 	kinds := []neuralnmf.Kind{0, neuralnmf.UnsupervisedReadout, neuralnmf.Words, neuralnmf.TopicsWords, neuralnmf.SpreadWords}
 	eachSplit(t, names, report, func(sp *semisup.Split, _ func(semisup.Run)) {
 		for _, seed := range seeds {
@@ -306,6 +300,22 @@ func TestCandidates(t *testing.T) {
 			}
 		}
 	})
+}
+
+// envFractions is NEURALNMF_FRACTIONS (comma-separated), or
+// semisup.Fractions.
+func envFractions(t *testing.T) []float64 {
+	only := os.Getenv("NEURALNMF_FRACTIONS")
+	if only == "" {
+		return semisup.Fractions
+	}
+	var fracs []float64
+	for _, s := range strings.Split(only, ",") {
+		f, err := strconv.ParseFloat(s, 64)
+		require.NoError(t, err, "NEURALNMF_FRACTIONS")
+		fracs = append(fracs, f)
+	}
+	return fracs
 }
 
 // envSeeds is NEURALNMF_SEEDS (comma-separated), or def.

@@ -160,18 +160,19 @@ const (
 	// with TopicsWords' C. It is cross-validated as the regressions are,
 	// each fold's labels left unknown, and needs TopicsWords among the
 	// kinds. Not among the default kinds: it is being weighed in
-	// experiments/semisup.
+	// experiments/semisup. When every column's label is known, neither
+	// self-trained kind is a candidate: the refit would be the regression
+	// it self-trains.
 	SelfTrainedTopicsWords
 	// SelfTrainedWords is Words' regression self-trained on the documents
 	// whose labels are unknown, as SelfTrainedTopicsWords is TopicsWords',
 	// with Words' C: scikit-learn's SelfTrainingClassifier around the
-	// regression on the words. It needs Words among the kinds. A default
+	// regression on the words. It needs Words among the kinds, and
+	// unknown labels (as SelfTrainedTopicsWords). A default
 	// kind since experiments/semisup's tenth comparison
 	// (select-selfwords.log): on the validation splits it was chosen in
 	// both godoc runs at 30 % known, raising their mean from 0.774 to
-	// 0.812, and changed no other cell's mean. (It was also chosen in
-	// three runs at 100 % known, where no document is unknown and its
-	// refit is Words' regression.)
+	// 0.812, and changed no other cell's mean.
 	SelfTrainedWords
 )
 

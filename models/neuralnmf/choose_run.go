@@ -166,6 +166,13 @@ func trainChoosing(cfg Config, opt *ChooseOptions, x data, fit func(Config) (*Mo
 	if err := c.makeFolds(opt != nil && opt.Folds > 0); err != nil {
 		return nil, nil, err
 	}
+	if _, n := x.dims(); len(c.knownCols) == n {
+		// No document is unknown: a self-trained regression's refit is the
+		// regression it self-trains, and its cross-validated score (each
+		// fold's documents left unknown) would describe a fit it is not.
+		delete(c.use, SelfTrainedTopicsWords)
+		delete(c.use, SelfTrainedWords)
+	}
 	defer c.words.done.Wait() // on an early return too: no fit outlives the call
 	if err := c.scoreCheap(); err != nil {
 		return nil, nil, err

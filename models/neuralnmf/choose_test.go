@@ -118,8 +118,8 @@ func TestTrainChoosingHoldOut(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 120, ch.Known)
 	require.Equal(t, 30, ch.HeldOut, "a quarter of each class's 20 labels")
-	require.Len(t, ch.Candidates, 12, "per balance its classifier and two read-outs, then two unsupervised read-outs and four regressions on the words")
-	require.Equal(t, []neuralnmf.Kind{neuralnmf.Words, neuralnmf.TopicsWords, neuralnmf.SelfTrainedWords, neuralnmf.SpreadWords}, []neuralnmf.Kind{ch.Candidates[8].Kind, ch.Candidates[9].Kind, ch.Candidates[10].Kind, ch.Candidates[11].Kind})
+	require.Len(t, ch.Candidates, 11, "per balance its classifier and two read-outs, then two unsupervised read-outs and three regressions on the words (every label is known: none self-trained)")
+	require.Equal(t, []neuralnmf.Kind{neuralnmf.Words, neuralnmf.TopicsWords, neuralnmf.SpreadWords}, []neuralnmf.Kind{ch.Candidates[8].Kind, ch.Candidates[9].Kind, ch.Candidates[10].Kind})
 	require.Equal(t, []int{0, 1}, []int{ch.Candidates[8].Layer, ch.Candidates[9].Layer})
 	_, ch, err = neuralnmf.TrainChoosing(x, cfg, &neuralnmf.ChooseOptions{HoldOut: 0.25, Balances: []float64{0.3, 1}, Kinds: []neuralnmf.Kind{neuralnmf.SupervisedFit, neuralnmf.UnsupervisedReadout}})
 	require.NoError(t, err)
@@ -450,6 +450,15 @@ func TestSelfTrained(t *testing.T) {
 			require.NoError(t, err)
 			t.Logf("unseen columns: %s %.3f, %s %.3f", tc.self, neuralnmf.Accuracy(pred, yNew), tc.base, neuralnmf.Accuracy(predBase, yNew))
 			require.Greater(t, neuralnmf.Accuracy(pred, yNew), 0.85, "unseen columns")
+
+			// With every label known there is nothing to self-train on:
+			// the regression alone is compared.
+			all := cfg
+			all.Supervision = &neuralnmf.Supervision{Labels: y, Classes: 4}
+			_, ch, err = neuralnmf.TrainChoosing(x, all, &neuralnmf.ChooseOptions{Kinds: kinds, Prior: tc.self})
+			require.NoError(t, err)
+			require.Len(t, ch.Candidates, 1)
+			require.Equal(t, tc.base, ch.Candidates[0].Kind)
 
 			_, _, err = neuralnmf.TrainChoosing(x, cfg, &neuralnmf.ChooseOptions{Kinds: kinds[1:]})
 			require.ErrorContains(t, err, tc.alone)
