@@ -13,10 +13,9 @@ import (
 // kind on every fold. The regressions on the words read X alone, not the
 // topics: the one on the words, it self-trained and the spread labels are
 // fitted beside the unsupervised fit (startWords), which leaves part of the
-// cores idle. A
-// regression's C is chosen by cross-validation on the same folds, which
-// also scores it; its fit with that C on all the known labels is the
-// refit.
+// cores idle. A regression's C is chosen by cross-validation on the same
+// folds, which also scores it; its fit with that C on all the known labels
+// is the refit.
 var cheapCandidates = []struct {
 	kind  Kind
 	score func(*chooser) error
