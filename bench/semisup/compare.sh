@@ -33,7 +33,7 @@ name=$(basename "$CORPUS" .jsonl)
 for ((i = 1; i <= RUNS; i++)); do
   t=$(secs "$TMP/neuralnmf" fit -text "$TMP/docs.jsonl" -field text -label-field label -stopwords english -min-df 2 -max-df 0.5 \
     -ranks "$((2 * P)),$P" -o "$TMP/m.nnmf" -quiet)
-  chose=$(grep -o 'labels: chose [^(]*' "$TMP/out" | sed 's/labels: chose //; s/ by its accuracy.*//; s/, the prior.*//')
+  chose=$(grep -o 'labels: chose .*' "$TMP/out" | sed 's/labels: chose //; s/ by its accuracy.*//; s/, the prior, .*//; s/ (C [^)]*)//g')
   echo "$t" >> "$TMP/ours"
   printf '%s %g run %d  neuralnmf fit -labels      %7.2f s  chose %s\n' "$name" "$FRAC" "$i" "$t" "$chose"
   t=$(secs "$PY" bench/semisup/lrcv.py "$TMP/docs.jsonl")
