@@ -162,17 +162,17 @@ const (
 	// kinds. Not among the default kinds: it is being weighed in
 	// experiments/semisup. When every column's label is known, neither
 	// self-trained kind is a candidate: the refit would be the regression
-	// it self-trains.
+	// it self-trains, which stands in for it (as the prior too).
 	SelfTrainedTopicsWords
 	// SelfTrainedWords is Words' regression self-trained on the documents
 	// whose labels are unknown, as SelfTrainedTopicsWords is TopicsWords',
 	// with Words' C: scikit-learn's SelfTrainingClassifier around the
 	// regression on the words. It needs Words among the kinds, and
-	// unknown labels (as SelfTrainedTopicsWords). A default
-	// kind since experiments/semisup's tenth comparison
-	// (select-selfwords.log): on the validation splits it was chosen in
-	// both godoc runs at 30 % known, raising their mean from 0.774 to
-	// 0.812, and changed no other cell's mean.
+	// unknown labels (as SelfTrainedTopicsWords). A default kind since
+	// experiments/semisup's tenth comparison (select-selfwords.log): on
+	// the validation splits it was chosen in both godoc runs at 30 %
+	// known, raising their mean from 0.774 to 0.812, and changed no other
+	// cell's mean.
 	SelfTrainedWords
 )
 

@@ -169,9 +169,14 @@ func trainChoosing(cfg Config, opt *ChooseOptions, x data, fit func(Config) (*Mo
 	if _, n := x.dims(); len(c.knownCols) == n {
 		// No document is unknown: a self-trained regression's refit is the
 		// regression it self-trains, and its cross-validated score (each
-		// fold's documents left unknown) would describe a fit it is not.
-		delete(c.use, SelfTrainedTopicsWords)
-		delete(c.use, SelfTrainedWords)
+		// fold's documents left unknown) would describe a fit it is not. So
+		// the regression stands in for it, as a candidate and as the prior.
+		for self, base := range map[Kind]Kind{SelfTrainedTopicsWords: TopicsWords, SelfTrainedWords: Words} {
+			delete(c.use, self)
+			if c.o.Prior == self {
+				c.o.Prior = base
+			}
+		}
 	}
 	defer c.words.done.Wait() // on an early return too: no fit outlives the call
 	if err := c.scoreCheap(); err != nil {
@@ -184,7 +189,7 @@ func trainChoosing(cfg Config, opt *ChooseOptions, x data, fit func(Config) (*Mo
 	}
 	nSup := len(c.ch.Candidates)
 	c.ch.Candidates, c.rights = append(c.ch.Candidates, cheap...), append(c.rights, cheapRights...)
-	c.ch.choose(nSup, c.rights, cmp.Or(o.Prior, DefaultPrior), c.fold)
+	c.ch.choose(nSup, c.rights, cmp.Or(c.o.Prior, DefaultPrior), c.fold)
 	m, err := c.refit(c.ch.Candidates[c.ch.Chosen])
 	if err != nil {
 		return nil, nil, err

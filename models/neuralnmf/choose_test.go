@@ -404,11 +404,12 @@ func TestSupervisedTopicsWords(t *testing.T) {
 	require.Equal(t, neuralnmf.SupervisedTopicsWords, k)
 }
 
-// The self-trained candidate is TopicsWords' regression self-trained on
-// the unknown columns: cross-validated on every known label, chosen when
-// it is the prior and not beaten clearly, refitted into a model that
-// reads layer 1 and the words, and not the regression it starts from
-// (the pseudo labels moved its weights).
+// A self-trained candidate is TopicsWords' or Words' regression
+// self-trained on the unknown columns: cross-validated on every known
+// label with that regression's C, chosen when it is the prior and not
+// beaten clearly, refitted into a model that reads what that regression
+// reads, and not the regression it starts from (the pseudo labels moved
+// its weights). With every label known it is no candidate.
 func TestSelfTrained(t *testing.T) {
 	x, y := markedGroups(3)
 	known := make([]bool, len(y))
@@ -452,13 +453,14 @@ func TestSelfTrained(t *testing.T) {
 			require.Greater(t, neuralnmf.Accuracy(pred, yNew), 0.85, "unseen columns")
 
 			// With every label known there is nothing to self-train on:
-			// the regression alone is compared.
+			// the regression alone is compared, and is the prior.
 			all := cfg
 			all.Supervision = &neuralnmf.Supervision{Labels: y, Classes: 4}
 			_, ch, err = neuralnmf.TrainChoosing(x, all, &neuralnmf.ChooseOptions{Kinds: kinds, Prior: tc.self})
 			require.NoError(t, err)
 			require.Len(t, ch.Candidates, 1)
 			require.Equal(t, tc.base, ch.Candidates[0].Kind)
+			require.Equal(t, 0, ch.Prior, "the regression stands in for the self-trained prior")
 
 			_, _, err = neuralnmf.TrainChoosing(x, cfg, &neuralnmf.ChooseOptions{Kinds: kinds[1:]})
 			require.ErrorContains(t, err, tc.alone)
