@@ -20,9 +20,6 @@ type SelfTraining struct {
 	Threshold float64
 	// MaxIter is the most rounds of pseudo-labelling: default 10.
 	MaxIter int
-	// Tol is where each round's fit stops, as FitLogisticTol's tol: 0
-	// stops where FitLogistic does.
-	Tol float64
 }
 
 // SelfTrained is what SelfTraining.Fit found.
@@ -65,9 +62,6 @@ func (s SelfTraining) Fit(f *Features, labels []int, classes int, c float64) (*S
 	if !(o.Threshold > 0 && o.Threshold <= 1) {
 		return nil, fmt.Errorf("classify: SelfTraining.Threshold is %v, want a probability in (0, 1]", o.Threshold)
 	}
-	if !(o.Tol >= 0) || math.IsInf(o.Tol, 0) {
-		return nil, fmt.Errorf("classify: SelfTraining.Tol is %v, want 0 or a positive bound on the gradient", o.Tol)
-	}
 	if o.MaxIter < 0 {
 		return nil, fmt.Errorf("classify: SelfTraining.MaxIter is %d, want 0 (10) or more", o.MaxIter)
 	}
@@ -86,7 +80,7 @@ func (s SelfTraining) Fit(f *Features, labels []int, classes int, c float64) (*S
 	}
 	var w []float64
 	fit := func() {
-		l := fitLogistic(f.Subset(cols), y, classes, c, o.Tol, w)
+		l := fitLogistic(f.Subset(cols), y, classes, c, w)
 		w, out.Fit = l.W, l
 	}
 	z := make([]float64, classes)

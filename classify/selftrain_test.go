@@ -119,7 +119,6 @@ func TestSelfTrainingErrors(t *testing.T) {
 		{"no label", classify.SelfTraining{}, unknown, 1, "at least one given label"},
 		{"threshold", classify.SelfTraining{Threshold: 1.5}, r.Spreading.Known, 1, "Threshold is 1.5"},
 		{"max iter", classify.SelfTraining{MaxIter: -1}, r.Spreading.Known, 1, "MaxIter is -1"},
-		{"tol", classify.SelfTraining{Tol: -1}, r.Spreading.Known, 1, "Tol is -1"},
 		{"C", classify.SelfTraining{}, r.Spreading.Known, 0, "C is 0"},
 		{"labels", classify.SelfTraining{}, r.Spreading.Known[:5], 1, "5 labels for 90 samples"},
 	} {

@@ -186,7 +186,7 @@ func (c *chooser) crossValidateSelfTrained(kind Kind, C float64) ([]int, error) 
 	f := c.featuresOf(kind)
 	pred := c.unscored()
 	err := c.eachFold(func(k int) error {
-		st, err := classify.SelfTraining{Tol: guessedTol}.Fit(f, c.without(k), c.sup.Classes, C)
+		st, err := classify.SelfTraining{}.Fit(f, c.without(k), c.sup.Classes, C)
 		if err != nil {
 			return err
 		}

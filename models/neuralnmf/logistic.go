@@ -150,16 +150,6 @@ func classifierOf(l *classify.Logistic, cand logisticCandidate, n, k int) (b, bx
 	return b, bx, intercept
 }
 
-// guessedTol is where a regression on labels this package guessed (the
-// spread labels, self-training's pseudo labels) stops: at GradTol on the
-// gradient of the mean objective, as scikit-learn's lbfgs from 1.4, not
-// of the sum, as a regression on the known labels (classify.FitLogistic,
-// scikit-learn 1.2's lbfgs). The guessed labels are all the documents'
-// or most of them, and stopping on the sum's gradient there made a
-// default `fit -labels` on 14,000 documents (javadoc, 5 % known) take
-// 273 s instead of 71 s.
-const guessedTol = classify.GradTol
-
 // fitSpread spreads labels over the neighbour graph nb with
 // LabelSpreading's defaults, then fits the regression on the words
 // (inverse penalty c) to the spread classes of every column they reached;
@@ -170,7 +160,7 @@ func fitSpread(nb [][]int, words *classify.Features, labels []int, classes int, 
 		return nil, err
 	}
 	cols, y := labelled(spread)
-	return classify.FitLogisticTol(words.Subset(cols), y, classes, c, guessedTol, nil)
+	return classify.FitLogistic(words.Subset(cols), y, classes, c, nil)
 }
 
 // addDataScores adds bx·x/‖x‖₂ (each column of x at unit length) and the
