@@ -87,18 +87,19 @@ type Logistic struct {
 
 // The regression minimises Σᵢ −log softmax(zᵢ)_{yᵢ} + ‖W‖²/(2C) over the
 // weights (the intercept is not penalised; scikit-learn's objective times
-// 1/C), by L-BFGS (gonum's optimize) to a largest gradient entry of the mean
-// loss of at most GradTol, as scikit-learn's lbfgs solver with its tol
-// from version 1.4. Version 1.2, whose LogisticRegressionCV is the
+// 1/C), by L-BFGS (gonum's optimize) to a largest gradient entry of the
+// mean loss of at most GradTol, as scikit-learn's lbfgs solver with its
+// tol from version 1.4. Version 1.2, whose LogisticRegressionCV is the
 // baseline of experiments/semisup, stops on the gradient of the sum, n
 // times tighter: where C is 10³ or more the objective is nearly flat in
 // the directions that separate the classes, and the two rules' fits
-// differ. On info's test split with every label known (814 training documents),
-// 1.2's rule gave 0.953 and 0.958 at C = 10³ and 10⁴ where this one gives
-// 0.939 and 0.944. It was tried as fit -labels' rule for the regressions
-// on known labels (experiments/semisup's twelfth comparison): no better
-// on the validation splits (mean 0.8106 against 0.8118) and 2–3.5 times
-// the time with every label known (javadoc: 319 s against 90 s).
+// differ. On info's test split with every label known (814 training
+// documents), 1.2's rule gave 0.953 and 0.958 at C = 10³ and 10⁴ where
+// this one gives 0.939 and 0.944. It was tried as fit -labels' rule for
+// the regressions on known labels (experiments/semisup's twelfth
+// comparison): no better on the validation splits (mean 0.8106 against
+// 0.8118), and 2–3.5 times the time with every label known (javadoc:
+// 319 s against 90 s).
 const (
 	// GradTol bounds the largest entry of the gradient of the mean loss
 	// at the optimum: 10⁻⁴ is scikit-learn's default tol.
