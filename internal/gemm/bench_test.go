@@ -56,3 +56,27 @@ func BenchmarkAtX(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkPackA packs one panel of kb rows (kc) of op(A), in strips of
+// each kernel height, from both layouts: the generic path (strips of 24
+// rows of a row-major A, as packB does for a transposed B) reads the
+// strip's rows side by side.
+func BenchmarkPackA(b *testing.B) {
+	for _, MR := range []int{8, 24} {
+		for _, tA := range []bool{false, true} {
+			mb, kb := 10*MR, kc
+			lda := kb
+			if tA {
+				lda = mb
+			}
+			a := randSlice(mb * kb)
+			dst := make([]float64, mb*kb)
+			b.Run(fmt.Sprintf("MR=%d/tA=%v", MR, tA), func(b *testing.B) {
+				for b.Loop() {
+					packA(MR, tA, mb, kb, a, lda, 0, 0, dst)
+				}
+				b.SetBytes(int64(8 * mb * kb))
+			})
+		}
+	}
+}

@@ -401,11 +401,35 @@ func packA(MR int, tA bool, mb, kb int, a []float64, lda, i0, p0 int, dst []floa
 		// stored together (as pack8 does for eight): storing one row at a
 		// time wrote every line of the strip mr times, which for a strip of
 		// B (mr up to 24, kb·24 values: all of L1) went to L2 and back.
+		// 4×4 blocks at a time: four values of four rows, each read as one
+		// array, stored as four steps' four contiguous values; a row's
+		// slice and its bounds are then loaded once per four values, not
+		// once per value (BenchmarkPackA).
 		var rows [maxStrip][]float64
 		for r := 0; r < mr; r++ {
 			rows[r] = a[(i0+s+r)*lda+p0 : (i0+s+r)*lda+p0+kb]
 		}
-		for p := 0; p < kb; p++ {
+		p := 0
+		if r4 := mr / 4 * 4; r4 > 0 {
+			for ; p+4 <= kb; p += 4 {
+				q := d[p*MR : p*MR+4*MR]
+				for r := 0; r < r4; r += 4 {
+					v0 := (*[4]float64)(rows[r][p : p+4])
+					v1 := (*[4]float64)(rows[r+1][p : p+4])
+					v2 := (*[4]float64)(rows[r+2][p : p+4])
+					v3 := (*[4]float64)(rows[r+3][p : p+4])
+					*(*[4]float64)(q[r : r+4]) = [4]float64{v0[0], v1[0], v2[0], v3[0]}
+					*(*[4]float64)(q[MR+r : MR+r+4]) = [4]float64{v0[1], v1[1], v2[1], v3[1]}
+					*(*[4]float64)(q[2*MR+r : 2*MR+r+4]) = [4]float64{v0[2], v1[2], v2[2], v3[2]}
+					*(*[4]float64)(q[3*MR+r : 3*MR+r+4]) = [4]float64{v0[3], v1[3], v2[3], v3[3]}
+				}
+				for r := r4; r < mr; r++ {
+					v := (*[4]float64)(rows[r][p : p+4])
+					q[r], q[MR+r], q[2*MR+r], q[3*MR+r] = v[0], v[1], v[2], v[3]
+				}
+			}
+		}
+		for ; p < kb; p++ {
 			q := d[p*MR : p*MR+mr]
 			for r := range q {
 				q[r] = rows[r][p]
