@@ -151,12 +151,14 @@ func trainChoosing(cfg Config, opt *ChooseOptions, x data, fit func(Config) (*Mo
 	if err != nil {
 		return nil, nil, err
 	}
+	train, held, nHeld, nKnown := holdOut(sup, o.HoldOut, o.Seed)
+	if nKnown == len(sup.Labels) {
+		withoutSelfTraining(&o, use)
+	}
 	// Every fit below starts from cfg's start: compute it once.
 	cfg.starts = &startCache{}
 	c := &chooser{cfg: cfg, o: o, x: x, fit: fit, sup: sup, use: use, balances: balances,
-		built: map[Kind]*classify.Features{}, refits: map[Kind]*classify.Logistic{}}
-	var nHeld, nKnown int
-	c.train, c.held, nHeld, nKnown = holdOut(sup, o.HoldOut, o.Seed)
+		built: map[Kind]*classify.Features{}, refits: map[Kind]*classify.Logistic{}, train: train, held: held}
 	c.ch = &Choice{Chosen: -1, HeldOut: nHeld, Known: nKnown, Folds: o.Folds}
 	if nHeld == 0 {
 		c.announce(cfg, "the supervised fit as configured on all %d known labels (too few to hold any out)", nKnown)
@@ -165,18 +167,6 @@ func trainChoosing(cfg Config, opt *ChooseOptions, x data, fit func(Config) (*Mo
 	}
 	if err := c.makeFolds(opt != nil && opt.Folds > 0); err != nil {
 		return nil, nil, err
-	}
-	if _, n := x.dims(); len(c.knownCols) == n {
-		// No document is unknown: a self-trained regression's refit is the
-		// regression it self-trains, and its cross-validated score (each
-		// fold's documents left unknown) would describe a fit it is not. So
-		// the regression stands in for it, as a candidate and as the prior.
-		for self, base := range map[Kind]Kind{SelfTrainedTopicsWords: TopicsWords, SelfTrainedWords: Words} {
-			delete(c.use, self)
-			if c.o.Prior == self {
-				c.o.Prior = base
-			}
-		}
 	}
 	defer c.words.done.Wait() // on an early return too: no fit outlives the call
 	if err := c.scoreCheap(); err != nil {
@@ -189,12 +179,26 @@ func trainChoosing(cfg Config, opt *ChooseOptions, x data, fit func(Config) (*Mo
 	}
 	nSup := len(c.ch.Candidates)
 	c.ch.Candidates, c.rights = append(c.ch.Candidates, cheap...), append(c.rights, cheapRights...)
-	c.ch.choose(nSup, c.rights, cmp.Or(c.o.Prior, DefaultPrior), c.fold)
+	c.ch.choose(nSup, c.rights, cmp.Or(o.Prior, DefaultPrior), c.fold)
 	m, err := c.refit(c.ch.Candidates[c.ch.Chosen])
 	if err != nil {
 		return nil, nil, err
 	}
 	return m, c.ch, nil
+}
+
+// withoutSelfTraining drops the self-trained kinds from use, for data
+// whose every label is known: a self-trained regression's refit would be
+// the regression it self-trains, and its cross-validated score (each
+// fold's documents left unknown) would describe a fit it is not. So the
+// regression stands in for it, as a candidate and as o's prior.
+func withoutSelfTraining(o *ChooseOptions, use map[Kind]bool) {
+	for _, k := range [...]struct{ self, base Kind }{{SelfTrainedTopicsWords, TopicsWords}, {SelfTrainedWords, Words}} {
+		delete(use, k.self)
+		if o.Prior == k.self {
+			o.Prior = k.base
+		}
+	}
 }
 
 // makeFolds deals the known labels to folds: the held-out ones are fold
