@@ -401,10 +401,11 @@ func packA(MR int, tA bool, mb, kb int, a []float64, lda, i0, p0 int, dst []floa
 		// stored together (as pack8 does for eight): storing one row at a
 		// time wrote every line of the strip mr times, which for a strip of
 		// B (mr up to 24, kb·24 values: all of L1) went to L2 and back.
-		// 4×4 blocks at a time: four values of four rows, each read as one
-		// array, stored as four steps' four contiguous values; a row's
-		// slice and its bounds are then loaded once per four values, not
-		// once per value (BenchmarkPackA).
+		// They are read in 4×4 blocks (four values of four rows, each row's
+		// four read as one array, stored as four steps' four contiguous
+		// values), so a row's slice and bounds load once per four values,
+		// not once per value (BenchmarkPackA); rows past a multiple of four
+		// and steps past one go one at a time.
 		var rows [maxStrip][]float64
 		for r := 0; r < mr; r++ {
 			rows[r] = a[(i0+s+r)*lda+p0 : (i0+s+r)*lda+p0+kb]
