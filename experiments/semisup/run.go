@@ -109,8 +109,9 @@ type Candidate struct {
 // ways by up to 0.008, and godoc 30 % fell from 0.812 to 0.786 (its seed
 // 2 went to the words' regression instead of the self-trained one). With
 // no gain in the mean and 2–3.5 times the time with every label known
-// (javadoc 100 %: 319 s against 90 s, where LogisticRegressionCV takes
-// 148–169 s and issue 53 allows twice that), the mean's rule stays.
+// (javadoc 100 %: 319 s against 90 s at stop 61, both inside
+// TestReport; not timed beside LogisticRegressionCV), the mean's rule
+// stays.
 func Candidates() []Candidate {
 	return []Candidate{
 		{Name: "choose 3 folds, no prior", Choose: &neuralnmf.ChooseOptions{Balances: []float64{0.3}, HoldOut: 1.0 / 3, Folds: 3, Prior: neuralnmf.NoPrior}},
