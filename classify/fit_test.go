@@ -112,6 +112,51 @@ func TestFitLogisticIsAMinimum(t *testing.T) {
 	}
 }
 
+// FitLogisticTol with GradTol/n (scikit-learn 1.2's rule) stops n times
+// closer to the minimum: at C = 10⁴, where the objective is nearly flat,
+// its gradient (by central differences, as above, accurate to about
+// 10⁻¹⁰ here) is within twice GradTol/n, and FitLogistic's is more than
+// five times it, so the check tells the two apart. A tol that is not positive and finite is an error.
+func TestFitLogisticTolStopsTighter(t *testing.T) {
+	rng := tensor.NewRand(4)
+	x := tensor.New(6, 45)
+	y := make([]int, 45)
+	for j := range y {
+		y[j] = j % 3
+		for i := 0; i < 6; i++ {
+			x.Set(i, j, rng.Float64()+0.5*float64(boolInt(i%3 == y[j])))
+		}
+	}
+	f := featuresOf(x)
+	const c = 1e4
+	tight := classify.GradTol / float64(f.Cols())
+	maxGrad := func(w []float64) float64 {
+		const h = 1e-6
+		w = slices.Clone(w)
+		var worst float64
+		for i := range w {
+			v := w[i]
+			w[i] = v + h
+			up := logisticObjective(f, y, 3, c, w)
+			w[i] = v - h
+			down := logisticObjective(f, y, 3, c, w)
+			w[i] = v
+			worst = math.Max(worst, math.Abs(up-down)/(2*h))
+		}
+		return worst
+	}
+	l, err := classify.FitLogisticTol(f, y, 3, c, nil, tight)
+	require.NoError(t, err)
+	require.Less(t, maxGrad(l.W), 2*tight, "FitLogisticTol(GradTol/n)")
+	loose, err := classify.FitLogistic(f, y, 3, c, nil)
+	require.NoError(t, err)
+	require.Greater(t, maxGrad(loose.W), 5*tight, "FitLogistic stops at GradTol, not GradTol/n")
+	for _, bad := range []float64{0, -1, math.Inf(1), math.NaN()} {
+		_, err := classify.FitLogisticTol(f, y, 3, c, nil, bad)
+		require.ErrorContains(t, err, "tol", "tol %v", bad)
+	}
+}
+
 func boolInt(b bool) int {
 	if b {
 		return 1

@@ -80,7 +80,7 @@ func (s SelfTraining) Fit(f *Features, labels []int, classes int, c float64) (*S
 	}
 	var w []float64
 	fit := func() {
-		l := fitLogistic(f.Subset(cols), y, classes, c, w)
+		l := fitLogistic(f.Subset(cols), y, classes, c, w, GradTol)
 		w, out.Fit = l.W, l
 	}
 	z := make([]float64, classes)
