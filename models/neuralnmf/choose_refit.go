@@ -59,13 +59,22 @@ func (c *chooser) refitTopicsWordsSpread() (*Model, error) {
 
 // refitRegression saves the refitted regression of kind (Words,
 // TopicsWords, or SpreadWords: the regression on the words fitted to the
-// spread labels) in the unsupervised model.
+// spread labels) in the unsupervised model. Words' is refitted on the
+// known labels to scikit-learn 1.2's stopping rule (unless
+// ChooseOptions.MeanRuleRefit), from the cross-validation's fit at its C.
 func (c *chooser) refitRegression(kind Kind) (*Model, error) {
 	k := kind
 	if k == SpreadWords {
 		k = Words
 	}
 	l := c.refits[k]
+	if kind == Words && !c.o.MeanRuleRefit {
+		cols, y := labelled(c.known)
+		var err error
+		if l, err = classify.FitLogisticTol(c.featuresOf(Words).Subset(cols), y, c.sup.Classes, c.words.c, l.W, classify.GradTol/float64(len(cols))); err != nil {
+			return nil, err
+		}
+	}
 	if kind == SpreadWords {
 		var err error
 		if l, err = fitSpread(c.words.graph, c.featuresOf(Words), c.known, c.sup.Classes, c.words.c); err != nil {
