@@ -122,7 +122,7 @@ type Candidate struct {
 // the words lost 0.0026 a run, and the self-trained ones, which gained
 // 0.015 on godoc at 30 %, took 4.4 times LogisticRegressionCV's time on
 // javadoc at 5 % known (160.7 s against 36.5 s, bench/semisup/compare.sh,
-// one run), where the bar is 2. So only the words' regression is
+// one run; pydoc at 30 %, 2.30 times), where the bar is 2. So only the words' regression is
 // refitted to 1.2's rule (select-refit.log): mean 0.8145 against 0.8118,
 // every 100 % cell higher or the same (godoc 0.880 → 0.888, info 0.894
 // → 0.913), man at 30 % seed 2 lower by 0.006. With every label known,
