@@ -69,18 +69,7 @@ func logisticObjective(f *classify.Features, y []int, P int, c float64, w []floa
 // (tolerance × 10⁻³). A fit that stopped early or got the gradient wrong
 // fails both.
 func TestFitLogisticIsAMinimum(t *testing.T) {
-	x, y := func() (*tensor.Dense, []int) {
-		rng := tensor.NewRand(9)
-		x := tensor.New(8, 60)
-		y := make([]int, 60)
-		for j := range y {
-			y[j] = j % 3
-			for i := 0; i < 8; i++ {
-				x.Set(i, j, rng.Float64()+float64(boolInt(i%3 == y[j])))
-			}
-		}
-		return x, y
-	}()
+	x, y := threeClasses(9, 8, 60, 1)
 	// Two integer-valued features on top of the eight: a fit whose
 	// features differ in scale.
 	for j := 0; j < 60; j++ {
@@ -91,16 +80,8 @@ func TestFitLogisticIsAMinimum(t *testing.T) {
 	for _, c := range []float64{0.01, 1, 100} {
 		l, err := classify.FitLogistic(f, y, 3, c, nil)
 		require.NoError(t, err)
-		const h = 1e-6
-		w := append([]float64(nil), l.W...)
-		for i := range w {
-			w[i] = l.W[i] + h
-			up := logisticObjective(f, y, 3, c, w)
-			w[i] = l.W[i] - h
-			down := logisticObjective(f, y, 3, c, w)
-			w[i] = l.W[i]
-			require.Less(t, math.Abs(up-down)/(2*h), 5*classify.GradTol, "C %g: gradient entry %d", c, i)
-		}
+		require.Less(t, maxGradient(f, y, 3, c, l.W), 5*classify.GradTol, "C %g", c)
+		w := slices.Clone(l.W)
 		at := logisticObjective(f, y, 3, c, l.W)
 		for i := range w {
 			for _, d := range []float64{-1e-3, 1e-3} {
@@ -114,47 +95,58 @@ func TestFitLogisticIsAMinimum(t *testing.T) {
 
 // FitLogisticTol with GradTol/n (scikit-learn 1.2's rule) stops n times
 // closer to the minimum: at C = 10⁴, where the objective is nearly flat,
-// its gradient (by central differences, as above, accurate to about
-// 10⁻¹⁰ here) is within twice GradTol/n, and FitLogistic's is more than
-// five times it, so the check tells the two apart. A tol that is not positive and finite is an error.
+// its gradient is within twice GradTol/n, and FitLogistic's is more than
+// five times it, so the check tells the two apart. A tol that is not
+// positive and finite is an error.
 func TestFitLogisticTolStopsTighter(t *testing.T) {
-	rng := tensor.NewRand(4)
-	x := tensor.New(6, 45)
-	y := make([]int, 45)
-	for j := range y {
-		y[j] = j % 3
-		for i := 0; i < 6; i++ {
-			x.Set(i, j, rng.Float64()+0.5*float64(boolInt(i%3 == y[j])))
-		}
-	}
+	x, y := threeClasses(4, 6, 45, 0.5)
 	f := featuresOf(x)
 	const c = 1e4
 	tight := classify.GradTol / float64(f.Cols())
-	maxGrad := func(w []float64) float64 {
-		const h = 1e-6
-		w = slices.Clone(w)
-		var worst float64
-		for i := range w {
-			v := w[i]
-			w[i] = v + h
-			up := logisticObjective(f, y, 3, c, w)
-			w[i] = v - h
-			down := logisticObjective(f, y, 3, c, w)
-			w[i] = v
-			worst = math.Max(worst, math.Abs(up-down)/(2*h))
-		}
-		return worst
-	}
 	l, err := classify.FitLogisticTol(f, y, 3, c, nil, tight)
 	require.NoError(t, err)
-	require.Less(t, maxGrad(l.W), 2*tight, "FitLogisticTol(GradTol/n)")
+	require.Less(t, maxGradient(f, y, 3, c, l.W), 2*tight, "FitLogisticTol(GradTol/n)")
 	loose, err := classify.FitLogistic(f, y, 3, c, nil)
 	require.NoError(t, err)
-	require.Greater(t, maxGrad(loose.W), 5*tight, "FitLogistic stops at GradTol, not GradTol/n")
+	require.Greater(t, maxGradient(f, y, 3, c, loose.W), 5*tight, "FitLogistic stops at GradTol, not GradTol/n")
 	for _, bad := range []float64{0, -1, math.Inf(1), math.NaN()} {
 		_, err := classify.FitLogisticTol(f, y, 3, c, nil, bad)
 		require.ErrorContains(t, err, "tol", "tol %v", bad)
 	}
+}
+
+// maxGradient returns the largest entry of the gradient of
+// logisticObjective at w, by central differences (step 10⁻⁶: on these
+// objectives of order 1, accurate to about 10⁻¹⁰).
+func maxGradient(f *classify.Features, y []int, P int, c float64, w []float64) float64 {
+	const h = 1e-6
+	w = slices.Clone(w)
+	var worst float64
+	for i, v := range w {
+		w[i] = v + h
+		up := logisticObjective(f, y, P, c, w)
+		w[i] = v - h
+		down := logisticObjective(f, y, P, c, w)
+		w[i] = v
+		worst = math.Max(worst, math.Abs(up-down)/(2*h))
+	}
+	return worst
+}
+
+// threeClasses returns rows×cols features of three classes (column j is
+// of class j mod 3): uniform noise, plus shift on the rows i with i mod 3
+// equal to the class.
+func threeClasses(seed uint64, rows, cols int, shift float64) (*tensor.Dense, []int) {
+	rng := tensor.NewRand(seed)
+	x := tensor.New(rows, cols)
+	y := make([]int, cols)
+	for j := range y {
+		y[j] = j % 3
+		for i := 0; i < rows; i++ {
+			x.Set(i, j, rng.Float64()+shift*float64(boolInt(i%3 == y[j])))
+		}
+	}
+	return x, y
 }
 
 func boolInt(b bool) int {
