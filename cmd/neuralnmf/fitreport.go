@@ -86,7 +86,7 @@ func writeChoice(w io.Writer, c *neuralnmf.Choice, m *neuralnmf.Model, x *matio.
 	case best.Kind == neuralnmf.SpreadWords:
 		fmt.Fprintf(w, "  the model's classifier reads the words (logistic regression on the spread labels, its C chosen by cross-validation on all known labels): train accuracy %.3f\n", neuralnmf.Accuracy(pred, known))
 	case best.Kind == neuralnmf.Words:
-		fmt.Fprintf(w, "  the model's classifier reads the words (logistic regression, its C chosen by cross-validation on all known labels, refitted on them to scikit-learn 1.2's tolerance): train accuracy %.3f\n", neuralnmf.Accuracy(pred, known))
+		fmt.Fprintf(w, "  the model's classifier reads the words (logistic regression, its C chosen by cross-validation on all known labels, refitted on them to scikit-learn 1.2's tolerance or the iteration cap): train accuracy %.3f\n", neuralnmf.Accuracy(pred, known))
 	default:
 		fmt.Fprintf(w, "  the model's classifier reads layer %d (B = Y·S%d† on the known labels): train accuracy %.3f\n", best.Layer, best.Layer, neuralnmf.Accuracy(pred, known))
 	}
