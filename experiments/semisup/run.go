@@ -112,22 +112,23 @@ type Candidate struct {
 // (javadoc 100 %: 319 s against 90 s at stop 61, both inside
 // TestReport; not timed beside LogisticRegressionCV), the mean's rule
 // stays. The thirteenth gives 1.2's rule to the refit of the chosen
-// regression on all the known labels alone, after the cross-validation
-// has chosen the candidate and its C ("refit 1.2", the default of
+// regression on all the known labels alone, after the cross-validation has
+// chosen the candidate and its C ("refit 1.2", the default of
 // neuralnmf.ChooseOptions since; "+selfwords" is the rule before,
-// MeanRuleRefit). With every regression refitted so, the self-trained
-// ones included (select-refit-all.log, "+selfwords, refit all 1.2",
-// whose code was not kept), the mean was 0.8150: the words' regression
-// gained in 6 of its 7 runs (+0.011 a run), the one on the topics and
-// the words lost 0.0026 a run, and the self-trained ones, which gained
-// 0.015 on godoc at 30 %, took 4.4 times LogisticRegressionCV's time on
-// javadoc at 5 % known (160.7 s against 36.5 s, bench/semisup/compare.sh,
-// one run; pydoc at 30 %, 2.30 times), where the bar is 2. So only the words' regression is
-// refitted to 1.2's rule (select-refit.log): mean 0.8145 against 0.8118,
-// every 100 % cell higher or the same (godoc 0.880 → 0.888, info 0.894
-// → 0.913), man at 30 % seed 2 lower by 0.006. With every label known,
-// javadoc took 112.7 s against 91.6 s before, beside
-// LogisticRegressionCV's 153–155 s (one run each).
+// MeanRuleRefit). With every regression refitted so, the self-trained ones
+// included (select-refit-all.log, "+selfwords, refit all 1.2", whose code
+// was not kept), the mean was 0.8150: the words' regression gained in 4 of
+// its 5 runs (+0.010 a run), the one on the topics and the words lost
+// 0.0026 a run (9 runs), and with the self-trained ones so refitted, which
+// gained 0.015 on godoc at 30 % (2 runs), fit -labels took 4.4 times
+// LogisticRegressionCV's time on javadoc at 5 % known (160.7 s against
+// 36.5 s, bench/semisup/compare.sh, one run; pydoc at 30 %, 2.30 times),
+// where the bar is 2. So only the words' regression is refitted to 1.2's
+// rule (select-refit.log): mean 0.8145 against 0.8118, every 100 % cell
+// higher or the same (godoc 0.880 → 0.888, info 0.894 → 0.913), man at
+// 30 % seed 2 lower by 0.006. With every label known, javadoc took 112.7 s
+// against 91.6 s before, beside LogisticRegressionCV's 153–155 s (one run
+// each).
 func Candidates() []Candidate {
 	return []Candidate{
 		{Name: "choose 3 folds, no prior", Choose: &neuralnmf.ChooseOptions{Balances: []float64{0.3}, HoldOut: 1.0 / 3, Folds: 3, Prior: neuralnmf.NoPrior}},

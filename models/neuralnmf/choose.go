@@ -79,22 +79,22 @@ type ChooseOptions struct {
 	// 0 means DefaultPatience; a negative value, no early stop of either
 	// kind (the refit then runs as cfg says).
 	Patience int
-	// MeanRuleRefit, if true, refits the regression on the words (Words)
-	// on all the known labels with classify.FitLogistic's stopping rule,
-	// as its cross-validation fits are. By default the refit stops where
+	// MeanRuleRefit, if true, refits the regression on the words (Words) on
+	// all the known labels with classify.FitLogistic's stopping rule, as its
+	// cross-validation fits are. By default the refit stops where
 	// scikit-learn 1.2's does, at classify.GradTol on the gradient of the
 	// summed loss (classify.FitLogisticTol with GradTol/n for n known
-	// labels), or after classify.MaxIter iterations: n times tighter,
-	// which changes the fit where C is 10³ or more. (On javadoc with
-	// every label known, 14,390 documents, the refit stops at MaxIter; on
-	// pydoc's 4,331 it takes 178 iterations.) experiments/semisup's thirteenth comparison chose it on its
-	// validation splits (select-refit.log): mean accuracy 0.8145 against
-	// 0.8118, every cell with every label known higher or the same (info
-	// 0.894 → 0.913, godoc 0.880 → 0.888), one run lower, by 0.006. The
-	// other regressions keep FitLogistic's rule: refitted to 1.2's, the
-	// one on the topics and the words lost 0.0026 a run on average, and
-	// the self-trained ones took 4.4 times LogisticRegressionCV's time on
-	// javadoc at 5 % known.
+	// labels), or after classify.MaxIter iterations: n times tighter, which
+	// changes the fit where C is 10³ or more. (On javadoc with every label
+	// known, 14,390 documents, the refit stops at MaxIter; on pydoc's 4,331
+	// it takes 178 iterations.) experiments/semisup's thirteenth comparison
+	// chose it on its validation splits (select-refit.log): mean accuracy
+	// 0.8145 against 0.8118, every cell with every label known higher or the
+	// same (info 0.894 → 0.913, godoc 0.880 → 0.888), one run lower, by
+	// 0.006. The other regressions keep FitLogistic's rule: refitted to
+	// 1.2's, the one on the topics and the words lost 0.0026 a run on
+	// average, and with the self-trained ones so refitted fit -labels took
+	// 4.4 times LogisticRegressionCV's time on javadoc at 5 % known.
 	MeanRuleRefit bool
 	// Fitting, if not nil, is called before each Neural NMF fit that
 	// TrainChoosing runs, with what the fit is in words ("the unsupervised

@@ -63,25 +63,20 @@ func (c *chooser) refitTopicsWordsSpread() (*Model, error) {
 // known labels to scikit-learn 1.2's stopping rule (unless
 // ChooseOptions.MeanRuleRefit), from the cross-validation's fit at its C.
 func (c *chooser) refitRegression(kind Kind) (*Model, error) {
-	k := kind
-	if k == SpreadWords {
-		k = Words
-	}
-	l := c.refits[k]
-	if kind == Words && !c.o.MeanRuleRefit {
-		cols, y := labelled(c.known)
-		var err error
-		if l, err = classify.FitLogisticTol(c.featuresOf(Words).Subset(cols), y, c.sup.Classes, c.words.c, l.W, classify.GradTol/float64(len(cols))); err != nil {
-			return nil, err
+	l, err := c.refits[kind], error(nil)
+	switch kind {
+	case Words:
+		if !c.o.MeanRuleRefit {
+			l, err = classify.FitLogisticTol(c.featuresOf(Words).Subset(c.knownCols), c.knownY, c.sup.Classes, c.words.c, l.W, classify.GradTol/float64(len(c.knownCols)))
 		}
+	case SpreadWords:
+		l, err = fitSpread(c.words.graph, c.featuresOf(Words), c.known, c.sup.Classes, c.words.c)
+		kind = Words
 	}
-	if kind == SpreadWords {
-		var err error
-		if l, err = fitSpread(c.words.graph, c.featuresOf(Words), c.known, c.sup.Classes, c.words.c); err != nil {
-			return nil, err
-		}
+	if err != nil {
+		return nil, err
 	}
-	return c.saveRegression(l, k), nil
+	return c.saveRegression(l, kind), nil
 }
 
 // saveRegression saves l, a regression on the features of kind k (Words
