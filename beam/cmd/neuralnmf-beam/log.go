@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"sync"
+	"sync/atomic"
 )
 
 // runnerLog is the log of in-process Prism: warnings only, as they come
@@ -18,6 +19,10 @@ type runnerLog struct {
 	held bytes.Buffer
 	now  slog.Handler // warnings, to stderr
 	late slog.Handler // errors, into held
+	// quiet drops every record from now on: once the command is
+	// interrupted, what the cancelled runner says of its cancelled bundles
+	// is noise after the command's own one-line report.
+	quiet atomic.Bool
 }
 
 func newRunnerLog() *runnerLog {
@@ -52,6 +57,9 @@ func (l *runnerLog) drop() {
 	l.held.Reset()
 }
 
+// silence drops every later record (see quiet).
+func (l *runnerLog) silence() { l.quiet.Store(true) }
+
 // logHandler routes records to a runnerLog.
 type logHandler struct {
 	l         *runnerLog
@@ -61,6 +69,9 @@ type logHandler struct {
 func (h logHandler) Enabled(ctx context.Context, lv slog.Level) bool { return h.now.Enabled(ctx, lv) }
 
 func (h logHandler) Handle(ctx context.Context, r slog.Record) error {
+	if h.l.quiet.Load() {
+		return nil
+	}
 	if r.Level >= slog.LevelError {
 		return h.late.Handle(ctx, r)
 	}

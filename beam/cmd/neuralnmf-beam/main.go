@@ -163,6 +163,9 @@ func main() {
 		s := <-interrupted
 		// Stop the pipeline, remove the temporary files of this process's
 		// writes (nothing else), and exit: a run started again resumes.
+		if runnerLogs != nil {
+			runnerLogs.silence()
+		}
 		cancel()
 		n := matio.RemoveTemporaries()
 		stop, done := context.WithTimeout(context.Background(), 10*time.Second)
