@@ -20,6 +20,14 @@ type SelfTraining struct {
 	Threshold float64
 	// MaxIter is the most rounds of pseudo-labelling: default 10.
 	MaxIter int
+	// FinalSumRule, if true, refits the last fit (on every label given so
+	// far, n of them), from its weights, to scikit-learn 1.2's stopping
+	// rule (FitLogisticTol's GradTol/n) or MaxIter L-BFGS iterations;
+	// the rounds keep FitLogistic's rule, so they label the same samples.
+	// scikit-learn 1.2 fits every round to its rule, which costs 59–136
+	// iterations a round on a corpus of 2,000 documents where ours takes
+	// 2–40.
+	FinalSumRule bool
 }
 
 // SelfTrained is what SelfTraining.Fit found.
@@ -107,6 +115,9 @@ func (s SelfTraining) Fit(f *Features, labels []int, classes int, c float64) (*S
 	}
 	if !fitted {
 		fit()
+	}
+	if o.FinalSumRule {
+		out.Fit = fitLogistic(f.Subset(cols), y, classes, c, w, GradTol/float64(len(cols)))
 	}
 	return out, nil
 }

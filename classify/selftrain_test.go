@@ -2,6 +2,7 @@ package classify_test
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -127,4 +128,41 @@ func TestSelfTrainingErrors(t *testing.T) {
 			require.ErrorContains(t, err, tc.want)
 		})
 	}
+}
+
+// FinalSumRule labels the same samples in the same rounds and refits the
+// last fit to scikit-learn 1.2's rule: on every label it was fitted on
+// (n of them), its gradient, taken by central differences, is within
+// 2·GradTol/n, where the default's last fit, which stops at GradTol, is
+// more than 5·GradTol/n away (C = 10⁴, where the objective is flat
+// enough for the two rules to differ).
+func TestSelfTrainingFinalSumRule(t *testing.T) {
+	x, y := threeClasses(5, 6, 60, 0.5)
+	f := featuresOf(x)
+	known := slices.Clone(y)
+	for j := range known {
+		if j%4 != 0 {
+			known[j] = -1
+		}
+	}
+	const c = 1e4
+	loose, err := classify.SelfTraining{}.Fit(f, known, 3, c)
+	require.NoError(t, err)
+	tight, err := classify.SelfTraining{FinalSumRule: true}.Fit(f, known, 3, c)
+	require.NoError(t, err)
+	require.Equal(t, loose.Labels, tight.Labels)
+	require.Equal(t, loose.Round, tight.Round)
+	var cols, ys []int
+	for j, l := range tight.Labels {
+		if l >= 0 {
+			cols, ys = append(cols, j), append(ys, l)
+		}
+	}
+	require.Greater(t, len(cols), 15, "self-training labelled some samples")
+	bound := classify.GradTol / float64(len(cols))
+	fl := f.Subset(cols)
+	gt, gl := maxGradient(fl, ys, 3, c, tight.Fit.W), maxGradient(fl, ys, 3, c, loose.Fit.W)
+	t.Logf("%d labels after %d rounds; gradient %.2g (FinalSumRule), %.2g (default); GradTol/n %.2g", len(cols), tight.Rounds, gt, gl, bound)
+	require.Less(t, gt, 2*bound, "FinalSumRule")
+	require.Greater(t, gl, 5*bound, "the default stops at GradTol")
 }

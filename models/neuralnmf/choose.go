@@ -96,6 +96,12 @@ type ChooseOptions struct {
 	// average, and with the self-trained ones so refitted fit -labels took
 	// 4.4 times LogisticRegressionCV's time on javadoc at 5 % known.
 	MeanRuleRefit bool
+	// SumRuleSelfTrainedRefit, if true, ends the refit of a self-trained
+	// regression (SelfTrainedWords, SelfTrainedTopicsWords) with its last
+	// fit, on the given and pseudo labels, refitted to scikit-learn 1.2's
+	// stopping rule (classify.SelfTraining.FinalSumRule); its rounds keep
+	// FitLogistic's.
+	SumRuleSelfTrainedRefit bool
 	// Fitting, if not nil, is called before each Neural NMF fit that
 	// TrainChoosing runs, with what the fit is in words ("the unsupervised
 	// fit, ...", "supervised (...): validation fit ...", "...: refit ...")
