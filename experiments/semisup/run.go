@@ -143,9 +143,9 @@ func Candidates() []Candidate {
 		{Name: "choose 3 folds, prior cv, +selfwords", Choose: &neuralnmf.ChooseOptions{Balances: []float64{0.3}, HoldOut: 1.0 / 3, Folds: 3, Prior: neuralnmf.CrossValidated,
 			Kinds: []neuralnmf.Kind{neuralnmf.SupervisedFit, neuralnmf.SupervisedReadout, neuralnmf.UnsupervisedReadout, neuralnmf.Words, neuralnmf.TopicsWords, neuralnmf.SpreadWords, neuralnmf.SelfTrainedWords}, MeanRuleRefit: true}},
 		{Name: "choose 3 folds, prior cv, +selfwords, refit 1.2", Choose: &neuralnmf.ChooseOptions{Balances: []float64{0.3}, HoldOut: 1.0 / 3, Folds: 3, Prior: neuralnmf.CrossValidated,
-			Kinds: []neuralnmf.Kind{neuralnmf.SupervisedFit, neuralnmf.SupervisedReadout, neuralnmf.UnsupervisedReadout, neuralnmf.Words, neuralnmf.TopicsWords, neuralnmf.SpreadWords, neuralnmf.SelfTrainedWords}}},
+			Kinds: []neuralnmf.Kind{neuralnmf.SupervisedFit, neuralnmf.SupervisedReadout, neuralnmf.UnsupervisedReadout, neuralnmf.Words, neuralnmf.TopicsWords, neuralnmf.SpreadWords, neuralnmf.SelfTrainedWords}, MeanRuleSelfTrainedRefit: true}},
 		{Name: "choose 3 folds, prior cv, +selfwords, refit 1.2, self final 1.2", Choose: &neuralnmf.ChooseOptions{Balances: []float64{0.3}, HoldOut: 1.0 / 3, Folds: 3, Prior: neuralnmf.CrossValidated,
-			Kinds: []neuralnmf.Kind{neuralnmf.SupervisedFit, neuralnmf.SupervisedReadout, neuralnmf.UnsupervisedReadout, neuralnmf.Words, neuralnmf.TopicsWords, neuralnmf.SpreadWords, neuralnmf.SelfTrainedWords}, SumRuleSelfTrainedRefit: true}},
+			Kinds: []neuralnmf.Kind{neuralnmf.SupervisedFit, neuralnmf.SupervisedReadout, neuralnmf.UnsupervisedReadout, neuralnmf.Words, neuralnmf.TopicsWords, neuralnmf.SpreadWords, neuralnmf.SelfTrainedWords}}},
 		{Name: "choose 3 folds, prior topics+words", Choose: &neuralnmf.ChooseOptions{Balances: []float64{0.3}, HoldOut: 1.0 / 3, Folds: 3, Prior: neuralnmf.TopicsWords}},
 		{Name: "choose 3 folds, prior self-trained-words", Choose: &neuralnmf.ChooseOptions{Balances: []float64{0.3}, HoldOut: 1.0 / 3, Folds: 3, Prior: neuralnmf.SelfTrainedWords}},
 	}

@@ -97,7 +97,7 @@ func (c *chooser) saveRegression(l *classify.Logistic, k Kind) *Model {
 // or TopicsWords), with inverse penalty C, self-trained on every known
 // label, in the unsupervised model.
 func (c *chooser) refitSelfTrained(kind Kind, C float64) (*Model, error) {
-	st, err := classify.SelfTraining{FinalSumRule: c.o.SumRuleSelfTrainedRefit}.Fit(c.featuresOf(kind), c.known, c.sup.Classes, C)
+	st, err := classify.SelfTraining{FinalSumRule: !c.o.MeanRuleRefit && !c.o.MeanRuleSelfTrainedRefit}.Fit(c.featuresOf(kind), c.known, c.sup.Classes, C)
 	if err != nil {
 		return nil, err
 	}
