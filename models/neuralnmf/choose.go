@@ -81,7 +81,8 @@ type ChooseOptions struct {
 	Patience int
 	// MeanRuleRefit, if true, refits the regression on the words (Words) on
 	// all the known labels with classify.FitLogistic's stopping rule, as its
-	// cross-validation fits are. By default the refit stops where
+	// cross-validation fits are, and a self-trained one as
+	// MeanRuleSelfTrainedRefit does. By default the refit stops where
 	// scikit-learn 1.2's does, at classify.GradTol on the gradient of the
 	// summed loss (classify.FitLogisticTol with GradTol/n for n known
 	// labels), or after classify.MaxIter iterations: n times tighter, which

@@ -8,7 +8,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/neuralnmf/neuralnmf/classify"
 	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
 	"github.com/neuralnmf/neuralnmf/tensor"
 )
@@ -250,87 +249,6 @@ func TestTrainChoosingReadsTheWords(t *testing.T) {
 	}
 	_, err = neuralnmf.ParseKind("lasso")
 	require.ErrorContains(t, err, `"lasso"`)
-}
-
-// The regression on the words is refitted on the known labels to
-// scikit-learn 1.2's stopping rule: at the weights the model saves
-// (BX, Intercept), the gradient of the mean objective, by central
-// differences, is within twice classify.GradTol/n for the n known labels.
-// With MeanRuleRefit the cross-validation's fit is saved, which stops at
-// GradTol and is here more than five times that bound from the minimum,
-// so the check tells the two apart.
-func TestWordsRefitStopsAsScikitLearn12(t *testing.T) {
-	x, y := markedGroups(3)
-	known := make([]bool, len(y))
-	var cols, ky []int
-	for j := range known {
-		if known[j] = j%2 == 0; known[j] {
-			cols, ky = append(cols, j), append(ky, y[j])
-		}
-	}
-	cfg := neuralnmf.Config{Ranks: []int{3}, Seed: 1, Supervision: &neuralnmf.Supervision{Labels: y, Classes: 4, Known: known}}
-	words := []neuralnmf.Kind{neuralnmf.Words}
-	// The known columns at unit length, as the regression reads them.
-	f := &classify.Features{Rows: x.Rows, ColPtr: []int{0}}
-	for _, j := range cols {
-		var ss float64
-		for i := 0; i < x.Rows; i++ {
-			ss += x.At(i, j) * x.At(i, j)
-		}
-		for i := 0; i < x.Rows; i++ {
-			if v := x.At(i, j); v != 0 {
-				f.RowIdx, f.Val = append(f.RowIdx, i), append(f.Val, v/math.Sqrt(ss))
-			}
-		}
-		f.ColPtr = append(f.ColPtr, len(f.Val))
-	}
-	const P = 4
-	gradient := func(m *neuralnmf.Model, c float64) float64 {
-		w := make([]float64, (x.Rows+1)*P)
-		for i := 0; i < x.Rows; i++ {
-			for p := 0; p < P; p++ {
-				w[i*P+p] = m.BX.At(p, i)
-			}
-		}
-		copy(w[x.Rows*P:], m.Intercept.Data)
-		objective := func() float64 {
-			l := &classify.Logistic{Features: x.Rows, Classes: P, W: w}
-			z := make([]float64, P)
-			var sum float64
-			for n := range cols {
-				l.Scores(f, n, z)
-				var e float64
-				for _, v := range z {
-					e += math.Exp(v)
-				}
-				sum += math.Log(e) - z[ky[n]]
-			}
-			for _, v := range w[:x.Rows*P] {
-				sum += v * v / (2 * c)
-			}
-			return sum / float64(len(cols))
-		}
-		const h = 1e-6
-		var worst float64
-		for i, v := range w {
-			w[i] = v + h
-			up := objective()
-			w[i] = v - h
-			down := objective()
-			w[i] = v
-			worst = math.Max(worst, math.Abs(up-down)/(2*h))
-		}
-		return worst
-	}
-	tight := classify.GradTol / float64(len(cols))
-	m, ch, err := neuralnmf.TrainChoosing(x, cfg, &neuralnmf.ChooseOptions{Kinds: words})
-	require.NoError(t, err)
-	c := ch.Candidates[ch.Chosen].C
-	require.Less(t, gradient(m, c), 2*tight, "the refit at C %g", c)
-	m, ch, err = neuralnmf.TrainChoosing(x, cfg, &neuralnmf.ChooseOptions{Kinds: words, MeanRuleRefit: true})
-	require.NoError(t, err)
-	require.Equal(t, c, ch.Candidates[ch.Chosen].C)
-	require.Greater(t, gradient(m, c), 5*tight, "MeanRuleRefit: the cross-validation's fit")
 }
 
 // Supervision.Patience stops a fit whose held-out accuracy has not risen
