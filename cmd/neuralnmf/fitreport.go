@@ -78,9 +78,9 @@ func writeChoice(w io.Writer, c *neuralnmf.Choice, m *neuralnmf.Model, x *matio.
 	case best.Kind == neuralnmf.TopicsWordsSpread:
 		fmt.Fprintf(w, "  the model's classifier reads the words and layer 1's topics (the regression on both plus the one on the spread labels, refitted on all known labels): train accuracy %.3f\n", neuralnmf.Accuracy(pred, known))
 	case best.Kind == neuralnmf.SelfTrainedTopicsWords:
-		fmt.Fprintf(w, "  the model's classifier reads the words and layer 1's topics (logistic regression with the C chosen for it, self-trained on the documents whose labels are unknown): train accuracy %.3f\n", neuralnmf.Accuracy(pred, known))
+		fmt.Fprintf(w, "  the model's classifier reads the words and layer 1's topics (logistic regression with the C chosen for it, self-trained on the documents whose labels are unknown, its last fit to scikit-learn 1.2's tolerance or the iteration cap): train accuracy %.3f\n", neuralnmf.Accuracy(pred, known))
 	case best.Kind == neuralnmf.SelfTrainedWords:
-		fmt.Fprintf(w, "  the model's classifier reads the words (logistic regression with the C chosen for it, self-trained on the documents whose labels are unknown): train accuracy %.3f\n", neuralnmf.Accuracy(pred, known))
+		fmt.Fprintf(w, "  the model's classifier reads the words (logistic regression with the C chosen for it, self-trained on the documents whose labels are unknown, its last fit to scikit-learn 1.2's tolerance or the iteration cap): train accuracy %.3f\n", neuralnmf.Accuracy(pred, known))
 	case best.Kind == neuralnmf.TopicsWords:
 		fmt.Fprintf(w, "  the model's classifier reads the words and layer %d's topics (logistic regression, its C chosen by cross-validation on all known labels): train accuracy %.3f\n", best.Layer, neuralnmf.Accuracy(pred, known))
 	case best.Kind == neuralnmf.SpreadWords:

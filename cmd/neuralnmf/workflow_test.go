@@ -572,11 +572,11 @@ func TestFitChoosesTheWords(t *testing.T) {
 	require.Equal(t, 0, code, errOut)
 	require.Contains(t, out, "labels: chose unsupervised layer-1 topics + words, logistic (C")
 	require.Contains(t, out, "self-trained on the unknown documents")
-	require.Regexp(t, `the model's classifier reads the words and layer 1's topics \(logistic regression with the C chosen for it, self-trained on the documents whose labels are unknown\): train accuracy (0\.9\d\d|1\.000)`, out)
+	require.Regexp(t, `the model's classifier reads the words and layer 1's topics \(logistic regression with the C chosen for it, self-trained on the documents whose labels are unknown, its last fit to scikit-learn 1\.2's tolerance or the iteration cap\): train accuracy (0\.9\d\d|1\.000)`, out)
 	code, out, errOut = cli(t, "fit", "-x", p("train.mtx"), "-ranks", "3", "-labels", p("train-y.txt"), "-candidates", "words,self-trained-words", "-prior", "self-trained-words", "-o", p("m.nnmf"), "-quiet")
 	require.Equal(t, 0, code, errOut)
 	require.Contains(t, out, "labels: chose logistic regression on the words (C")
-	require.Regexp(t, `the model's classifier reads the words \(logistic regression with the C chosen for it, self-trained on the documents whose labels are unknown\): train accuracy (0\.9\d\d|1\.000)`, out)
+	require.Regexp(t, `the model's classifier reads the words \(logistic regression with the C chosen for it, self-trained on the documents whose labels are unknown, its last fit to scikit-learn 1\.2's tolerance or the iteration cap\): train accuracy (0\.9\d\d|1\.000)`, out)
 	for _, tc := range []struct{ args, want string }{
 		{"-choose=false -candidates words", "-candidates, -readout-layer and -prior apply to -choose with labels"},
 		{"-prior lasso", `-prior lasso: unknown prior "lasso"`},

@@ -94,8 +94,10 @@ type ChooseOptions struct {
 	// same (info 0.894 → 0.913, godoc 0.880 → 0.888), one run lower, by
 	// 0.006. The other regressions keep FitLogistic's rule: refitted to
 	// 1.2's, the one on the topics and the words lost 0.0026 a run on
-	// average, and with the self-trained ones so refitted fit -labels took
-	// 4.4 times LogisticRegressionCV's time on javadoc at 5 % known.
+	// average, and with the self-trained ones' every round so refitted
+	// fit -labels took 4.4 times LogisticRegressionCV's time on javadoc at
+	// 5 % known (a self-trained one's last fit alone is refitted:
+	// MeanRuleSelfTrainedRefit).
 	MeanRuleRefit bool
 	// MeanRuleSelfTrainedRefit, if true, refits a chosen self-trained
 	// regression (SelfTrainedWords, SelfTrainedTopicsWords) with

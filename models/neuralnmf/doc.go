@@ -38,8 +38,9 @@
 // classifier that can read the words", "Spreading the known labels" in the
 // source). The best cross-validated candidate is kept unless a supervised
 // one beats it clearly (Choice.Prior); the chosen one is refitted on every
-// known label (the regression on the words to scikit-learn 1.2's
-// tolerance, ChooseOptions.MeanRuleRefit). Model.BX and Model.Intercept hold a
+// known label (the regression on the words, and a self-trained one's last
+// fit, to scikit-learn 1.2's tolerance: ChooseOptions.MeanRuleRefit and
+// MeanRuleSelfTrainedRefit). Model.BX and Model.Intercept hold a
 // classifier that reads X; Model.Scores and Classify use them.
 //
 // # Differences from the paper and from the authors' code
