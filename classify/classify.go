@@ -20,6 +20,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"sync"
 
@@ -198,7 +199,9 @@ func checkLabels(f *Features, y []int, classes int, allowUnknown bool) error {
 // Features absent from every sample keep weight 0 (only the penalty acts
 // on them), so the fit runs on the features present, which keeps
 // L-BFGS's own work (O(store·dim) a step, most of the time of a fit on
-// few samples) in proportion to them.
+// few samples) in proportion to them. The objective is evaluated on
+// GOMAXPROCS goroutines, each of its sums in the order of one loop over
+// the samples, so the fit is bit for bit the same on any number of cores.
 func FitLogistic(f *Features, y []int, classes int, c float64, w0 []float64) (*Logistic, error) {
 	return FitLogisticTol(f, y, classes, c, w0, GradTol)
 }
@@ -262,49 +265,9 @@ func fitLogistic(f *Features, y []int, classes int, c float64, w0 []float64, tol
 
 // fitLogisticRows is fitLogistic on every row of f.
 func fitLogisticRows(f *Features, y []int, classes int, c float64, w0 []float64, tol float64) *Logistic {
-	P, F, n := classes, f.Rows, float64(f.Cols())
+	P, F := classes, f.Rows
 	dim := (F + 1) * P
-	z := make([]float64, P)
-	// objective returns the mean penalised loss at w and writes its
-	// gradient into grad.
-	objective := func(grad, w []float64) float64 {
-		var loss float64
-		clear(grad)
-		l := &Logistic{Features: F, Classes: P, W: w}
-		for j := 0; j < f.Cols(); j++ {
-			l.Scores(f, j, z)
-			zmax := slices.Max(z)
-			var sum float64
-			for k := range z {
-				z[k] = math.Exp(z[k] - zmax)
-				sum += z[k]
-			}
-			loss += math.Log(sum) - math.Log(z[y[j]])
-			for k := range z {
-				z[k] /= sum
-			}
-			z[y[j]]--
-			for p := f.ColPtr[j]; p < f.ColPtr[j+1]; p++ {
-				v, g := f.Val[p], grad[f.RowIdx[p]*P:f.RowIdx[p]*P+P]
-				for k := range z {
-					g[k] += v * z[k]
-				}
-			}
-			g := grad[F*P:]
-			for k := range z {
-				g[k] += z[k]
-			}
-		}
-		var reg float64
-		for i, v := range w[:F*P] {
-			reg += v * v
-			grad[i] += v / c
-		}
-		for i := range grad {
-			grad[i] /= n
-		}
-		return (loss + reg/(2*c)) / n
-	}
+	obj := newObjective(f, y, P, c, runtime.GOMAXPROCS(0))
 	w := make([]float64, dim)
 	if w0 != nil {
 		copy(w, w0)
@@ -315,7 +278,7 @@ func fitLogisticRows(f *Features, y []int, classes int, c float64, w0 []float64,
 	evaluate := func(w []float64) {
 		if math.IsNaN(atLoss) || !slices.Equal(at, w) {
 			copy(at, w)
-			atLoss = objective(atGrad, w)
+			atLoss = obj.eval(atGrad, w)
 		}
 	}
 	p := optimize.Problem{
