@@ -95,7 +95,9 @@ func (c *chooser) saveRegression(l *classify.Logistic, k Kind) *Model {
 
 // refitSelfTrained saves the regression on the features of kind (Words
 // or TopicsWords), with inverse penalty C, self-trained on every known
-// label, in the unsupervised model.
+// label, in the unsupervised model; its last fit stops at scikit-learn
+// 1.2's rule unless ChooseOptions.MeanRuleRefit or
+// MeanRuleSelfTrainedRefit.
 func (c *chooser) refitSelfTrained(kind Kind, C float64) (*Model, error) {
 	st, err := classify.SelfTraining{FinalSumRule: !c.o.MeanRuleRefit && !c.o.MeanRuleSelfTrainedRefit}.Fit(c.featuresOf(kind), c.known, c.sup.Classes, C)
 	if err != nil {
