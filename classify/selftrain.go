@@ -87,15 +87,15 @@ func (s SelfTraining) Fit(f *Features, labels []int, classes int, c float64) (*S
 		return nil, fmt.Errorf("classify: self-training needs at least one given label, got none of %d samples", len(labels))
 	}
 	var w []float64
-	fit := func() {
-		l := fitLogistic(f.Subset(cols), y, classes, c, w, GradTol)
+	fit := func(tol float64) {
+		l := fitLogistic(f.Subset(cols), y, classes, c, w, tol)
 		w, out.Fit = l.W, l
 	}
 	z := make([]float64, classes)
 	fitted := false // whether out.Fit is the fit on every label so far
 	for len(rest) > 0 && out.Rounds < o.MaxIter {
 		out.Rounds++
-		fit()
+		fit(GradTol)
 		fitted = true
 		var still []int
 		for _, j := range rest {
@@ -114,10 +114,10 @@ func (s SelfTraining) Fit(f *Features, labels []int, classes int, c float64) (*S
 		rest, fitted = still, false
 	}
 	if !fitted {
-		fit()
+		fit(GradTol)
 	}
 	if o.FinalSumRule {
-		out.Fit = fitLogistic(f.Subset(cols), y, classes, c, w, GradTol/float64(len(cols)))
+		fit(GradTol / float64(len(cols)))
 	}
 	return out, nil
 }

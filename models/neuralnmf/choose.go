@@ -108,9 +108,8 @@ type ChooseOptions struct {
 	// (classify.SelfTraining.FinalSumRule). experiments/semisup's
 	// fourteenth comparison chose it (select-selffinal.log): mean accuracy
 	// 0.8154 against 0.8145, godoc at 30 % 0.810 → 0.820 and 0.814 →
-	// 0.818, no run lower. Every round to 1.2's rule
-	// (select-refit-all.log) took 4.4 times LogisticRegressionCV's time on
-	// javadoc at 5 % known. MeanRuleRefit implies it.
+	// 0.818, no run lower (every round to 1.2's rule costs too much: see
+	// MeanRuleRefit). MeanRuleRefit implies it.
 	MeanRuleSelfTrainedRefit bool
 	// Fitting, if not nil, is called before each Neural NMF fit that
 	// TrainChoosing runs, with what the fit is in words ("the unsupervised
