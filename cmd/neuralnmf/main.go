@@ -27,10 +27,10 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"runtime/pprof"
 	"strings"
 	"syscall"
 
+	"github.com/neuralnmf/neuralnmf/internal/cpuprofile"
 	"github.com/neuralnmf/neuralnmf/matio"
 	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
 	"github.com/neuralnmf/neuralnmf/text"
@@ -48,9 +48,12 @@ func main() {
 // SIGKILL cannot be caught; see matio's "Temporary files" for what it can
 // leave.
 func runMain(args []string) int {
+	var prof *cpuprofile.Profile
 	if p := os.Getenv("NEURALNMF_CPUPROFILE"); p != "" { // for development: docs/development.md
-		if f, err := os.Create(p); err == nil && pprof.StartCPUProfile(f) == nil {
-			defer func() { pprof.StopCPUProfile(); f.Close() }()
+		var err error
+		if prof, err = cpuprofile.Start("NEURALNMF_CPUPROFILE", p); err != nil {
+			fmt.Fprintf(os.Stderr, "neuralnmf: %v\n", err)
+			return exitUsage
 		}
 	}
 	sig := make(chan os.Signal, 1)
@@ -61,7 +64,16 @@ func runMain(args []string) int {
 		fmt.Fprintf(os.Stderr, "neuralnmf: %v: stopped; an output not yet complete was not written (removed %d temporary file(s) of this run)\n", s, n)
 		os.Exit(130)
 	}()
-	return run(args, os.Stdout, os.Stderr)
+	code := run(args, os.Stdout, os.Stderr)
+	if prof != nil {
+		if err := prof.Stop(); err != nil {
+			fmt.Fprintf(os.Stderr, "neuralnmf: %v\n", err)
+			if code == 0 {
+				code = exitData
+			}
+		}
+	}
+	return code
 }
 
 type command struct {

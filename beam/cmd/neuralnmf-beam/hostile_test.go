@@ -94,6 +94,12 @@ func TestHostileInput(t *testing.T) {
 		{[]string{"train", "-shards", glob, "-ranks", "4", "-steps", "100000", "-work", p("w3"), "-o", p("x.nnmf")}, 2, "-steps 100000: shard"},
 		{[]string{"train", "-shards", glob, "-ranks", "4", "-work", p("w4"), "-o", p("w4/x.nnmf")}, 2, "inside the work directory"},
 		{[]string{"train", "-shards", glob, "-ranks", "4", "-work", p("w5"), "-o", p("none/x.nnmf")}, 2, "does not exist"},
+		// Issue 66, item 1: a profile never overwrites a file (a shard, a
+		// user's), and one in a missing folder is refused before the work
+		// directory is made.
+		{[]string{"train", "-shards", glob, "-ranks", "4", "-work", p("w1"), "-o", p("x.nnmf"), "-cpuprofile", shards[0]}, 2, "exists; a profile is written only to a new file"},
+		{[]string{"train", "-shards", glob, "-ranks", "4", "-work", p("w1"), "-o", p("x.nnmf"), "-cpuprofile", p("out/notes.txt")}, 2, "exists; a profile is written only to a new file"},
+		{[]string{"train", "-shards", glob, "-ranks", "4", "-work", p("w1"), "-o", p("x.nnmf"), "-cpuprofile", p("none/cpu.prof")}, 2, "does not exist"},
 		{[]string{"train", "-shards", p("bad.mtx"), "-ranks", "4", "-work", p("w6"), "-o", p("x.nnmf")}, 1, "bad.mtx:2: malformed input: size line has 2 numbers"},
 		{[]string{"train", "-shards", p("neg.mtx"), "-ranks", "2", "-steps", "2", "-work", p("w8"), "-o", p("x.nnmf")}, 1, "neg.mtx: row 2, column 2 is -1: X must be nonnegative"},
 		{[]string{"score", "-model", p("m.nnmf"), "-shards", p("neg.mtx"), "-out", p("o4")}, 1, "neg.mtx: row 2, column 2 is -1: X must be nonnegative"},
@@ -111,6 +117,13 @@ func TestHostileInput(t *testing.T) {
 			require.True(t, os.IsNotExist(err), "%v: %s was not created", tc.args, w)
 		}
 	}
+
+	b, err := os.ReadFile(shards[0])
+	require.NoError(t, err)
+	require.Equal(t, b0, b, "the shard named as -cpuprofile is untouched")
+	b, err = os.ReadFile(p("out/notes.txt"))
+	require.NoError(t, err)
+	require.Equal(t, "the user's", string(b))
 
 	// A second driver on a work directory in use is refused.
 	ctx := context.Background()

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime/pprof"
 	"strconv"
 	"strings"
 	"time"
@@ -16,6 +15,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/neuralnmf/neuralnmf/beam/internal/files"
 	"github.com/neuralnmf/neuralnmf/beam/train"
+	"github.com/neuralnmf/neuralnmf/internal/cpuprofile"
 	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
 	"github.com/neuralnmf/neuralnmf/text"
 )
@@ -37,6 +37,11 @@ func runTrain(ctx context.Context) error {
 	}
 	if err := checkModelOut(ctx, *modelOut, *work); err != nil {
 		return err
+	}
+	if *cpuProf != "" {
+		if err := cpuprofile.Check("-cpuprofile", *cpuProf); err != nil {
+			return usageError{err}
+		}
 	}
 	if err := checkShards(ctx, paths, max(*steps, 0)); err != nil {
 		return err
@@ -100,19 +105,19 @@ func runTrain(ctx context.Context) error {
 		}
 		fmt.Printf("pass %d: %s %s; the pass's steps took %.1f s; the pass's relative error %.6f\n", p.Pass, steps, how, p.Elapsed.Seconds(), p.RelError)
 	}
+	var prof *cpuprofile.Profile
 	if *cpuProf != "" {
-		f, err := os.Create(*cpuProf)
-		if err != nil {
-			return fmt.Errorf("-cpuprofile: %w", err)
+		if prof, err = cpuprofile.Start("-cpuprofile", *cpuProf); err != nil {
+			return usageError{err}
 		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return fmt.Errorf("-cpuprofile: %w", err)
-		}
-		defer pprof.StopCPUProfile()
 	}
 	t0 := time.Now()
 	m, err := train.Train(ctx, opt, eng)
+	if prof != nil {
+		if perr := prof.Stop(); perr != nil && err == nil {
+			err = perr
+		}
+	}
 	if err != nil {
 		return err
 	}
