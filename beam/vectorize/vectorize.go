@@ -11,7 +11,8 @@
 // second pipeline transforms each shard with it (text.Vectorizer.Transform)
 // into its own Matrix Market file. Out ends with:
 //
-//	docs-00000.mtx.gz …  one shard's words × documents matrix, in the documents' order
+//	docs-00000.mtx.gz …  one shard's words × documents matrix, in the documents' order,
+//	                     the vectoriser's Fingerprint in a header comment
 //	vocab.txt            the word of each row
 //	vectorizer.json      the vectoriser (neuralnmf vectorize -save's format)
 package vectorize
@@ -20,6 +21,8 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -88,6 +91,24 @@ const (
 func ShardName(i, n int) string {
 	width := max(5, len(fmt.Sprint(n-1)))
 	return fmt.Sprintf("docs-%0*d.mtx.gz", width, i)
+}
+
+// FingerprintKey names the comment line of a shard's Matrix Market header
+// that carries the fingerprint of the vectoriser that made it:
+// "% neuralnmf-vectorizer <Fingerprint>". train -vectorizer refuses a
+// vectoriser whose fingerprint is not its shards'.
+const FingerprintKey = "neuralnmf-vectorizer"
+
+// Fingerprint identifies a vectoriser: the first 16 bytes of the SHA-256
+// of its JSON encoding, in hex. Two vectorisers with the same words, IDF
+// and options have the same fingerprint; any other difference changes it.
+func Fingerprint(v *text.Vectorizer) (string, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:16]), nil
 }
 
 // Task is one shard of documents in a pipeline.
@@ -373,7 +394,8 @@ type transformFn struct {
 	Out string
 	N   int
 
-	v *text.Vectorizer
+	v  *text.Vectorizer
+	fp string
 }
 
 func (f *transformFn) Setup(ctx context.Context) error {
@@ -382,7 +404,11 @@ func (f *transformFn) Setup(ctx context.Context) error {
 		return fmt.Errorf("vectorize: %w", err)
 	}
 	f.v = new(text.Vectorizer)
-	return json.Unmarshal(raw, f.v)
+	if err := json.Unmarshal(raw, f.v); err != nil {
+		return err
+	}
+	f.fp, err = Fingerprint(f.v)
+	return err
 }
 
 func (f *transformFn) ProcessElement(ctx context.Context, t Task, emit func(string)) error {
@@ -395,7 +421,7 @@ func (f *transformFn) ProcessElement(ctx context.Context, t Task, emit func(stri
 	if err != nil {
 		return fmt.Errorf("%s%s", files.InputError, strings.ReplaceAll(err.Error(), local, t.Path))
 	}
-	b, err := encode(x)
+	b, err := encode(x, f.fp)
 	if err != nil {
 		return err
 	}
@@ -408,14 +434,23 @@ func (f *transformFn) ProcessElement(ctx context.Context, t Task, emit func(stri
 }
 
 // encode writes x as gzipped Matrix Market (fastest level, as neuralnmf
-// vectorize writes .mtx.gz).
-func encode(x *tensor.Sparse) ([]byte, error) {
+// vectorize writes .mtx.gz), with the vectoriser's fingerprint fp in a
+// comment line after the banner (FingerprintKey).
+func encode(x *tensor.Sparse, fp string) ([]byte, error) {
+	var mm bytes.Buffer
+	if err := matio.WriteMatrixMarket(&mm, &matio.Matrix{Sparse: x}); err != nil {
+		return nil, err
+	}
+	banner, rest, _ := bytes.Cut(mm.Bytes(), []byte("\n"))
 	var buf bytes.Buffer
 	z, err := gzip.NewWriterLevel(&buf, gzip.BestSpeed)
 	if err != nil {
 		return nil, err
 	}
-	if err := matio.WriteMatrixMarket(z, &matio.Matrix{Sparse: x}); err != nil {
+	if _, err := fmt.Fprintf(z, "%s\n%% %s %s\n", banner, FingerprintKey, fp); err != nil {
+		return nil, err
+	}
+	if _, err := z.Write(rest); err != nil {
 		return nil, err
 	}
 	if err := z.Close(); err != nil {

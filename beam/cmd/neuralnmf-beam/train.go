@@ -15,6 +15,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/neuralnmf/neuralnmf/beam/internal/files"
 	"github.com/neuralnmf/neuralnmf/beam/train"
+	"github.com/neuralnmf/neuralnmf/beam/vectorize"
 	"github.com/neuralnmf/neuralnmf/internal/cpuprofile"
 	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
 	"github.com/neuralnmf/neuralnmf/text"
@@ -46,7 +47,7 @@ func runTrain(ctx context.Context) error {
 	if err := checkShards(ctx, paths, max(*steps, 0)); err != nil {
 		return err
 	}
-	vec, err := readVectorizer(ctx, *vecIn, paths[0])
+	vec, err := readVectorizer(ctx, *vecIn, paths)
 	if err != nil {
 		return err
 	}
@@ -209,10 +210,25 @@ func checkShards(ctx context.Context, paths []string, steps int) error {
 	return nil
 }
 
-// readVectorizer reads the -vectorizer file p (none if empty) and checks
-// that its vocabulary has a word for each row of shard; it returns the
-// vectoriser's JSON to keep in the model.
-func readVectorizer(ctx context.Context, p, shard string) (json.RawMessage, error) {
+// readVectorizer reads the -vectorizer file p (none if empty), checks that
+// its vocabulary has a word for each row of the shards and that it is the
+// vectoriser that made them (the fingerprint neuralnmf-beam vectorize
+// writes into each shard's header; shards made otherwise carry none, and
+// only the word count is checked), and returns the vectoriser's JSON to
+// keep in the model. Without p, shards of different vectorisers are
+// refused all the same.
+func readVectorizer(ctx context.Context, p string, shards []string) (json.RawMessage, error) {
+	fps := make([]string, len(shards))
+	for i, s := range shards {
+		fp, err := files.MatrixComment(ctx, s, vectorize.FingerprintKey)
+		if err != nil {
+			return nil, fmt.Errorf("-shards: %w", err)
+		}
+		fps[i] = fp
+		if fp != "" && fps[0] != "" && fp != fps[0] {
+			return nil, fmt.Errorf("-shards: %s and %s were made by different vectorisers (runs of neuralnmf-beam vectorize): their rows are not the same words; give the shards of one run", shards[0], s)
+		}
+	}
 	if p == "" {
 		return nil, nil
 	}
@@ -224,12 +240,21 @@ func readVectorizer(ctx context.Context, p, shard string) (json.RawMessage, erro
 	if err := json.Unmarshal(raw, &v); err != nil {
 		return nil, fmt.Errorf("-vectorizer %s: not a vectoriser (vectorizer.json of neuralnmf-beam vectorize, or neuralnmf vectorize -save): %w", p, err)
 	}
-	rows, _, _, err := files.MatrixHeader(ctx, shard)
+	rows, _, _, err := files.MatrixHeader(ctx, shards[0])
 	if err != nil {
 		return nil, fmt.Errorf("-shards: %w", err)
 	}
 	if len(v.Vocab) != rows {
 		return nil, fmt.Errorf("-vectorizer %s has %d words, the shards %d rows: give the vectoriser the shards were made with", p, len(v.Vocab), rows)
+	}
+	fp, err := vectorize.Fingerprint(&v)
+	if err != nil {
+		return nil, fmt.Errorf("-vectorizer %s: %w", p, err)
+	}
+	for i, s := range shards {
+		if fps[i] != "" && fps[i] != fp {
+			return nil, fmt.Errorf("-vectorizer %s did not make the shards (%s carries the fingerprint %s, the vectoriser's is %s): the topics would be named with another corpus's words; give the vectorizer.json written beside the shards", p, s, fps[i], fp)
+		}
 	}
 	return json.Marshal(&v)
 }

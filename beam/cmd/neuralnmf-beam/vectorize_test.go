@@ -2,6 +2,7 @@ package main
 
 import (
 	"compress/gzip"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -122,4 +123,25 @@ func TestVectorizeCommand(t *testing.T) {
 	b, err = cmd.CombinedOutput()
 	require.Error(t, err)
 	require.Contains(t, string(b), "has 2 words")
+
+	// Issue 66, item 2: another corpus's vectoriser of the same size (here
+	// the shards' own with two words swapped) is refused too, before any
+	// work, for its fingerprint.
+	raw, err := os.ReadFile(filepath.Join(out, "vectorizer.json"))
+	require.NoError(t, err)
+	var v map[string]any
+	require.NoError(t, json.Unmarshal(raw, &v))
+	vs := v["vocab"].([]any)
+	vs[0], vs[1] = vs[1], vs[0]
+	raw, err = json.Marshal(v)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(other, raw, 0o644))
+	cmd = exec.Command(self, "train", "-local", "-shards", filepath.Join(out, "docs-*.mtx.gz"), "-vectorizer", other,
+		"-ranks", "6,3", "-work", filepath.Join(dir, "w2"), "-o", filepath.Join(dir, "m2.nnmf"))
+	b, err = cmd.CombinedOutput()
+	require.Error(t, err)
+	require.Equal(t, 1, cmd.ProcessState.ExitCode(), "%s", b)
+	require.Contains(t, string(b), "did not make the shards")
+	_, err = os.Stat(filepath.Join(dir, "w2"))
+	require.ErrorIs(t, err, os.ErrNotExist, "refused before the work directory")
 }

@@ -4,6 +4,7 @@
 package files
 
 import (
+	"bufio"
 	"bytes"
 	"compress/gzip"
 	"context"
@@ -225,6 +226,43 @@ func MatrixHeader(ctx context.Context, p string) (rows, cols, entries int, err e
 		in = z
 	}
 	return matio.ReadMatrixMarketHeader(in, p)
+}
+
+// MatrixComment returns the value of the first comment line "% key value"
+// among the comment lines that follow the banner of the Matrix Market file
+// p (.mtx, or .mtx.gz gunzipped), or "" if there is none.
+func MatrixComment(ctx context.Context, p, key string) (string, error) {
+	r, err := Open(ctx, p)
+	if err != nil {
+		return "", err
+	}
+	defer r.Close()
+	var in io.Reader = r
+	if strings.HasSuffix(p, ".gz") {
+		z, err := gzip.NewReader(r)
+		if err != nil {
+			return "", fmt.Errorf("%s: %w", p, err)
+		}
+		defer z.Close()
+		in = z
+	}
+	br := bufio.NewReaderSize(in, 4096)
+	for i := 0; i < 64; i++ { // the banner and a few comments; never the entries
+		line, err := br.ReadString('\n')
+		if i > 0 && !strings.HasPrefix(line, "%") {
+			return "", nil
+		}
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "% "+key+" "); ok && i > 0 {
+			return strings.TrimSpace(v), nil
+		}
+		if err == io.EOF {
+			return "", nil
+		}
+		if err != nil {
+			return "", fmt.Errorf("%s: %w", p, err)
+		}
+	}
+	return "", nil
 }
 
 // DecodeMatrix reads a Matrix Market matrix from r, gunzipping it first if
