@@ -105,7 +105,7 @@ type Data struct {
 // LayerData is one layer.
 type LayerData struct {
 	Layer     int         `json:"layer"` // from 1
-	NPMI      float64     `json:"npmi"`
+	NPMI      *float64    `json:"npmi"` // null when no topic has one
 	Diversity float64     `json:"diversity"`
 	Topics    []TopicData `json:"topics"`
 }
@@ -116,7 +116,12 @@ type TopicData struct {
 	// Weight is the topic's share of its layer's weight in the documents
 	// (the sum of its row of S over the sum of S).
 	Weight float64 `json:"weight"`
-	NPMI   float64 `json:"npmi"`
+	// NPMI is package quality's; null for a topic with fewer than two
+	// words of positive weight.
+	NPMI *float64 `json:"npmi"`
+	// Note says what the NPMI rests on where that is little (few words of
+	// positive weight, few documents), or is empty.
+	Note string `json:"note"`
 	// ParentShare is package quality's: the share of the topic's mass its
 	// largest topic of the layer before gives (null on layer 1).
 	ParentShare *float64 `json:"parentShare"`
@@ -221,14 +226,15 @@ func Build(a, s []*tensor.Dense, docs []Doc, vocab []string, q []quality.Layer, 
 	topics := neuralnmf.LayerTopics(a)
 	var mass []float64 // word-space mass of each topic of the layer before
 	for l, t := range topics {
-		ld := LayerData{Layer: l + 1, NPMI: q[l].NPMI, Diversity: q[l].Diversity}
+		ld := LayerData{Layer: l + 1, NPMI: orNull(q[l].NPMI), Diversity: q[l].Diversity}
 		weights := rowShares(s[l])
 		share := shares(s[l])
 		tmass := columnSums(t)
 		xy := mapTopics(t)
-		tops := neuralnmf.TopRows(t, o.SearchWords)
+		tops := quality.TopWords(t, o.SearchWords)
 		for j := 0; j < t.Cols; j++ {
-			td := TopicData{ID: topicID(l, j), Weight: weights[j], NPMI: q[l].Topics[j].NPMI, X: xy[j][0], Y: xy[j][1],
+			qt := q[l].Topics[j]
+			td := TopicData{ID: topicID(l, j), Weight: weights[j], NPMI: orNull(qt.NPMI), Note: note(qt), X: xy[j][0], Y: xy[j][1],
 				Words: []WordWeight{}, MadeOf: []Link{}, PartOf: []Link{}, Docs: []int{}} // [] on the page, not null
 			if ps := q[l].Topics[j].ParentShare; !math.IsNaN(ps) {
 				td.ParentShare = &ps
@@ -508,4 +514,31 @@ func (d *Data) WriteHTML(w io.Writer) error {
 		Title string
 		Data  template.JS
 	}{d.Title, template.JS(b)})
+}
+
+// orNull is v, or nil (null on the page) for NaN.
+func orNull(v float64) *float64 {
+	if math.IsNaN(v) {
+		return nil
+	}
+	return &v
+}
+
+// note says what a topic's NPMI (measured with quality's defaults) rests
+// on where that is little: fewer words of positive weight than
+// quality.DefaultTop, fewer than quality.MinDocs documents.
+func note(t quality.Topic) string {
+	var notes []string
+	switch k := len(t.Words); {
+	case k == 0:
+		notes = append(notes, "no word of positive weight: no NPMI")
+	case k == 1:
+		notes = append(notes, "one word of positive weight: no NPMI")
+	case k < quality.DefaultTop:
+		notes = append(notes, fmt.Sprintf("NPMI of its only %d words of positive weight", k))
+	}
+	if len(t.Words) >= 2 && t.Docs < quality.MinDocs {
+		notes = append(notes, fmt.Sprintf("NPMI from %d document(s) holding two of its words", t.Docs))
+	}
+	return strings.Join(notes, "; ")
 }

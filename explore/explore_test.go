@@ -74,7 +74,8 @@ func TestBuild(t *testing.T) {
 			require.LessOrEqual(t, math.Abs(tp.X), 1.0)
 			require.LessOrEqual(t, math.Abs(tp.Y), 1.0)
 			require.Len(t, tp.Docs, 2)
-			require.Equal(t, q[l].Topics[j].NPMI, tp.NPMI)
+			require.NotNil(t, tp.NPMI)
+			require.Equal(t, q[l].Topics[j].NPMI, *tp.NPMI)
 		}
 		require.InDelta(t, 1, sum, 1e-12, "layer %d's weights are shares", l+1)
 	}

@@ -112,20 +112,22 @@ function showLayer(n) {
     svg.append(c, tx);
   }
   const rows = lay.topics.slice().sort((a, b) => b.weight - a.weight).map(t =>
-    el("tr", {}, el("td", {}, link("topic=" + t.id, t.id)), el("td", {}, pct(t.weight)), el("td", {}, t.npmi.toFixed(3)),
+    el("tr", {}, el("td", {}, link("topic=" + t.id, t.id)), el("td", {}, pct(t.weight)), el("td", {}, fmtNPMI(t.npmi)),
       el("td", {}, t.words.slice(0, 8).map(w => w.w).join(" "))));
   view("layer", el("h2", {}, "Layer " + n + ": " + lay.topics.length + " topics"),
-    el("p", {}, "NPMI " + lay.npmi.toFixed(3) + ", diversity " + lay.diversity.toFixed(3) +
+    el("p", {}, "NPMI " + fmtNPMI(lay.npmi) + ", diversity " + lay.diversity.toFixed(3) +
       ". The map places topics by the Jensen–Shannon distance of their words; circles are sized by weight."),
     svg, el("table", {class: "words"}, el("tr", {}, el("th", {}, "topic"), el("th", {}, "weight"), el("th", {}, "NPMI"), el("th", {}, "words")), ...rows));
 }
+
+function fmtNPMI(v) { return v === null ? "—" : v.toFixed(3); }
 
 function showTopic(id) {
   const t = topics[id];
   if (!t) return notFound("topic " + id);
   const maxP = t.words.length ? t.words[0].p : 1;
   const kids = [el("h2", {id: "topic-title"}, "Topic " + id),
-    el("p", {}, "Weight " + pct(t.weight) + " of layer " + id.split(".")[0] + "; NPMI " + t.npmi.toFixed(3) +
+    el("p", {}, "Weight " + pct(t.weight) + " of layer " + id.split(".")[0] + "; NPMI " + fmtNPMI(t.npmi) + (t.note ? " (" + t.note + ")" : "") +
       (t.parentShare === null ? "" : "; " + pct(t.parentShare) + " of its mass from its largest topic of the layer before")),
     el("table", {class: "words"}, ...t.words.map(w => el("tr", {}, el("td", {}, link("word=" + encodeURIComponent(w.w), w.w)), el("td", {}, bar(w.p, maxP), pct(w.p)))))];
   if (t.madeOf.length) kids.push(el("h3", {}, "Made of (layer " + (+id.split(".")[0] - 1) + ")"),

@@ -13,6 +13,7 @@ package quality
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
 	"github.com/neuralnmf/neuralnmf/tensor"
@@ -29,14 +30,31 @@ type Options struct {
 	DiversityTop int
 }
 
+// DefaultTop is Options.Top when it is 0.
+const DefaultTop = 10
+
+// MinDocs is the number of documents below which an NPMI means little:
+// a topic whose top words occur two together in fewer documents than this
+// has its pairs' joint probabilities estimated from a handful of counts
+// (one document more or less moves one by 10 % or more), and at 0 every
+// pair scores −1 whatever the topic is. Commands warn below it.
+const MinDocs = 10
+
 // Topic is the quality of one topic.
 type Topic struct {
 	// Layer and Index count from 0.
 	Layer, Index int
-	// Words are the topic's Top words (rows of X), the heaviest first.
+	// Words are the topic's top words (rows of X) of positive weight, the
+	// heaviest first: Top of them, or all the topic has when it has fewer
+	// (TopWords). A word of weight 0 is never a top word.
 	Words []int
-	// NPMI is the mean NPMI of the pairs of Words.
+	// NPMI is the mean NPMI of the pairs of Words; NaN when the topic has
+	// fewer than two words of positive weight (no pair to score).
 	NPMI float64
+	// Docs is the number of documents that hold at least two of Words:
+	// the only documents where a pair of them co-occurs. Below MinDocs the
+	// NPMI rests on too few documents to mean much.
+	Docs int
 	// ParentShare is, below the first layer, the share of the topic's mass
 	// in word space that its largest parent (a topic of the layer above it
 	// in A⁽ˡ⁾'s column) contributes: 1 when one parent makes it, 1/k when k
@@ -49,7 +67,8 @@ type Topic struct {
 type Layer struct {
 	// Layer counts from 0.
 	Layer int
-	// NPMI is the mean of the topics' NPMI.
+	// NPMI is the mean of the topics' NPMI, over the topics that have
+	// one (NaN if none has).
 	NPMI float64
 	// Diversity is the share of distinct words among the layer's topics'
 	// DiversityTop top words: 1 when no two topics share a top word.
@@ -61,9 +80,10 @@ type Layer struct {
 // of a model: A⁽⁰⁾ is features × k⁽⁰⁾, A⁽ˡ⁾ is k⁽ˡ⁻¹⁾ × k⁽ˡ⁾; layer ℓ's
 // topics in word space are A⁽⁰⁾⋯A⁽ˡ⁾, neuralnmf.LayerTopics), with NPMI
 // counted over the documents docs (features × documents). It returns an
-// error if a is empty or not a chain of nonnegative, finite matrices, if
-// docs has another number of features or no documents, or if a topic
-// has fewer than two words to pair.
+// error if a is empty or not a chain of nonnegative, finite matrices, or
+// if docs has another number of features or no documents. Documents with
+// no entry count in the total that NPMI's probabilities divide by, as in
+// gensim's document co-occurrence; EmptyDocs counts them.
 func Measure(docs *tensor.Sparse, a []*tensor.Dense, opt *Options) ([]Layer, error) {
 	o := withDefaults(opt)
 	if len(a) == 0 {
@@ -94,22 +114,60 @@ func Measure(docs *tensor.Sparse, a []*tensor.Dense, opt *Options) ([]Layer, err
 	var mass []float64 // the mass in word space of each topic of the layer above
 	for l, t := range topics {
 		lay := Layer{Layer: l}
-		tops := neuralnmf.TopRows(t, o.Top)
+		tops := TopWords(t, o.Top)
 		var sum float64
+		scored := 0
 		for j, words := range tops {
-			tp := Topic{Layer: l, Index: j, Words: words, NPMI: co.NPMI(words), ParentShare: math.NaN()}
+			tp := Topic{Layer: l, Index: j, Words: words, NPMI: math.NaN(), ParentShare: math.NaN()}
+			if len(words) >= 2 {
+				tp.NPMI = co.NPMI(words)
+				tp.Docs = co.DocsWithTwo(words)
+				sum += tp.NPMI
+				scored++
+			}
 			if l > 0 {
 				tp.ParentShare = parentShare(mass, a[l], j)
 			}
-			sum += tp.NPMI
 			lay.Topics = append(lay.Topics, tp)
 		}
-		lay.NPMI = sum / float64(len(tops))
-		lay.Diversity = Diversity(neuralnmf.TopRows(t, o.DiversityTop))
+		lay.NPMI = math.NaN()
+		if scored > 0 {
+			lay.NPMI = sum / float64(scored)
+		}
+		lay.Diversity = Diversity(TopWords(t, o.DiversityTop))
 		out = append(out, lay)
 		mass = columnSums(t)
 	}
 	return out, nil
+}
+
+// TopWords returns, for each column of t (a topic in word space), the rows
+// of its n largest positive entries, the largest first (ties in row
+// order): fewer than n, or none, where the column has fewer positive
+// entries. A word of weight 0 is not a top word of the topic.
+func TopWords(t *tensor.Dense, n int) [][]int {
+	tops := neuralnmf.TopRows(t, n)
+	for j, rows := range tops {
+		k := 0
+		for k < len(rows) && t.At(rows[k], j) > 0 {
+			k++
+		}
+		tops[j] = rows[:k:k]
+	}
+	return tops
+}
+
+// EmptyDocs returns the number of documents (columns of docs) with no
+// positive entry: documents with no word of the topics' vocabulary.
+func EmptyDocs(docs *tensor.Sparse) int {
+	n := 0
+	for j := range docs.Cols {
+		_, vals := docs.Column(j)
+		if !slices.ContainsFunc(vals, func(v float64) bool { return v > 0 }) {
+			n++
+		}
+	}
+	return n
 }
 
 func rowsOf(s *tensor.Sparse) int {
@@ -125,7 +183,7 @@ func withDefaults(opt *Options) Options {
 		o = *opt
 	}
 	if o.Top == 0 {
-		o.Top = 10
+		o.Top = DefaultTop
 	}
 	if o.DiversityTop == 0 {
 		o.DiversityTop = 25
@@ -197,6 +255,21 @@ func NewCooccurrence(docs *tensor.Sparse) *Cooccurrence {
 		}
 	}
 	return c
+}
+
+// DocsWithTwo returns the number of documents holding at least two of
+// words.
+func (c *Cooccurrence) DocsWithTwo(words []int) int {
+	seen := map[int]int{}
+	n := 0
+	for _, w := range words {
+		for _, d := range c.words[w] {
+			if seen[d]++; seen[d] == 2 {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // Count returns the number of documents holding word w.

@@ -89,3 +89,34 @@ func TestMeasureErrors(t *testing.T) {
 		require.ErrorContains(t, err, tc.want, name)
 	}
 }
+
+// Issue 66, items 3 and 4, on the documents above: a topic's top words
+// are its words of positive weight; one with two is scored on its pair,
+// one with one has no NPMI and stays out of the layer's mean; Docs counts
+// the documents holding two of the words (by hand: words {0,1,2} are
+// together in documents 1, 2 and 3; the pair {0,1} in 1 and 2).
+func TestTopWordsArePositive(t *testing.T) {
+	a := tensor.New(4, 3)
+	a.Set(0, 0, 0.7) // topic 0: words 0, 1
+	a.Set(1, 0, 0.3)
+	a.Set(2, 1, 1) // topic 1: word 2 alone
+	a.Set(0, 2, 0.5)
+	a.Set(1, 2, 0.3)
+	a.Set(2, 2, 0.2) // topic 2: words 0, 1, 2
+	require.Equal(t, [][]int{{0, 1}, {2}, {0, 1, 2}}, quality.TopWords(a, 10))
+	layers, err := quality.Measure(docs(t), []*tensor.Dense{a}, &quality.Options{Top: 3})
+	require.NoError(t, err)
+	tp := layers[0].Topics
+	require.InDelta(t, 0.557493, tp[0].NPMI, 1e-6)
+	require.Equal(t, 2, tp[0].Docs)
+	require.True(t, math.IsNaN(tp[1].NPMI))
+	require.Equal(t, 0, tp[1].Docs)
+	want2 := (0.557493 - 0.113283 - 1) / 3
+	require.InDelta(t, want2, tp[2].NPMI, 1e-6)
+	require.Equal(t, 3, tp[2].Docs)
+	require.InDelta(t, (0.557493+want2)/2, layers[0].NPMI, 1e-6)
+	require.Equal(t, 0, quality.EmptyDocs(docs(t)))
+	x, err := tensor.NewSparse(4, 3, []tensor.Entry{{Row: 1, Col: 1, Val: 2}})
+	require.NoError(t, err)
+	require.Equal(t, 2, quality.EmptyDocs(x))
+}

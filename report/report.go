@@ -19,6 +19,7 @@ import (
 	"image/png"
 	"io"
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
@@ -496,7 +497,13 @@ func labelSections(acc *[]accRow, conf *template.HTML, note *string, m *neuralnm
 	return nil
 }
 
-var pageTemplate = template.Must(template.New("report").Funcs(template.FuncMap{"mul100": func(f float64) float64 { return 100 * f }}).Parse(`<!DOCTYPE html>
+var pageTemplate = template.Must(template.New("report").Funcs(template.FuncMap{"npmi": func(v float64) string {
+	if math.IsNaN(v) {
+		return "—"
+	}
+	return strconv.FormatFloat(v, 'f', 3, 64)
+},
+	"mul100": func(f float64) float64 { return 100 * f }}).Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -535,10 +542,10 @@ figcaption { color: #555; font-size: .9em; }
 <h2>Topics</h2>
 {{range $l := .Layers}}
 <h3>Layer {{.Index}}</h3>
-{{if .Quality}}<p>NPMI {{printf "%.3f" .NPMI}} (the mean of the topics': the coherence of each topic's top words by how often they occur in the same documents, −1 to 1), topic diversity {{printf "%.3f" .Diversity}} (the share of distinct words among the topics' top 25).</p>
+{{if .Quality}}<p>NPMI {{npmi .NPMI}} (the mean of the topics': the coherence of each topic's top words by how often they occur in the same documents, −1 to 1), topic diversity {{printf "%.3f" .Diversity}} (the share of distinct words among the topics' top 25).</p>
 {{end}}<table>
 <tr><th>topic</th><th>documents</th>{{if .Quality}}<th>NPMI</th><th>from its largest parent</th>{{end}}<th>top words</th></tr>
-{{range $t := .Topics}}<tr><td class="num">{{$t.Index}}</td><td class="num">{{if ge $t.Share 0.0}}{{printf "%.1f" (mul100 $t.Share)}} %{{else}}—{{end}}</td>{{if $l.Quality}}<td class="num">{{printf "%.3f" $t.NPMI}}</td><td class="num">{{$t.Parent}}</td>{{end}}<td>{{$t.WordLine}}</td></tr>
+{{range $t := .Topics}}<tr><td class="num">{{$t.Index}}</td><td class="num">{{if ge $t.Share 0.0}}{{printf "%.1f" (mul100 $t.Share)}} %{{else}}—{{end}}</td>{{if $l.Quality}}<td class="num">{{npmi $t.NPMI}}</td><td class="num">{{$t.Parent}}</td>{{end}}<td>{{$t.WordLine}}</td></tr>
 {{end}}</table>
 {{end}}
 

@@ -44,18 +44,22 @@ Flags:
 	if err := in.check(fs, *out, input{"-vocab", *vocabPath}); err != nil {
 		return err
 	}
-	if *nDocs < 1 || *nWords < 2 {
-		return usageError{fmt.Errorf("-docs must be at least 1 and -n at least 2 (got %d and %d)", *nDocs, *nWords)}
+	if *nDocs < 1 || *nWords < 2 || *nWords > maxTopWords {
+		return usageError{fmt.Errorf("-docs must be at least 1 and -n from 2 to %d (got %d and %d)", maxTopWords, *nDocs, *nWords)}
 	}
 	td, err := readTopicDocs(in, *vocabPath, stderr)
 	if err != nil {
 		return err
+	}
+	if td.vocab == nil {
+		return usageError{fmt.Errorf("-vocab is required: the model %s has no words of its own (it was fitted on a matrix, not on -text); give -vocab FILE, one word per row of the matrix", *in.model)}
 	}
 	m, c, docs := td.m, td.c, td.docs
 	q, err := quality.Measure(docs, m.A, nil)
 	if err != nil {
 		return err
 	}
+	warnQuality(stderr, q, quality.DefaultTop)
 	s, err := m.TransformSparse(docs)
 	if err != nil {
 		return err

@@ -21,7 +21,7 @@ func runQuality(args []string, stdout, stderr io.Writer) error {
 	vocabPath := fs.String("vocab", "", "vocabulary for the words of the text output: one word per line (default: the model's own, from fit -text)")
 	n := fs.Int("n", 10, "top words per topic whose pairs NPMI averages (all the model's features where it has fewer)")
 	div := fs.Int("diversity-n", 25, "top words per topic that topic diversity counts")
-	format := fs.String("format", "text", "output: text (per layer, then per topic) or csv (one row a topic: layer,topic,npmi,parent_share,words)")
+	format := fs.String("format", "text", "output: text (per layer, then per topic) or csv (one row a topic: layer,topic,npmi,parent_share,...,words,n_words,docs)")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, `Usage: neuralnmf quality -model m.nnmf -text docs.jsonl [-n 10] [-format text|csv]
        neuralnmf quality -model m.nnmf -x X.mtx [-vocab vocab.txt]
@@ -37,6 +37,14 @@ documents, or others), as topic-model users do, to standard output:
                 -diversity-n words (1: no topic shares a top word)
   parent share  below the first layer, how much of a topic's mass its
                 largest parent in the layer above gives (1: one parent)
+
+A topic's top words are its words of positive weight: a topic with fewer
+than -n is scored on those it has, one with fewer than 2 has no NPMI (-)
+and stays out of its layer's mean, and a warning names them; so it does
+for an NPMI that rests on fewer than 10 documents holding two of the
+topic's top words, and for documents with no word of the model's (which
+count in NPMI's document total). Documents none of which holds a word of
+the model's are refused.
 
 Documents are -text (vectorised by the model's saved vectoriser) or a
 matrix -x with the model's rows; a word is in a document when its entry is
@@ -64,8 +72,11 @@ Flags:
 	if *n < 2 || *div < 1 {
 		return usageError{fmt.Errorf("-n must be at least 2 (NPMI pairs the top words) and -diversity-n at least 1 (got %d and %d)", *n, *div)}
 	}
-	write, err := choose("format", *format, choice[func(io.Writer, []quality.Layer, []string) error]{"text", writeQualityText},
-		choice[func(io.Writer, []quality.Layer, []string) error]{"csv", writeQualityCSV})
+	if *n > maxTopWords || *div > maxTopWords {
+		return usageError{fmt.Errorf("-n and -diversity-n are at most %d (NPMI averages n(n-1)/2 pairs a topic: %d pairs at -n %d; papers use 10 to 20) (got %d and %d)", maxTopWords, maxTopWords*(maxTopWords-1)/2, maxTopWords, *n, *div)}
+	}
+	type writer = func(io.Writer, []quality.Layer, []string, int) error
+	write, err := choose("format", *format, choice[writer]{"text", writeQualityText}, choice[writer]{"csv", writeQualityCSV})
 	if err != nil {
 		return err
 	}
@@ -77,7 +88,49 @@ Flags:
 	if err != nil {
 		return err
 	}
-	return write(stdout, layers, td.vocab)
+	warnQuality(stderr, layers, *n)
+	return write(stdout, layers, td.vocab, *n)
+}
+
+// maxTopWords bounds quality's and explore's top words per topic.
+const maxTopWords = 100
+
+// warnQuality says on stderr which topics have fewer than n words of
+// positive weight (scored on those, or not at all), and which NPMIs rest
+// on fewer than quality.MinDocs documents.
+func warnQuality(stderr io.Writer, layers []quality.Layer, n int) {
+	var short, unscored, thin []string
+	for _, l := range layers {
+		for _, t := range l.Topics {
+			id := fmt.Sprintf("%d.%d", l.Layer+1, t.Index+1)
+			switch {
+			case len(t.Words) < 2:
+				unscored = append(unscored, id)
+			case len(t.Words) < n:
+				short = append(short, id)
+			}
+			if len(t.Words) >= 2 && t.Docs < quality.MinDocs {
+				thin = append(thin, id)
+			}
+		}
+	}
+	if len(unscored) > 0 {
+		fmt.Fprintf(stderr, "warning: %d topic(s) (%s) have fewer than 2 words of positive weight: no NPMI (shown as -), and left out of their layer's mean\n", len(unscored), quoteIDs(unscored))
+	}
+	if len(short) > 0 {
+		fmt.Fprintf(stderr, "warning: %d topic(s) (%s) have fewer than %d words of positive weight: each is scored on the words it has\n", len(short), quoteIDs(short), n)
+	}
+	if len(thin) > 0 {
+		fmt.Fprintf(stderr, "warning: the NPMI of %d topic(s) (%s) rests on fewer than %d documents holding two of their top words: it means little (0 documents: every pair scores -1)\n", len(thin), quoteIDs(thin), quality.MinDocs)
+	}
+}
+
+// quoteIDs lists the first few topic ids.
+func quoteIDs(ids []string) string {
+	if len(ids) > 8 {
+		return strings.Join(ids[:8], ", ") + ", …"
+	}
+	return strings.Join(ids, ", ")
 }
 
 // topicDocs is a model with its words and the documents its topics are
@@ -111,6 +164,14 @@ func readTopicDocs(in columnFlags, vocabPath string, stderr io.Writer) (*topicDo
 	if docs.Rows != m.A[0].Rows {
 		return nil, fmt.Errorf("%s: %d rows, but the model has %d features", c.from, docs.Rows, m.A[0].Rows)
 	}
+	if e := quality.EmptyDocs(docs); e == docs.Cols {
+		what := "no document holds a word of the model's vocabulary (a wrong -field, language or model?)"
+		if strings.HasPrefix(c.from, "-x ") {
+			what = "every column is zero"
+		}
+		return nil, fmt.Errorf("%s: %s: NPMI counts words occurring together in documents, and here every pair would score -1 whatever the topics", c.from, what)
+	}
+	c.warnEmpty(stderr, "they count in the documents NPMI's probabilities divide by, and hold no pair")
 	return &topicDocs{m: m, vocab: vocab, c: c, docs: docs}, nil
 }
 
@@ -127,6 +188,32 @@ func wordsOf(words []int, vocab []string) string {
 	return strings.Join(s, " ")
 }
 
+// fmtNPMI is an NPMI to 3 decimals, or "-" where there is none.
+func fmtNPMI(v float64) string {
+	if math.IsNaN(v) {
+		return "-"
+	}
+	return strconv.FormatFloat(v, 'f', 3, 64)
+}
+
+// topicNote says what a topic's NPMI rests on, where that is little.
+func topicNote(t quality.Topic, n int) string {
+	var notes []string
+	switch k := len(t.Words); {
+	case k == 0:
+		notes = append(notes, "no word of positive weight")
+	case k < n:
+		notes = append(notes, fmt.Sprintf("only %d word(s) of positive weight", k))
+	}
+	if len(t.Words) >= 2 && t.Docs < quality.MinDocs {
+		notes = append(notes, fmt.Sprintf("NPMI from %d document(s)", t.Docs))
+	}
+	if len(notes) == 0 {
+		return ""
+	}
+	return "  (" + strings.Join(notes, "; ") + ")"
+}
+
 func fmtShare(v float64) string {
 	if math.IsNaN(v) {
 		return ""
@@ -134,27 +221,35 @@ func fmtShare(v float64) string {
 	return strconv.FormatFloat(v, 'f', 3, 64)
 }
 
-func writeQualityText(w io.Writer, layers []quality.Layer, vocab []string) error {
+func writeQualityText(w io.Writer, layers []quality.Layer, vocab []string, top int) error {
 	for _, l := range layers {
-		fmt.Fprintf(w, "Layer %d (%d topics): NPMI %.3f, diversity %.3f\n", l.Layer+1, len(l.Topics), l.NPMI, l.Diversity)
+		fmt.Fprintf(w, "Layer %d (%d topics): NPMI %s, diversity %.3f\n", l.Layer+1, len(l.Topics), fmtNPMI(l.NPMI), l.Diversity)
 		for _, t := range l.Topics {
 			share := ""
 			if !math.IsNaN(t.ParentShare) {
 				share = ", parent share " + fmtShare(t.ParentShare)
 			}
-			fmt.Fprintf(w, "  topic %-3d NPMI %6.3f%s  %s\n", t.Index+1, t.NPMI, share, wordsOf(t.Words, vocab))
+			fmt.Fprintf(w, "  topic %-3d NPMI %6s%s  %s%s\n", t.Index+1, fmtNPMI(t.NPMI), share, wordsOf(t.Words, vocab), topicNote(t, top))
 		}
 	}
 	return nil
 }
 
-func writeQualityCSV(w io.Writer, layers []quality.Layer, vocab []string) error {
+// fmtFloat is v in full, or empty for NaN (no value).
+func fmtFloat(v float64) string {
+	if math.IsNaN(v) {
+		return ""
+	}
+	return strconv.FormatFloat(v, 'g', -1, 64)
+}
+
+func writeQualityCSV(w io.Writer, layers []quality.Layer, vocab []string, _ int) error {
 	cw := csv.NewWriter(w)
-	cw.Write([]string{"layer", "topic", "npmi", "parent_share", "layer_npmi", "layer_diversity", "words"})
+	cw.Write([]string{"layer", "topic", "npmi", "parent_share", "layer_npmi", "layer_diversity", "words", "n_words", "docs"})
 	for _, l := range layers {
 		for _, t := range l.Topics {
-			cw.Write([]string{strconv.Itoa(l.Layer + 1), strconv.Itoa(t.Index + 1), strconv.FormatFloat(t.NPMI, 'g', -1, 64), fmtShare(t.ParentShare),
-				strconv.FormatFloat(l.NPMI, 'g', -1, 64), strconv.FormatFloat(l.Diversity, 'g', -1, 64), wordsOf(t.Words, vocab)})
+			cw.Write([]string{strconv.Itoa(l.Layer + 1), strconv.Itoa(t.Index + 1), fmtFloat(t.NPMI), fmtShare(t.ParentShare),
+				fmtFloat(l.NPMI), strconv.FormatFloat(l.Diversity, 'g', -1, 64), wordsOf(t.Words, vocab), strconv.Itoa(len(t.Words)), strconv.Itoa(t.Docs)})
 		}
 	}
 	cw.Flush()

@@ -173,7 +173,15 @@ func readWordList(path string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	return strings.Split(strings.TrimRight(strings.ReplaceAll(string(raw), "\r\n", "\n"), "\n"), "\n"), nil
+	words := strings.Split(strings.TrimRight(strings.ReplaceAll(string(raw), "\r\n", "\n"), "\n"), "\n")
+	line := make(map[string]int, len(words))
+	for i, w := range words {
+		if first, ok := line[w]; ok {
+			return nil, fmt.Errorf("%s: line %d repeats %q of line %d: each line names one row (a word or class), and two rows of one name could not be told apart", path, i+1, w, first)
+		}
+		line[w] = i + 1
+	}
+	return words, nil
 }
 
 // measureQuality measures the model's topics on the documents at path

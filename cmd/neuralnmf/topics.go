@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
+	"github.com/neuralnmf/neuralnmf/quality"
 )
 
 func runTopics(args []string, stdout, stderr io.Writer) error {
@@ -82,6 +83,7 @@ func modelVocab(modelPath, vocabPath string, m *neuralnmf.Model) ([]string, erro
 // layerTopics are one layer's topics, each its top words with weights.
 type layerTopics struct {
 	Layer  int          `json:"layer"`
+	N      int          `json:"-"` // the top words asked for
 	Topics []topicWords `json:"topics"`
 }
 
@@ -99,9 +101,9 @@ type wordWeight struct {
 func topTopics(m *neuralnmf.Model, vocab []string, n int) []layerTopics {
 	var out []layerTopics
 	for l, a := range neuralnmf.LayerTopics(m.A) {
-		lt := layerTopics{Layer: l + 1}
-		for j, rows := range neuralnmf.TopRows(a, n) {
-			t := topicWords{Topic: j + 1}
+		lt := layerTopics{Layer: l + 1, N: n}
+		for j, rows := range quality.TopWords(a, n) { // words of weight 0 are no topic's
+			t := topicWords{Topic: j + 1, Words: []wordWeight{}}
 			for _, i := range rows {
 				t.Words = append(t.Words, wordWeight{vocab[i], a.At(i, j)})
 			}
@@ -120,7 +122,13 @@ func writeTopicsText(w io.Writer, layers []layerTopics) error {
 			for k, ww := range t.Words {
 				words[k] = ww.Word
 			}
-			fmt.Fprintf(w, "  topic %-3d %s\n", t.Topic, strings.Join(words, ", "))
+			note := ""
+			if len(t.Words) == 0 {
+				note = "(empty: no word of positive weight)"
+			} else if len(t.Words) < l.N {
+				note = fmt.Sprintf("  (only %d word(s) of positive weight)", len(t.Words))
+			}
+			fmt.Fprintf(w, "  topic %-3d %s%s\n", t.Topic, strings.Join(words, ", "), note)
 		}
 	}
 	return nil
