@@ -269,11 +269,20 @@ func (f *fitFlags) applyPreset(cfg neuralnmf.Config) (neuralnmf.Config, string, 
 // checkCandidates refuses a -prior or -readout-layer that the kinds of
 // -candidates would make no use of (nothing is dropped silently).
 func checkCandidates(o *neuralnmf.ChooseOptions, candidates, prior string) error {
+	kinds := o.Kinds
+	if kinds == nil {
+		kinds = neuralnmf.DefaultKinds()
+		names := make([]string, len(kinds))
+		for i, k := range kinds {
+			names[i] = k.String()
+		}
+		candidates = strings.Join(names, ",") + " (the default)"
+	}
+	if o.Prior != 0 && o.Prior != neuralnmf.NoPrior && o.Prior != neuralnmf.CrossValidated && !slices.Contains(kinds, o.Prior) {
+		return usageError{fmt.Errorf("-prior %s is not among -candidates %s: add it there, or give another prior", prior, candidates)}
+	}
 	if o.Kinds == nil {
 		return nil
-	}
-	if o.Prior != 0 && o.Prior != neuralnmf.NoPrior && o.Prior != neuralnmf.CrossValidated && !slices.Contains(o.Kinds, o.Prior) {
-		return usageError{fmt.Errorf("-prior %s is not among -candidates %s: add it there, or give another prior", prior, candidates)}
 	}
 	if o.Layer > 0 && !slices.Contains(o.Kinds, neuralnmf.SupervisedReadout) && !slices.Contains(o.Kinds, neuralnmf.UnsupervisedReadout) {
 		return usageError{fmt.Errorf("-readout-layer %d chooses the layer of the read-out candidates, and -candidates %s has none (readout, supervised-readout)", o.Layer, candidates)}

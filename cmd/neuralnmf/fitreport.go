@@ -22,9 +22,15 @@ func writeChoice(w io.Writer, c *neuralnmf.Choice, m *neuralnmf.Model, x *matio.
 	}
 	best := c.Candidates[c.Chosen]
 	how := fmt.Sprintf("on %d known labels, cross-validated in %d folds (a supervised fit on the %d of one fold, held out)", c.Known, c.Folds, c.HeldOut)
-	if c.Chosen == c.Best {
+	if c.PriorStandIn != 0 {
+		fmt.Fprintf(w, "labels: every label is known, so no document is left to self-train: the prior is %v, the regression the self-trained kind would self-train\n", c.PriorStandIn)
+	}
+	switch {
+	case c.Chosen == c.Best && c.Chosen == c.Prior:
+		fmt.Fprintf(w, "labels: chose %s, the prior and the best by its accuracy %s:\n", best.Name, how)
+	case c.Chosen == c.Best:
 		fmt.Fprintf(w, "labels: chose %s by its accuracy %s:\n", best.Name, how)
-	} else {
+	default:
 		fmt.Fprintf(w, "labels: chose %s, the prior, which the best, %s, does not beat by two standard errors of the paired difference, %s:\n", best.Name, c.Candidates[c.Best].Name, how)
 	}
 	names := make([]string, len(c.Candidates))

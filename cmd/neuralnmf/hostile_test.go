@@ -121,6 +121,9 @@ func TestMisleadingFlags(t *testing.T) {
 		{fit("-labels", p("y.txt"), "-batch-size", "5", "-hold-out", "0.3"), 2, "-hold-out and -folds apply to -choose with labels", ""},
 		{fit("-labels", p("y.txt"), "-choose=false", "-patience", "3"), 2, "-patience applies to -choose with labels", ""},
 		{fit("-labels", p("y.txt"), "-candidates", "words", "-prior", "readout"), 2, "-prior readout is not among -candidates words", ""},
+		// Issue 66, item 5: a prior the default candidates lack is refused,
+		// not dropped.
+		{fit("-labels", p("y.txt"), "-prior", "self-trained"), 2, "-prior self-trained is not among -candidates supervised,supervised-readout,readout,words,topics+words,self-trained-words,spread (the default)", ""},
 		{fit("-labels", p("y.txt"), "-candidates", "words", "-readout-layer", "1"), 2, "-readout-layer 1 chooses the layer of the read-out candidates", ""},
 		{fit("-labels", p("blank.txt"), "-restarts", "2"), 0, "", "start 3 of 2"},
 		{[]string{"demo", "-o", p("d1"), "-out", p("d2")}, 2, "-o " + p("d1") + " and -out " + p("d2") + " name two directories", ""},
@@ -140,6 +143,11 @@ func TestMisleadingFlags(t *testing.T) {
 		}
 		os.Remove(p("m.nnmf"))
 	}
+	// Every label known: the self-trained prior's stand-in is said.
+	code, out, errOut := cli(t, "fit", "-x", p("x.mtx"), "-ranks", "2", "-o", p("m.nnmf"), "-labels", p("y.txt"), "-candidates", "words,self-trained-words", "-prior", "self-trained-words")
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, "every label is known, so no document is left to self-train: the prior is words")
+	require.Regexp(t, `labels: chose logistic regression on the words .*, the prior and the best by its accuracy|\(the prior\)`, out)
 	l, err := matio.ReadLabelsFile(p("blank.txt"))
 	require.NoError(t, err)
 	require.Len(t, l, 20)

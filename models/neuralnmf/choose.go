@@ -2,6 +2,7 @@ package neuralnmf
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/neuralnmf/neuralnmf/tensor"
 )
@@ -214,6 +215,10 @@ var kinds = []Kind{SupervisedFit, SupervisedReadout, SupervisedTopicsWords, Unsu
 // defaultKinds are the kinds compared when ChooseOptions.Kinds is nil.
 var defaultKinds = []Kind{SupervisedFit, SupervisedReadout, UnsupervisedReadout, Words, TopicsWords, SelfTrainedWords, SpreadWords}
 
+// DefaultKinds returns the kinds compared when ChooseOptions.Kinds is nil,
+// in a new slice.
+func DefaultKinds() []Kind { return slices.Clone(defaultKinds) }
+
 var kindNames = map[Kind]string{SupervisedFit: "supervised", SupervisedReadout: "supervised-readout",
 	UnsupervisedReadout: "readout", Words: "words", TopicsWords: "topics+words", SpreadWords: "spread", TopicsWordsSpread: "topics+words+spread",
 	SupervisedTopicsWords: "supervised-topics+words", SelfTrainedTopicsWords: "self-trained", SelfTrainedWords: "self-trained-words",
@@ -297,6 +302,10 @@ type Choice struct {
 	// Best indexes the best candidate: of the cross-validated ones, the
 	// one of highest Accuracy; a supervised one instead if its held-out
 	// accuracy is at least that one's on the same held-out labels.
+	// PriorStandIn is the kind that stood in for ChooseOptions.Prior, a
+	// self-trained kind, when every label was known (see
+	// SelfTrainedWords); 0 otherwise.
+	PriorStandIn Kind
 	// Prior indexes the candidate of ChooseOptions.Prior's kind (−1: no
 	// prior). It is chosen unless Best gets more labels right than it, of
 	// those scored for both, by more than two standard errors of the

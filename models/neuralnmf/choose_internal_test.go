@@ -76,3 +76,29 @@ func TestChooseWeighsTheSupervisedFitOnTheHeldOutFold(t *testing.T) {
 		})
 	}
 }
+
+// Issue 66, item 5: a prior of a kind that is not compared is refused
+// before any fit (it was dropped, and the choice was the prior none's).
+func TestPriorNotComparedIsRefused(t *testing.T) {
+	cfg := Config{Ranks: []int{2}, Supervision: &Supervision{Labels: []int{0, 1, 0, 1}, Classes: 2}}
+	for _, tc := range []struct {
+		kinds []Kind
+		prior Kind
+		ok    bool
+	}{
+		{nil, SelfTrainedTopicsWords, false},
+		{nil, SelfTrainedWords, true},
+		{[]Kind{Words}, UnsupervisedReadout, false},
+		{[]Kind{Words}, Words, true},
+		{[]Kind{Words}, NoPrior, true},
+		{[]Kind{Words}, CrossValidated, true},
+	} {
+		_, _, _, err := chooseOptions(cfg, &ChooseOptions{Kinds: tc.kinds, Prior: tc.prior})
+		if tc.ok {
+			require.NoError(t, err, "%v %v", tc.kinds, tc.prior)
+		} else {
+			require.ErrorIs(t, err, ErrConfig, "%v %v", tc.kinds, tc.prior)
+			require.ErrorContains(t, err, "is not among the kinds of candidate compared")
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/neuralnmf/neuralnmf/classify"
@@ -119,6 +120,9 @@ func chooseOptions(cfg Config, opt *ChooseOptions) (ChooseOptions, []float64, ma
 	if o.Layer < 0 || o.Layer > len(cfg.Ranks) {
 		return fail("Layer is %d, want 0 (each) or 1..%d", o.Layer, len(cfg.Ranks))
 	}
+	if o.Prior != 0 && o.Prior != NoPrior && o.Prior != CrossValidated && !use[o.Prior] {
+		return fail("Prior %v is not among the kinds of candidate compared (%v): it could not be kept; add it to Kinds, or give another prior", o.Prior, kindList(want))
+	}
 	if use[SupervisedTopicsWords] && !use[TopicsWords] {
 		return fail("Kinds holds supervised-topics+words without topics+words, whose regression it starts from")
 	}
@@ -152,6 +156,7 @@ func trainChoosing(cfg Config, opt *ChooseOptions, x data, fit func(Config) (*Mo
 		return nil, nil, err
 	}
 	train, held, nHeld, nKnown := holdOut(sup, o.HoldOut, o.Seed)
+	prior := o.Prior
 	if nKnown == len(sup.Labels) {
 		withoutSelfTraining(&o, use)
 	}
@@ -160,6 +165,9 @@ func trainChoosing(cfg Config, opt *ChooseOptions, x data, fit func(Config) (*Mo
 	c := &chooser{cfg: cfg, o: o, x: x, fit: fit, sup: sup, use: use, balances: balances,
 		built: map[Kind]*classify.Features{}, refits: map[Kind]*classify.Logistic{}, train: train, held: held}
 	c.ch = &Choice{Chosen: -1, HeldOut: nHeld, Known: nKnown, Folds: o.Folds}
+	if o.Prior != prior {
+		c.ch.PriorStandIn = o.Prior
+	}
 	if nHeld == 0 {
 		c.announce(cfg, "the supervised fit as configured on all %d known labels (too few to hold any out)", nKnown)
 		m, err := fit(cfg)
@@ -331,4 +339,13 @@ func (c *chooser) featuresOf(k Kind) *classify.Features {
 	r := c.regressions[k]
 	c.built[k] = buildFeatures(r.topics, r.scale, c.x, every)
 	return c.built[k]
+}
+
+// kindList names kinds, separated by commas.
+func kindList(ks []Kind) string {
+	names := make([]string, len(ks))
+	for i, k := range ks {
+		names[i] = k.String()
+	}
+	return strings.Join(names, ", ")
 }
