@@ -73,6 +73,9 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 				chooseOpt.Kinds = append(chooseOpt.Kinds, k)
 			}
 		}
+		if flagSet(f.fs, "candidates") && len(chooseOpt.Kinds) == 0 {
+			return usageError{fmt.Errorf("-candidates %q names no kind of candidate: give one or more, separated by commas, or leave the flag out for the default", *f.candidates)}
+		}
 		if err := checkCandidates(chooseOpt, *f.candidates, *f.prior); err != nil {
 			return err
 		}

@@ -124,6 +124,7 @@ func TestMisleadingFlags(t *testing.T) {
 		// Issue 66, item 5: a prior the default candidates lack is refused,
 		// not dropped.
 		{fit("-labels", p("y.txt"), "-prior", "self-trained"), 2, "-prior self-trained is not among -candidates supervised,supervised-readout,readout,words,topics+words,self-trained-words,spread (the default)", ""},
+		{fit("-labels", p("y.txt"), "-candidates", ",,"), 2, `-candidates ",," names no kind of candidate`, ""},
 		{fit("-labels", p("y.txt"), "-candidates", "words", "-readout-layer", "1"), 2, "-readout-layer 1 chooses the layer of the read-out candidates", ""},
 		{fit("-labels", p("blank.txt"), "-restarts", "2"), 0, "", "start 3 of 2"},
 		{[]string{"demo", "-o", p("d1"), "-out", p("d2")}, 2, "-o " + p("d1") + " and -out " + p("d2") + " name two directories", ""},
