@@ -222,6 +222,36 @@ func TestResumeRefusesChangedShard(t *testing.T) {
 	require.ErrorIs(t, err, train.ErrShardChanged)
 }
 
+// Issue 66, item 6: a shard replaced by other bytes of the same size with
+// its modification time kept (cp -p, rsync -a, tar x) is refused on resume
+// by its content's hash; the untouched shards resume.
+func TestResumeRefusesShardWithKeptTimes(t *testing.T) {
+	dir := t.TempDir()
+	shards := writeShards(t, Corpus(3*50, 2), 3, dir)
+	ctx := context.Background()
+	work := filepath.Join(dir, "work")
+	_, err := train.Train(ctx, options(shards, work), &failAfter{n: 2})
+	require.ErrorIs(t, err, errStopped)
+	st, err := os.Stat(shards[1])
+	require.NoError(t, err)
+	b, err := os.ReadFile(shards[1])
+	require.NoError(t, err)
+	// The last entry's value, one digit changed: the same size.
+	i := bytes.LastIndexAny(b, "123456789")
+	require.Positive(t, i)
+	b[i] = '1' + (b[i]-'1'+1)%9
+	require.NoError(t, os.WriteFile(shards[1], b, 0o644))
+	require.NoError(t, os.Chtimes(shards[1], st.ModTime(), st.ModTime()))
+	st2, err := os.Stat(shards[1])
+	require.NoError(t, err)
+	require.Equal(t, st.Size(), st2.Size())
+	require.Equal(t, st.ModTime(), st2.ModTime())
+	_, err = train.Train(ctx, options(shards, work), train.Local{})
+	require.ErrorIs(t, err, train.ErrShardChanged)
+	require.ErrorContains(t, err, "holds other bytes")
+	require.ErrorContains(t, err, shards[1])
+}
+
 // With more shards than FanIn the reduce is a tree of two levels on Beam
 // and in memory alike: 40 shards (three nodes under the top) train the
 // same model bit for bit on in-process Prism and in one process, and each

@@ -170,17 +170,19 @@ func prepare(ctx context.Context, opt Options, eng Engine) ([]shardInfo, error) 
 			return nil, fmt.Errorf("train: shard %s: %w", s, err)
 		}
 		was := info[i]
-		same := size == was.Bytes && mod == was.ModTime
-		if same && mod == 0 { // no modification times here: compare the content
-			sum, err := fileHash(ctx, s)
-			if err != nil {
-				return nil, fmt.Errorf("train: shard %s: %w", s, err)
-			}
-			same = sum == was.SHA256
-		}
-		if !same {
+		if size != was.Bytes || mod != was.ModTime {
 			return nil, fmt.Errorf("train: %w: shard %s changed since %s cut it into slices (%d bytes modified %s, now %d bytes modified %s): the slices and the checkpoint there are of its old content; give a new work directory (or remove this one) to train on the shards as they are now",
 				ErrShardChanged, s, opt.Work, was.Bytes, time.Unix(0, was.ModTime).UTC().Format(time.RFC3339Nano), size, time.Unix(0, mod).UTC().Format(time.RFC3339Nano))
+		}
+		// The same size and time can hold other bytes (cp -p, rsync -a,
+		// tar x of another version): compare the content too, one read.
+		sum, err := fileHash(ctx, s)
+		if err != nil {
+			return nil, fmt.Errorf("train: shard %s: %w", s, err)
+		}
+		if sum != was.SHA256 {
+			return nil, fmt.Errorf("train: %w: shard %s holds other bytes than when %s cut it into slices, with the same size and modification time (copied with its times kept?): the slices and the checkpoint there are of its old content; give a new work directory (or remove this one) to train on the shards as they are now",
+				ErrShardChanged, s, opt.Work)
 		}
 	}
 	return info, nil
