@@ -105,7 +105,7 @@ type Data struct {
 // LayerData is one layer.
 type LayerData struct {
 	Layer     int         `json:"layer"` // from 1
-	NPMI      *float64    `json:"npmi"` // null when no topic has one
+	NPMI      *float64    `json:"npmi"`  // null when no topic has one
 	Diversity float64     `json:"diversity"`
 	Topics    []TopicData `json:"topics"`
 }

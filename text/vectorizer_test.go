@@ -112,7 +112,7 @@ func TestFitErrors(t *testing.T) {
 	}{
 		{"no documents", nil, text.Options{}, "no documents"},
 		{"only stop words", []string{"the the", "a"}, text.Options{StopWords: []string{"the"}}, "empty vocabulary"},
-		{"bounds cross", tiny, text.Options{MinDF: text.Docs(3), MaxDF: text.Docs(2)}, "below MinDF"},
+		{"bounds cross", tiny, text.Options{MinDF: text.Docs(3), MaxDF: text.Docs(2)}, "max_df 2 keeps words in at most 2 of the 3 documents, min_df 3 in at least 3"},
 		{"bounds remove all", tiny, text.Options{MinDF: text.Docs(3)}, "empty vocabulary"},
 		{"fraction above 1", tiny, text.Options{MaxDF: text.Share(1.5)}, "MaxDF"},
 		{"fraction NaN", tiny, text.Options{MinDF: text.Share(math.NaN())}, "MinDF"},

@@ -85,7 +85,33 @@ const (
 	VectorizerName = "vectorizer.json"
 	recordName     = ".neuralnmf-beam-vectorize.json"
 	tmpName        = ".neuralnmf-beam-vectorize.tmp"
+	beamTmpName    = ".neuralnmf-beam-vectorize.beam"
 )
+
+// TempDir is where a command keeps the temporary files of Beam's runs
+// for Out (a local one): inside it, so that a killed run leaves them
+// nowhere else, a resumed run reuses them, and the end (or Abandon)
+// removes them.
+func TempDir(out string) string { return files.Join(out, beamTmpName) }
+
+// Abandon removes what Run wrote into Out, for a run that failed for its
+// input or options and so would fail again: the record (which would
+// refuse any other run into Out), the temporary files, and the outputs
+// written so far. Only names Run writes are removed; Out itself stays.
+func Abandon(ctx context.Context, opt Options) error {
+	for _, g := range []string{files.Join(opt.Out, tmpName) + "/*", files.Join(opt.Out, VectorizerName), files.Join(opt.Out, VocabName),
+		files.Join(opt.Out, "docs-*.mtx.gz"), files.Join(opt.Out, recordName)} {
+		if err := removeGlob(ctx, g); err != nil {
+			return err
+		}
+	}
+	if files.Local(opt.Out) {
+		out := strings.TrimPrefix(opt.Out, "file://")
+		_ = os.Remove(filepath.Join(out, tmpName))
+		_ = os.RemoveAll(filepath.Join(out, beamTmpName))
+	}
+	return nil
+}
 
 // ShardName is the name in Out of the matrix of shard i of n.
 func ShardName(i, n int) string {
@@ -142,6 +168,11 @@ func Check(ctx context.Context, opt Options) error {
 	}
 	if opt.Out == "" {
 		return errors.New("vectorize: no output directory")
+	}
+	if files.Local(opt.Out) {
+		if st, err := os.Stat(strings.TrimPrefix(opt.Out, "file://")); err == nil && !st.IsDir() {
+			return fmt.Errorf("vectorize: output directory %s is a file: give a new or empty directory", opt.Out)
+		}
 	}
 	own, err := ownRun(ctx, opt)
 	if err != nil || own {
@@ -216,6 +247,9 @@ func Run(ctx context.Context, opt Options, run func(context.Context, *beam.Pipel
 	if err != nil {
 		return nil, err
 	}
+	if err := opt.Text.CheckBounds(c.Docs); err != nil {
+		return nil, fmt.Errorf("vectorize: %w", err)
+	}
 	v, err := text.FitCounts(c, opt.Text)
 	if err != nil {
 		return nil, fmt.Errorf("vectorize: %w", err)
@@ -243,6 +277,7 @@ func Run(ctx context.Context, opt Options, run func(context.Context, *beam.Pipel
 	}
 	if files.Local(tmp) {
 		_ = os.Remove(strings.TrimPrefix(tmp, "file://"))
+		_ = os.RemoveAll(strings.TrimPrefix(TempDir(opt.Out), "file://"))
 	}
 	if err := files.Remove(ctx, files.Join(opt.Out, recordName)); err != nil {
 		return nil, fmt.Errorf("vectorize: %w", err)
@@ -283,6 +318,9 @@ func (countFn) ProcessElement(ctx context.Context, t Task, emit func(string, Sta
 	c, err := text.Count(text.Source{Path: local, Field: t.Field}.Texts(), o)
 	if err != nil {
 		return fmt.Errorf("%s%s", files.InputError, strings.ReplaceAll(err.Error(), local, t.Path))
+	}
+	if c.Docs == 0 {
+		return fmt.Errorf("%svectorize: %s holds no documents: its shard would have none to train on; leave it out of -docs", files.InputError, t.Path)
 	}
 	for i, w := range c.Words {
 		emit(w, Stat{int64(c.DF[i]), c.TF[i]})

@@ -131,7 +131,7 @@ func check(t *testing.T, shards [][]string, paths []string, field string, o text
 func TestVectorizeShards(t *testing.T) {
 	docs := genDocs(500, 1)
 	dir := t.TempDir()
-	cuts := []int{0, 120, 120, 300, 499, 500}
+	cuts := []int{0, 120, 121, 300, 499, 500} // an empty document file is refused (TestVectorizeRefusals)
 	var shards [][]string
 	var paths []string
 	for i := 0; i+1 < len(cuts); i++ {

@@ -130,6 +130,9 @@ func TestMisleadingFlags(t *testing.T) {
 		{[]string{"demo", "-o", p("d1"), "-out", p("d2")}, 2, "-o " + p("d1") + " and -out " + p("d2") + " name two directories", ""},
 		{[]string{"vectorize", "-docs", p("posts.jsonl"), "-text", p("x.mtx"), "-o", p("v.mtx")}, 2, "name two inputs", ""},
 		{[]string{"vectorize", "-docs", p("posts.jsonl"), "-field", "body", "-o", p("v.mtx")}, 0, "", ""},
+		// Issue 66, item 8: crossing bounds in flag terms, not the library's.
+		{[]string{"vectorize", "-docs", p("posts.jsonl"), "-field", "body", "-min-df", "3", "-max-df", "0.01", "-o", p("v2.mtx")}, 2, "-max-df is below -min-df for these documents", "MaxDF"},
+		{[]string{"vectorize", "-docs", p("posts.jsonl"), "-field", "body", "-min-df", "5", "-max-df", "3", "-o", p("v2.mtx")}, 2, "-max-df 3 is below -min-df 5", "MaxDF"},
 	}
 	for _, tc := range cases {
 		args := tc.args

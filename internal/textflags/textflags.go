@@ -94,6 +94,10 @@ func (t Flags) Options() (text.Options, error) {
 	if o.MaxDF, err = ParseDocFreq("max-df", *t.maxDF); err != nil {
 		return o, err
 	}
+	if mn, mx := o.MinDF, o.MaxDF; mn.IsSet && mx.IsSet && mn.IsFrac == mx.IsFrac &&
+		(mn.IsFrac && mx.Frac < mn.Frac || !mn.IsFrac && mx.Count < mn.Count) {
+		return o, &UsageError{fmt.Errorf("-max-df %s is below -min-df %s: no word could be kept; lower -min-df or raise -max-df", *t.maxDF, *t.minDF)}
+	}
 	if o.MaxFeatures < 0 {
 		return o, &UsageError{fmt.Errorf("-max-features is %d: want 0 (all) or more", o.MaxFeatures)}
 	}

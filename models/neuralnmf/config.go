@@ -455,6 +455,12 @@ func (c *Config) checkKL() error {
 	return nil
 }
 
+// Validate returns the configuration error Train would return for c and
+// an X of rows × cols before any work (wrapping ErrConfig, and naming the
+// field, such as a rank above the rows), or nil. It reads no data: errors
+// of X itself (negative or non-finite entries) are Train's.
+func (c Config) Validate(rows, cols int) error { return c.validate(rows, cols) }
+
 func (c *Config) validate(rows, cols int) error {
 	x := struct{ Rows, Cols int }{rows, cols}
 	if len(c.Ranks) == 0 {

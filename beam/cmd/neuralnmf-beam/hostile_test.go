@@ -82,6 +82,13 @@ func TestHostileInput(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(p("mixed/a.mtx"), b0, 0o644))
 	require.NoError(t, os.WriteFile(p("mixed/b.mtx"), []byte("%%MatrixMarket matrix coordinate real general\n3 40 1\n1 1 1\n"), 0o644))
+	require.NoError(t, os.Mkdir(p("nodocs"), 0o755))
+	require.NoError(t, os.WriteFile(p("nodocs/a.mtx"), b0, 0o644))
+	require.NoError(t, os.WriteFile(p("nodocs/b.mtx"), []byte("%%MatrixMarket matrix coordinate real general\n48 0 0\n"), 0o644))
+	require.NoError(t, os.Mkdir(p("zero"), 0o755))
+	for _, n := range []string{"a", "b"} {
+		require.NoError(t, os.WriteFile(p("zero/"+n+".mtx"), []byte("%%MatrixMarket matrix coordinate real general\n48 20 0\n"), 0o644))
+	}
 	cases := []struct {
 		args []string
 		code int
@@ -104,6 +111,10 @@ func TestHostileInput(t *testing.T) {
 		{[]string{"train", "-shards", p("neg.mtx"), "-ranks", "2", "-steps", "2", "-work", p("w8"), "-o", p("x.nnmf")}, 1, "neg.mtx: row 2, column 2 is -1: X must be nonnegative"},
 		{[]string{"score", "-model", p("m.nnmf"), "-shards", p("neg.mtx"), "-out", p("o4")}, 1, "neg.mtx: row 2, column 2 is -1: X must be nonnegative"},
 		{[]string{"train", "-shards", p("mixed/*.mtx"), "-ranks", "1", "-steps", "2", "-work", p("w7"), "-o", p("x.nnmf")}, 1, "shards must share their features"},
+		// Issue 66, item 7: what the headers tell is refused before any work.
+		{[]string{"train", "-shards", glob, "-ranks", "49,2", "-work", p("w1"), "-o", p("x.nnmf")}, 2, "-ranks 49,2: the shards have 48 rows (features)"},
+		{[]string{"train", "-shards", p("nodocs/*.mtx"), "-ranks", "2", "-work", p("w1"), "-o", p("x.nnmf")}, 1, "holds no documents (0 columns): leave it out"},
+		{[]string{"train", "-shards", p("zero/*.mtx"), "-ranks", "2", "-steps", "2", "-work", p("w1"), "-o", p("x.nnmf")}, 1, "the 2 shard(s) hold no entry"},
 		{[]string{"score", "-model", p("m.nnmf"), "-shards", p("out/*.S2.mtx"), "-out", p("o3")}, 1, "rows (features); the model was trained on 48"},
 		{[]string{"score", "-model", p("m.nnmf"), "-shards", glob, "-out", p("out")}, 1, "exists; write to a new directory"},
 	}

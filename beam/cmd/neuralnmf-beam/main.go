@@ -239,9 +239,34 @@ func run(ctx context.Context, p *beam.Pipeline) error {
 			}
 			return errors.New(strings.TrimRight(line, "\"' "))
 		}
+		if cause := ownCause(err.Error()); cause != "" {
+			// The cause first (a full disk, a permission), then the
+			// runner's account of the failed stage.
+			return pipelineError{fmt.Errorf("%s\n\npipeline: %w", cause, err)}
+		}
 		return pipelineError{fmt.Errorf("pipeline: %w", err)}
 	}
 	return nil
+}
+
+// ownCause returns the first line of a runner's error that this program's
+// pipeline code wrote (its errors start with the package's name, such as
+// "vectorize: writing …: no space left on device"), or "".
+func ownCause(msg string) string {
+	best := -1
+	for _, pre := range []string{"vectorize: ", "train: ", "score: "} {
+		if i := strings.Index(msg, pre); i >= 0 && (best < 0 || i < best) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return ""
+	}
+	line := msg[best:]
+	if i := strings.IndexAny(line, "\n\t"); i >= 0 {
+		line = line[:i]
+	}
+	return strings.TrimRight(line, "\"' ")
 }
 
 // stageSelf names this binary as the worker binary wherever workers run

@@ -44,8 +44,12 @@ func runTrain(ctx context.Context) error {
 			return usageError{err}
 		}
 	}
-	if err := checkShards(ctx, paths, max(*steps, 0)); err != nil {
+	rows, cols, err := checkShards(ctx, paths, max(*steps, 0))
+	if err != nil {
 		return err
+	}
+	if err := (neuralnmf.Config{Ranks: rs}).Validate(rows, cols); err != nil {
+		return usageError{fmt.Errorf("-ranks %s: the shards have %d rows (features) and %d documents: %s", *ranks, rows, cols, strings.TrimPrefix(err.Error(), "neuralnmf: "+neuralnmf.ErrConfig.Error()+": "))}
 	}
 	vec, err := readVectorizer(ctx, *vecIn, paths)
 	if err != nil {
@@ -130,8 +134,10 @@ func runTrain(ctx context.Context) error {
 	if err := files.WriteWhole(ctx, *modelOut, b.Bytes()); err != nil {
 		return fmt.Errorf("-o: %w", err)
 	}
-	if tmp != "" {
-		_ = os.RemoveAll(tmp)
+	if files.Local(*work) {
+		// Also a -local run resuming one that ran pipelines: their
+		// temporary files are the run's too.
+		_ = os.RemoveAll(strings.TrimPrefix(train.TempDir(*work), "file://"))
 	}
 	if !*keepWork {
 		if err := train.Clean(ctx, *work); err != nil {
@@ -183,31 +189,41 @@ func checkModelOut(ctx context.Context, p, work string) error {
 }
 
 // checkShards reads the shards' headers before any work: they must
-// declare the same rows (features), and every shard at least one document
-// a step (steps 0: the default).
-func checkShards(ctx context.Context, paths []string, steps int) error {
+// declare the same rows (features), documents, and at least one document
+// a step (steps 0: the default), and not all be empty of entries. It
+// returns the rows and the documents of all the shards.
+func checkShards(ctx context.Context, paths []string, steps int) (rows0, docs int, err error) {
 	if steps == 0 {
 		steps = train.DefaultSteps
 	}
-	rows0 := -1
+	rows0 = -1
+	entries := 0
 	for _, p := range paths {
 		if !strings.HasSuffix(p, ".mtx") && !strings.HasSuffix(p, ".mtx.gz") {
-			return fmt.Errorf("-shards: %s: want .mtx or .mtx.gz files", p)
+			return 0, 0, fmt.Errorf("-shards: %s: want .mtx or .mtx.gz files", p)
 		}
-		rows, cols, _, err := files.MatrixHeader(ctx, p)
+		rows, cols, nnz, err := files.MatrixHeader(ctx, p)
 		if err != nil {
-			return fmt.Errorf("-shards: %w", err)
+			return 0, 0, fmt.Errorf("-shards: %w", err)
 		}
 		if rows0 < 0 {
 			rows0 = rows
 		} else if rows != rows0 {
-			return fmt.Errorf("-shards: %s has %d rows (features), %s has %d: shards must share their features", p, rows, paths[0], rows0)
+			return 0, 0, fmt.Errorf("-shards: %s has %d rows (features), %s has %d: shards must share their features", p, rows, paths[0], rows0)
+		}
+		if cols == 0 {
+			return 0, 0, fmt.Errorf("-shards: %s holds no documents (0 columns): leave it out", p)
 		}
 		if cols < steps {
-			return usageError{fmt.Errorf("-steps %d: shard %s has %d documents, and every step takes a slice of every shard: give -steps %d or fewer, or larger shards", steps, p, cols, cols)}
+			return 0, 0, usageError{fmt.Errorf("-steps %d: shard %s has %d documents, and every step takes a slice of every shard: give -steps %d or fewer, or larger shards", steps, p, cols, cols)}
 		}
+		docs += cols
+		entries += nnz
 	}
-	return nil
+	if entries == 0 {
+		return 0, 0, fmt.Errorf("-shards: the %d shard(s) hold no entry: every document is empty, and there is nothing to factorise", len(paths))
+	}
+	return rows0, docs, nil
 }
 
 // readVectorizer reads the -vectorizer file p (none if empty), checks that

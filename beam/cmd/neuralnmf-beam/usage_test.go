@@ -30,3 +30,11 @@ func TestUsageFirstScreen(t *testing.T) {
 		}
 	}
 }
+
+// Issue 66, item 7: a pipeline's own cause (a full disk) comes first, not
+// ten lines below the runner's "job failed".
+func TestOwnCauseFirst(t *testing.T) {
+	msg := "job failed\n\tstage 3: bundle failed\n\t\tinstruction 7: \"vectorize: writing /out/docs-00001.mtx.gz: write /out/x: no space left on device\"\n\tcaused by: ..."
+	require.Equal(t, "vectorize: writing /out/docs-00001.mtx.gz: write /out/x: no space left on device", ownCause(msg))
+	require.Empty(t, ownCause("job failed: rpc error: code = Unavailable"))
+}

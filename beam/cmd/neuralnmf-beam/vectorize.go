@@ -5,7 +5,10 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"os"
 	"strings"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
 	"github.com/neuralnmf/neuralnmf/beam/internal/files"
 	"github.com/neuralnmf/neuralnmf/beam/vectorize"
@@ -35,15 +38,10 @@ func runVectorize(ctx context.Context) error {
 	if err := vectorize.Check(ctx, opt); err != nil {
 		return usageError{err}
 	}
+	existed := true
 	if files.Local(*modelOut) {
-		// Beam's loopback environment leaves a file in the temporary
-		// directory of every job: keep them in a directory of this
-		// process's own, removed at the end.
-		done, err := ownTempDir()
-		if err != nil {
-			return err
-		}
-		defer done()
+		_, err := os.Stat(strings.TrimPrefix(*modelOut, "file://"))
+		existed = err == nil
 	}
 	if err := cancelStopped(ctx, "vectorize", *modelOut); err != nil {
 		return err
@@ -51,9 +49,38 @@ func runVectorize(ctx context.Context) error {
 	if err := stageSelf(); err != nil {
 		return err
 	}
-	v, err := vectorize.Run(ctx, opt, run)
+	runIn := run
+	if files.Local(*modelOut) {
+		// Beam's loopback environment leaves a file in the temporary
+		// directory of every job: keep them inside -o (the run's once its
+		// record is written), which a resumed run reuses and the end
+		// removes, so that even a killed run leaves nothing in $TMPDIR.
+		tmp := strings.TrimPrefix(vectorize.TempDir(*modelOut), "file://")
+		runIn = func(ctx context.Context, p *beam.Pipeline) error {
+			if os.Getenv("TMPDIR") != tmp {
+				if err := os.MkdirAll(tmp, 0o755); err != nil {
+					return err
+				}
+				if err := os.Setenv("TMPDIR", tmp); err != nil {
+					return err
+				}
+			}
+			return run(ctx, p)
+		}
+	}
+	v, err := vectorize.Run(ctx, opt, runIn)
+	if err != nil && ctx.Err() == nil && !errors.As(err, new(pipelineError)) {
+		// Refused for its input or options: it would fail again, so its
+		// record must not hold -o for a resume.
+		if aerr := vectorize.Abandon(ctx, opt); aerr == nil && !existed {
+			_ = os.Remove(strings.TrimPrefix(*modelOut, "file://")) // only if empty
+		}
+	}
 	if errors.Is(err, text.ErrNoWords) || errors.Is(err, text.ErrNoDocuments) {
 		return fmt.Errorf("-docs %s: %w", *docs, err)
+	}
+	if errors.Is(err, text.ErrBoundsCross) {
+		return usageError{fmt.Errorf("-max-df is below -min-df for these documents (%v): no word could be kept; lower -min-df or raise -max-df", strings.TrimPrefix(err.Error(), "vectorize: "+text.ErrBoundsCross.Error()+": "))}
 	}
 	if err != nil {
 		return err

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"compress/gzip"
 	"encoding/json"
 	"fmt"
@@ -144,4 +145,72 @@ func TestVectorizeCommand(t *testing.T) {
 	require.Contains(t, string(b), "did not make the shards")
 	_, err = os.Stat(filepath.Join(dir, "w2"))
 	require.ErrorIs(t, err, os.ErrNotExist, "refused before the work directory")
+}
+
+// Issue 66, item 7: vectorize refuses crossing bounds and a file as -o
+// before any work; a run refused for its input (an empty document file,
+// bounds that cross only for these documents) leaves no record that would
+// block the next run into -o; a killed run leaves nothing in $TMPDIR, and
+// the same command then completes.
+func TestVectorizeRefusals(t *testing.T) {
+	self, _ := binaries(t)
+	dir := t.TempDir()
+	tmp := t.TempDir()
+	p := func(n string) string { return filepath.Join(dir, n) }
+	var docs []string
+	for i := range 20 {
+		docs = append(docs, fmt.Sprintf(`{"text": "alpha beta w%d gamma w%d"}`, i%4, i%7))
+	}
+	require.NoError(t, os.WriteFile(p("a.jsonl"), []byte(strings.Join(docs, "\n")+"\n"), 0o644))
+	require.NoError(t, os.WriteFile(p("empty.jsonl"), nil, 0o644))
+	require.NoError(t, os.WriteFile(p("file"), []byte("the user's"), 0o644))
+	for _, tc := range []struct {
+		args []string
+		out  string
+		code int
+		msg  string
+	}{
+		{[]string{"-docs", p("a.jsonl"), "-min-df", "5", "-max-df", "3"}, "out1", 2, "-max-df 3 is below -min-df 5"},
+		{[]string{"-docs", p("a.jsonl"), "-min-df", "0.5", "-max-df", "0.2"}, "out1", 2, "-max-df 0.2 is below -min-df 0.5"},
+		{[]string{"-docs", p("a.jsonl")}, "file", 2, "is a file"},
+		{[]string{"-docs", p("*.jsonl")}, "out2", 1, "empty.jsonl holds no documents"},
+		{[]string{"-docs", p("a.jsonl"), "-min-df", "3", "-max-df", "0.01"}, "out3", 2, "-max-df is below -min-df for these documents"},
+	} {
+		code, out := runCode(t, tmp, self, append([]string{"vectorize", "-o", p(tc.out)}, tc.args...)...)
+		require.Equal(t, tc.code, code, "%v: %s", tc.args, out)
+		require.Contains(t, out, tc.msg, tc.args)
+		if tc.out != "file" {
+			_, err := os.Stat(p(tc.out))
+			require.ErrorIs(t, err, os.ErrNotExist, "%v: -o is not left behind", tc.args)
+		}
+		left, err := os.ReadDir(tmp)
+		require.NoError(t, err)
+		require.Empty(t, left, tc.args)
+	}
+	b, err := os.ReadFile(p("file"))
+	require.NoError(t, err)
+	require.Equal(t, "the user's", string(b))
+	// The folders of refused runs take the next run.
+	code, out := runCode(t, tmp, self, "vectorize", "-docs", p("a.jsonl"), "-o", p("out3"))
+	require.Equal(t, 0, code, out)
+
+	// Killed once its record is written: nothing in $TMPDIR; the same
+	// command completes and leaves only its outputs.
+	args := []string{"vectorize", "-docs", p("a.jsonl"), "-o", p("out4")}
+	cmd := exec.Command(self, args...)
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+	var log bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &log, &log
+	require.NoError(t, cmd.Start())
+	waitFor(t, p("out4/.neuralnmf-beam-vectorize.json"), cmd, &log)
+	require.NoError(t, cmd.Process.Kill())
+	_ = cmd.Wait()
+	left, err := os.ReadDir(tmp)
+	require.NoError(t, err)
+	require.Empty(t, left, "a killed vectorize leaves nothing in $TMPDIR")
+	code, out = runCode(t, tmp, self, args...)
+	require.Equal(t, 0, code, out)
+	entries, err := os.ReadDir(p("out4"))
+	require.NoError(t, err)
+	require.Len(t, entries, 3, "the shard, vocab.txt and vectorizer.json alone")
 }
