@@ -20,7 +20,7 @@ func runPredict(args []string, stdout, stderr io.Writer) error {
 	in := addColumnFlags(fs, "model file from 'neuralnmf fit' trained with labels (required)", true, true)
 	batch := fs.Int("batch-size", 0, batchSizeHelp)
 	labelsPath := fs.String("labels", "", "true class of each column (0..P-1, -1 unknown): print accuracy, per-class precision and recall, and the confusion matrix")
-	out := fs.String("o", "", "output .csv: column number (or id), class (-1: no word of the vocabulary), class name, then one score per class (required)")
+	out := fs.String("o", "", "output .csv: column number (or id), class (-1: no word of the vocabulary, and empty scores), class name, then one score per class (required)")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, `Usage: neuralnmf predict -model m.nnmf -x new.mtx -o predictions.csv [-labels y.txt]
        neuralnmf predict -model m.nnmf -text new.jsonl [-id-field id] [-label-field topic] -o predictions.csv
@@ -33,7 +33,7 @@ BX·x/‖x‖ + intercept when fit -labels chose a logistic regression that
 reads the words (x the column). 'neuralnmf export' writes B, BX and the
 intercept. Writes a CSV with a header row. A column with no entry
 (a document with no word of the vocabulary) has no prediction: class -1,
-and a warning. With -labels or -label-field it also prints accuracy,
+empty scores, and a warning. With -labels or -label-field it also prints accuracy,
 precision and recall per class and the confusion matrix.
 
 Flags:
@@ -199,6 +199,9 @@ func predictionRecord(id string, c int, names []string, scores *tensor.Dense, j 
 			name = names[c]
 		}
 		rec = append(rec, name)
+	}
+	if c < 0 { // no prediction: no scores either (they would be the intercept's alone)
+		return append(rec, make([]string, scores.Rows)...)
 	}
 	return formatColumn(rec, scores, j)
 }

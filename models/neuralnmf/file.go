@@ -131,6 +131,9 @@ func (m *Model) validate() error {
 	if !(m.AlphaS >= 0) || math.IsInf(m.AlphaS, 0) || !(m.L1Ratio >= 0 && m.L1Ratio <= 1) {
 		return fmt.Errorf("the layers' penalty is AlphaS %v, L1Ratio %v: want a finite AlphaS ≥ 0 and L1Ratio in [0, 1]", m.AlphaS, m.L1Ratio)
 	}
+	if a := m.AlphaS * float64(m.A[0].Rows); a > MaxPenalty { // as training refuses it (Config.Validate)
+		return fmt.Errorf("the layers' penalty AlphaS %g times the %d rows is %g, above %g, where the penalised problem overflows float64 (training refuses it)", m.AlphaS, m.A[0].Rows, a, MaxPenalty)
+	}
 	if m.ClassifierLayer < 0 || m.ClassifierLayer > L || (m.ClassifierLayer > 0 && m.B == nil) {
 		return fmt.Errorf("the classifier's layer is %d, want 1..%d with a classifier B", m.ClassifierLayer, L)
 	}

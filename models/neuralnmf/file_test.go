@@ -200,6 +200,8 @@ func TestModelFileCrafted(t *testing.T) {
 		{"loss poisson", craft(neuralnmf.FileHeader{Ranks: []int{2}, Loss: "poisson", Matrices: []string{"A0", "S0"}}, a, s), `the loss is "poisson"`},
 		{"KL classifier", craft(neuralnmf.FileHeader{Ranks: []int{2}, Loss: "kl", Matrices: []string{"A0", "S0", "B"}}, a, s, b), "a model of the KL loss has no classifier and no penalty"},
 		{"KL penalty", craft(neuralnmf.FileHeader{Ranks: []int{2}, Loss: "kl", Matrices: []string{"A0", "S0"}, AlphaS: 0.1}, a, s), "this one has a penalty AlphaS"},
+		// Issue 66, item 8: a penalty training refuses does not load.
+		{"huge penalty", craft(neuralnmf.FileHeader{Ranks: []int{2}, Matrices: []string{"A0", "S0"}, AlphaS: 1e308}, a, s), "above 1e+"},
 	} {
 		_, err := neuralnmf.Read(bytes.NewReader(tc.file))
 		require.ErrorIs(t, err, neuralnmf.ErrModelFile, tc.name)
