@@ -12,6 +12,9 @@
 // made by Choose from those numbers alone. The chosen configuration is then
 // reported on other seeds (the test seeds) and on the paper's synthetic
 // data, which played no part in the choice.
+//
+// The logs of its runs, which the comments here and docs/ cite by name,
+// are in results/experiments/defaults/.
 package defaults
 
 import (

@@ -24,6 +24,9 @@
 // (select-starts.log, stopped before its last corpus, and
 // report-starts.log); the third added the hnmf-best start and the
 // one-layer corpora (select.log, report.log).
+//
+// The logs of its runs, which the comments here and docs/ cite by name,
+// are in results/experiments/minibatch/.
 package minibatch
 
 import (

@@ -12,6 +12,9 @@
 // (neuralnmf.SizedTol). The corpora are generated (internal/gencorpus: a
 // planted hierarchy of groups and topics, Zipf words and background) or
 // built from prose (experiments/corpora, 20 Newsgroups).
+//
+// The logs of its runs, which the comments here and docs/ cite by name,
+// are in results/experiments/scale/.
 package scale
 
 import (

@@ -10,6 +10,9 @@
 // split (train on corpora.Train, score corpora.Validation) and reported on
 // the test split (train on Train and Validation, score Test), with other
 // seeds.
+//
+// The logs of its runs, which the comments here and docs/ cite by name,
+// are in results/experiments/semisup/.
 package semisup
 
 import (

@@ -24,6 +24,9 @@
 // is the trained model's own (S⁽¹⁾ through the NNLS layers).
 //
 //	go run ./bench/quality/broad -docs C.jsonl [-seeds 1,2,3] [-newsgroups] [-slow]
+//
+// The logs of its runs, which the comments here and docs/ cite by name,
+// are in results/bench/quality/broad/.
 package main
 
 import (

@@ -10,6 +10,9 @@
 // topics on it.
 //
 //	go run ./bench/quality/flatstart -docs C.jsonl [-ranks 20,10] [-seeds 1,2,3] [-hals] [-newsgroups]
+//
+// The logs of its runs, which the comments here and docs/ cite by name,
+// are in results/bench/quality/flatstart/.
 package main
 
 import (

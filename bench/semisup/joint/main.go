@@ -6,6 +6,9 @@
 // the relative error. Ranks 20,10, seed 1, the choice's defaults otherwise.
 //
 //	go run ./bench/semisup/joint X.mtx KNOWN.txt TRUE.txt
+//
+// The logs of its runs, which the comments here and docs/ cite by name,
+// are in results/bench/semisup/joint/.
 package main
 
 import (

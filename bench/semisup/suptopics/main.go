@@ -13,6 +13,9 @@
 // About 8 minutes on 2 cores (the supervised fits run 1,000 epochs).
 //
 //	go run ./bench/semisup/suptopics X.mtx KNOWN.txt TRUE.txt
+//
+// The logs of its runs, which the comments here and docs/ cite by name,
+// are in results/bench/semisup/suptopics/.
 package main
 
 import (
