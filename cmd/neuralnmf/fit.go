@@ -37,7 +37,11 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	if cfg.BatchSize > 0 {
 		cols = min(cols, max(cfg.BatchSize, neuralnmf.StartColumns)) // the start factorises the first batches
 	}
-	if err := checkRanks(cfg.Ranks, cfg.Resolved().Init, rows, cols); err != nil {
+	// The rank rules are the library's; the labels and the mask, read
+	// below, are checked when training starts.
+	early := cfg
+	early.Supervision, early.DataMask = nil, nil
+	if err := early.Validate(rows, cols); err != nil {
 		return err
 	}
 	if cfg.Supervision, d.classNames, err = f.supervision(d, cfg.Supervision); err != nil {

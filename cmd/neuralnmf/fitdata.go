@@ -155,20 +155,3 @@ func readLabelMask(path string, labels []int, from string) ([]bool, error) {
 	}
 	return known, nil
 }
-
-// checkRanks checks -ranks against the data, in the flags' terms: each
-// rank at most the rows of X, decreasing, and layer 1's at most the
-// columns when the start factorises X (any -init but random).
-func checkRanks(ranks []int, init neuralnmf.Init, rows, cols int) error {
-	for l, k := range ranks {
-		switch {
-		case l == 0 && k > cols && cols < rows && init != neuralnmf.RandomInit:
-			return usageError{fmt.Errorf("-ranks: layer 1's rank %d is above the %d columns (samples) of the data, which -init %s factorises; want at most %d, or give -init random (then at most %d, the rows)", k, cols, init, cols, rows)}
-		case k > rows:
-			return usageError{fmt.Errorf("-ranks: layer %d's rank %d is above the %d rows (features) of the data; want at most %d", l+1, k, rows, rows)}
-		case l > 0 && k >= ranks[l-1]:
-			return usageError{fmt.Errorf("-ranks: ranks must decrease, but layer %d's %d follows %d", l+1, k, ranks[l-1])}
-		}
-	}
-	return nil
-}

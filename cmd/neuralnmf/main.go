@@ -162,7 +162,7 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 
 // configFlags are the library's names of configuration fields with the
 // flags that set them, longest first.
-var configFlags = strings.NewReplacer(
+var configFlags = strings.NewReplacer("Ranks: ", "-ranks: ", "(features) of X", "(features) of the data", "(samples) of X", "(samples) of the data", "Init RandomInit", "-init random", "which Init ", "which -init ",
 	"Supervision.Lambda", "-lambda", "Supervision.Balance", "-balance", "Supervision.Classifier", "-classifier",
 	"Loss KL does not support Supervision", "-loss kl does not support labels (-labels, -label-field)",
 	"Loss KL does not support", "-loss kl does not support",

@@ -431,6 +431,24 @@ const MaxPenalty = 1e150
 // ErrConfig is wrapped by errors about an invalid Config.
 var ErrConfig = errors.New("invalid configuration")
 
+// ConfigError is the error of a Config field that X cannot take (a rank
+// above X's rows, ...): Field names the field ("Ranks"), Layer the layer
+// from 1 (0 when the error is not a layer's), Msg what is wrong. It wraps
+// ErrConfig, so that a caller can name its own flag for Field without
+// restating the rule.
+type ConfigError struct {
+	Field string
+	Layer int
+	Msg   string
+}
+
+func (e *ConfigError) Error() string {
+	return "neuralnmf: " + ErrConfig.Error() + ": " + e.Field + ": " + e.Msg
+}
+
+// Unwrap returns ErrConfig.
+func (e *ConfigError) Unwrap() error { return ErrConfig }
+
 // ErrDiverged is wrapped by the error of an Algorithm1 run whose loss
 // became NaN or infinite: its fixed step LR was too large.
 var ErrDiverged = errors.New("training diverged")
@@ -468,14 +486,18 @@ func (c *Config) validate(rows, cols int) error {
 	}
 	hnmf := c.Init.factorises()
 	for l, k := range c.Ranks {
-		if k < 1 || k > x.Rows {
-			return fmt.Errorf("neuralnmf: %w: rank %d of layer %d, want 1 to N = %d", ErrConfig, k, l+1, x.Rows)
+		rank := func(format string, a ...any) error {
+			return &ConfigError{Field: "Ranks", Layer: l + 1, Msg: fmt.Sprintf(format, a...)}
 		}
-		if hnmf && l == 0 && k > x.Cols {
-			return fmt.Errorf("neuralnmf: %w: rank %d of layer 1, want 1 to min(N, M) = %d: the %s start factorises X by HNMF and needs k ≤ M = %d columns; use RandomInit or GivenInit for more", ErrConfig, k, min(x.Rows, x.Cols), c.Init.resolved(), x.Cols)
-		}
-		if l > 0 && k >= c.Ranks[l-1] {
-			return fmt.Errorf("neuralnmf: %w: ranks must decrease, layer %d has %d after %d", ErrConfig, l+1, k, c.Ranks[l-1])
+		switch {
+		case k < 1:
+			return rank("layer %d's rank is %d; want at least 1", l+1, k)
+		case hnmf && l == 0 && k > x.Cols && x.Cols < x.Rows:
+			return rank("layer 1's rank %d is above the %d columns (samples) of X, which Init %s factorises; want at most %d, or give Init RandomInit (then at most %d, the rows)", k, x.Cols, c.Init.resolved(), x.Cols, x.Rows)
+		case k > x.Rows:
+			return rank("layer %d's rank %d is above the %d rows (features) of X; want at most %d", l+1, k, x.Rows, x.Rows)
+		case l > 0 && k >= c.Ranks[l-1]:
+			return rank("ranks must decrease, but layer %d's %d follows %d", l+1, k, c.Ranks[l-1])
 		}
 	}
 	if err := c.checkPenalties(); err != nil {

@@ -238,8 +238,8 @@ func TestTrainErrors(t *testing.T) {
 		{"huge", func() *tensor.Dense { b := x.Clone(); tensor.Scale(b, 1e300, b); return b }(), neuralnmf.Config{Ranks: []int{3}}, "above 1e+100: squared errors would overflow; divide X"},
 		{"tiny", func() *tensor.Dense { b := x.Clone(); tensor.Scale(b, 1e-300, b); return b }(), neuralnmf.Config{Ranks: []int{3}}, "below 1e-100: squared errors would underflow; multiply X"},
 		{"no-ranks", x, neuralnmf.Config{}, "Ranks is empty"},
-		{"rank-too-big", x, neuralnmf.Config{Ranks: []int{11}}, "rank 11 of layer 1"},
-		{"rank-above-M-with-HNMF", x, neuralnmf.Config{Ranks: []int{9}}, "rank 9 of layer 1, want 1 to min(N, M) = 8: the hnmf start factorises X by HNMF"},
+		{"rank-too-big", x, neuralnmf.Config{Ranks: []int{11}}, "layer 1's rank 11"},
+		{"rank-above-M-with-HNMF", x, neuralnmf.Config{Ranks: []int{9}}, "layer 1's rank 9 is above the 8 columns (samples) of X, which Init hnmf factorises"},
 		{"increasing", x, neuralnmf.Config{Ranks: []int{3, 5}}, "ranks must decrease"},
 		{"labels", x, neuralnmf.Config{Ranks: []int{3}, Supervision: &neuralnmf.Supervision{Labels: []int{1}, Classes: 2}}, "1 labels for 8 columns"},
 		{"label-range", x, neuralnmf.Config{Ranks: []int{3}, Supervision: &neuralnmf.Supervision{Labels: []int{0, 1, 2, 0, 1, 0, 1, 0}, Classes: 2}}, "label 2 of column 2"},
@@ -618,4 +618,26 @@ func TestCustomLossWithoutTheAs(t *testing.T) {
 		}})
 	require.ErrorIs(t, err, neuralnmf.ErrConfig)
 	require.ErrorContains(t, err, "the loss depends on no A")
+}
+
+// The rank rules come back typed (issue 67), so that a command names its
+// flag without restating them; Validate says before any work what Train
+// would refuse.
+func TestConfigErrorNamesFieldAndLayer(t *testing.T) {
+	for _, tc := range []struct {
+		ranks []int
+		layer int
+	}{{[]int{20}, 1}, {[]int{4, 6}, 2}, {[]int{4, 0}, 2}} {
+		err := neuralnmf.Config{Ranks: tc.ranks}.Validate(12, 30)
+		var ce *neuralnmf.ConfigError
+		require.ErrorAs(t, err, &ce, "%v", tc.ranks)
+		require.ErrorIs(t, err, neuralnmf.ErrConfig)
+		require.Equal(t, "Ranks", ce.Field)
+		require.Equal(t, tc.layer, ce.Layer, "%v", tc.ranks)
+		x := tensor.New(12, 30)
+		x.Set(0, 0, 1)
+		_, terr := neuralnmf.Train(x, neuralnmf.Config{Ranks: tc.ranks})
+		require.EqualError(t, terr, err.Error(), "Train refuses what Validate does")
+	}
+	require.NoError(t, neuralnmf.Config{Ranks: []int{6, 3}}.Validate(12, 30))
 }
