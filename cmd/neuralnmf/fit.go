@@ -84,7 +84,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	model, choice, err := train(d, cfg, chooseOpt, prog, stderr)
+	model, choice, ran, err := train(d, cfg, chooseOpt, prog, stderr)
 	if err != nil {
 		return err
 	}
@@ -93,7 +93,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	fmt.Fprint(stdout, presetNote)
-	fmt.Fprintln(stdout, describeModel(cfg, choice, d))
+	fmt.Fprintln(stdout, describeModel(cfg, choice, ran))
 	if cfg.BatchSize > 0 {
 		writeFitSummary(stdout, model.History, "passes of mini-batches")
 	} else {
@@ -107,54 +107,64 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// describeModel says in flag terms how the returned model was trained:
-// with a choice (fit -labels), whether it is the unsupervised fit, whose
-// topics the chosen classifier reads, or a supervised one.
-func describeModel(cfg neuralnmf.Config, c *neuralnmf.Choice, d *fitData) string {
+// describeModel says in flag terms how the returned model was trained,
+// from what the library reported it ran (ran: the first stage of each fit,
+// in order): with a choice (fit -labels), whether it is the unsupervised
+// fit (the first), whose topics the chosen classifier reads, or a
+// supervised one (the last: the refit, or the only fit).
+func describeModel(cfg neuralnmf.Config, c *neuralnmf.Choice, ran []neuralnmf.Stage) string {
+	last := ran[len(ran)-1]
 	if c == nil || c.Chosen < 0 {
-		return describeConfig(cfg, d.entries(), d.dense())
+		return describeConfig(cfg, last)
 	}
 	switch c.Candidates[c.Chosen].Kind {
 	case neuralnmf.SupervisedFit, neuralnmf.SupervisedReadout, neuralnmf.SupervisedTopicsWords:
-		return "the model: the supervised fit refitted on all known labels; " + describeConfig(cfg, d.entries(), d.dense())
+		return "the model: the supervised fit refitted on all known labels; " + describeConfig(cfg, last)
 	}
-	return "the model: the unsupervised fit (trained without the labels) with the classifier chosen below; " + describeConfig(unsupervised(cfg), d.entries(), d.dense())
+	return "the model: the unsupervised fit (trained without the labels) with the classifier chosen below; " + describeConfig(unsupervised(cfg), ran[0])
 }
 
 // train trains on d's X with progress on stderr (when prog is not nil),
 // choosing what to do with the labels (neuralnmf.TrainChoosing) when
-// choose is not nil; the Choice is nil otherwise.
-func train(d *fitData, cfg neuralnmf.Config, choose *neuralnmf.ChooseOptions, prog *fitProgress, stderr io.Writer) (*neuralnmf.Model, *neuralnmf.Choice, error) {
-	if prog != nil {
-		r := cfg.ResolvedForData(d.entries(), d.dense())
-		prog.configure(r)
-		starts := 0
-		cfg.Phase = func(name string) {
-			switch name {
-			case "start":
-				if starts++; starts > max(r.Restarts, 1) {
-					starts = 1 // a choice trains several fits, each from its own starts
+// choose is not nil; the Choice is nil otherwise. It returns what the
+// library reported each fit ran (its first stage), for describeModel.
+func train(d *fitData, cfg neuralnmf.Config, choose *neuralnmf.ChooseOptions, prog *fitProgress, stderr io.Writer) (*neuralnmf.Model, *neuralnmf.Choice, []neuralnmf.Stage, error) {
+	var ran []neuralnmf.Stage
+	said := "" // the configuration last written
+	cfg.Phase = func(s neuralnmf.Stage) {
+		if s.Name == "start" && s.Restart == 1 { // a fit begins
+			ran = append(ran, s)
+			if prog != nil {
+				user := cfg
+				if s.Run.Supervision == nil {
+					user = unsupervised(cfg)
 				}
-				prog.phase(startPhase(r, starts))
-			case "training":
-				prog.training()
+				if line := describeConfig(user, s); line != said {
+					prog.note(line)
+					said = line
+				}
+				prog.configure(s.Run)
 			}
 		}
+		if prog == nil {
+			return
+		}
+		switch s.Name {
+		case "start":
+			prog.phase(startPhase(s.Run, s.Restart))
+		case "training":
+			prog.training()
+		}
+	}
+	if prog != nil {
 		cfg.Progress = prog.epoch
 		if choose != nil {
 			o := *choose
-			o.Fitting = func(what string, c neuralnmf.Config) {
-				starts = 0
+			o.Fitting = func(what string, _ neuralnmf.Config) {
 				prog.run(what) // writes the last fit's last epoch first
-				r = c.ResolvedForData(d.entries(), d.dense())
-				prog.configure(r)
 			}
 			choose = &o
-			fmt.Fprintln(stderr, "choosing what to do with the labels: an unsupervised fit, then the supervised validation fits, then the chosen candidate's refit if it is a supervised one; each fit's configuration:")
-			fmt.Fprintln(stderr, "  unsupervised: "+describeConfig(unsupervised(cfg), d.entries(), d.dense()))
-			fmt.Fprintln(stderr, "  supervised: "+describeConfig(cfg, d.entries(), d.dense()))
-		} else {
-			fmt.Fprintln(stderr, describeConfig(cfg, d.entries(), d.dense()))
+			fmt.Fprintln(stderr, "choosing what to do with the labels: an unsupervised fit, then the supervised validation fits, then the chosen candidate's refit if it is a supervised one; each fit's configuration is written as it starts, when it differs from the one before")
 		}
 	}
 	var model *neuralnmf.Model
@@ -179,7 +189,7 @@ func train(d *fitData, cfg neuralnmf.Config, choose *neuralnmf.ChooseOptions, pr
 		model, err = neuralnmf.Train(x.Dense, cfg)
 	}
 	prog.finish()
-	return model, choice, err
+	return model, choice, ran, err
 }
 
 // unsupervised returns cfg without its labels: the unsupervised fit of

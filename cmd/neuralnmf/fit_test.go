@@ -264,7 +264,11 @@ func TestFitProgressAndConfiguration(t *testing.T) {
 	require.Equal(t, 0, code, errOut)
 	x, err := matio.ReadMatrix(p("x.mtx"))
 	require.NoError(t, err)
-	starts, restarts := neuralnmf.SizedStarts(len(x.Sparse.Val), 2) // the starts are sized to X
+	// The starts are sized to X (docs/defaults.md): the most, 10 starts
+	// per layer and 2 restarts, while one start's multiply-adds (entries
+	// times the first rank) are at most a tenth of the budget of 5e5.
+	require.LessOrEqual(t, len(x.Sparse.Val)*2, 50000)
+	starts, restarts := 10, 2
 	startLine, capEpochs, restartsFlag := fmt.Sprintf("start: HNMF of X by multiplicative updates, %d random start(s) per layer", starts), 1000, ""
 	if restarts > 1 {
 		startLine = fmt.Sprintf("start 1 of %d: HNMF of X by multiplicative updates, %d random start(s) per layer", restarts, starts)

@@ -48,6 +48,15 @@ func (p *fitProgress) phase(what string) {
 	fmt.Fprintf(p.w, "%s (%s elapsed)\n", what, roundDur(time.Since(p.begin)))
 }
 
+// note writes a line of its own (a fit's configuration).
+func (p *fitProgress) note(line string) {
+	if p == nil {
+		return
+	}
+	p.endLine()
+	fmt.Fprintln(p.w, line)
+}
+
 // run announces the next of several fits (fit -labels' choice trains an
 // unsupervised fit, validation fits and a refit): what says which it is,
 // and its epochs are counted from 1 again.
@@ -64,7 +73,7 @@ func (p *fitProgress) run(what string) {
 }
 
 // configure tells the reporter the run's cap and stopping rule, from the
-// resolved configuration r (Config.Resolved).
+// configuration the library reported it runs (Stage.Run).
 func (p *fitProgress) configure(r neuralnmf.Config) {
 	if p != nil {
 		p.cap, p.tol, p.window = epochCap(r), r.Tol, r.Window
@@ -153,12 +162,13 @@ func roundDur(d time.Duration) time.Duration {
 	return d.Round(time.Second)
 }
 
-// describeConfig says in flag terms what a fit with the resolved
-// configuration r (Config.ResolvedFor) runs: start, optimiser, loss,
-// supervision, stopping rule; so the line names the defaults Train
-// applies, not zeros.
-func describeConfig(cfg neuralnmf.Config, entries int, dense bool) string {
-	r := cfg.ResolvedForData(entries, dense)
+// describeConfig says in flag terms what a fit ran: start, optimiser,
+// loss, supervision, stopping rule, from the configuration the library
+// reported (s.Run), so the line names the defaults Train applied, not
+// zeros; cfg is the configuration as the flags gave it, to say which
+// values Train sized to X.
+func describeConfig(cfg neuralnmf.Config, s neuralnmf.Stage) string {
+	r := s.Run
 	var b strings.Builder
 	fmt.Fprintf(&b, "configuration: -ranks %s, -init %s", joinInts(r.Ranks), r.Init)
 	if cfg.Init == neuralnmf.DefaultInit && r.Init == neuralnmf.NNDSVDInit {
@@ -216,7 +226,7 @@ func describeConfig(cfg neuralnmf.Config, entries int, dense bool) string {
 		sized = " (sized to X)"
 	}
 	switch {
-	case cfg.StartIsTheFit(entries, dense):
+	case s.StartOnly:
 		b.WriteString("; no training after the start: one layer from a converged HALS start is already the fit (give -epochs to train)")
 	case r.Tol > 0:
 		fmt.Fprintf(&b, "; stops when the loss falls by less than -tol %.3g%s (relative) over -window %d %s, or at -epochs %d", r.Tol, sized, r.Window, epochs, r.Epochs)

@@ -451,7 +451,9 @@ func TestFitChoosesWithLabels(t *testing.T) {
 	require.Equal(t, 0, code, errOut)
 	// The progress says which fit each epoch belongs to, and the summary
 	// which fit the model is.
-	require.Contains(t, errOut, "\n  unsupervised: configuration: -ranks 4,2")
+	// Each fit's configuration is what the library reported it ran.
+	require.Regexp(t, `\nfit: the unsupervised fit, labels not used[^\n]*\nconfiguration: -ranks 4,2, -init hnmf \(10 random start\(s\) per layer\)[^\n]*-loss reconstruction, -restarts 2`, errOut)
+	require.Regexp(t, `\nfit: supervised \(ce, balance 0\.3\): validation fit[^\n]*\nconfiguration: -ranks 4,2[^\n]*-classifier ce -balance 0\.3`, errOut)
 	require.Contains(t, errOut, "\nfit: the unsupervised fit, labels not used")
 	require.Contains(t, errOut, "\nfit: supervised (ce, balance 0.3): validation fit on the known labels outside the held-out fold")
 	require.Regexp(t, `(^|\n)the model: the (unsupervised fit \(trained without the labels\) with the classifier chosen below|supervised fit refitted on all known labels); configuration: -ranks 4,2`, out)

@@ -177,9 +177,8 @@ func documents(p *tensor.Dense, docLen int, rng *rand.Rand) *tensor.Dense {
 }
 
 // Candidate is one configuration under comparison; Ranks and Seed are filled
-// in per run. A positive Budget sizes the starts to X by
-// neuralnmf.StartsForBudget with it, in place of Cfg's InitRestarts and
-// Restarts.
+// in per run. A positive Budget sizes the starts to X by startsForBudget
+// with it, in place of Cfg's InitRestarts and Restarts.
 type Candidate struct {
 	Name   string
 	Cfg    neuralnmf.Config
@@ -198,7 +197,7 @@ var References = []string{"1 start, 1 restart", "10 starts, 2 restarts"}
 // one start per layer (the defaults before starts were sized), ten starts
 // and two restarts everywhere (the defaults before that, with today's
 // stopping rule), and starts sized to X by budgets from 5·10⁵ to 10⁷
-// multiply-adds (neuralnmf.StartsForBudget).
+// multiply-adds (startsForBudget).
 func Candidates() []Candidate {
 	base := neuralnmf.Config{Init: neuralnmf.HNMFInit, Optimizer: neuralnmf.Adam, Tol: 1e-4, Window: 10}
 	fixed := func(starts, restarts int) neuralnmf.Config {
@@ -254,7 +253,7 @@ func Evaluate(x *tensor.Dense, ranks []int, seed uint64, c Candidate, hnmf float
 	cfg := c.Cfg
 	cfg.Ranks, cfg.Seed = ranks, seed
 	if c.Budget > 0 {
-		cfg.InitRestarts, cfg.Restarts = neuralnmf.StartsForBudget(c.Budget, x.Rows*x.Cols, ranks[0])
+		cfg.InitRestarts, cfg.Restarts = startsForBudget(c.Budget, x.Rows*x.Cols, ranks[0])
 	}
 	epochs := 0
 	cfg.Progress = func(neuralnmf.Epoch) { epochs++ }
@@ -362,3 +361,17 @@ func Choose(all []Summary, references ...string) Summary {
 // QualitySlack is how much worse (relative) than the best eligible mean
 // ratio a candidate's mean may be and still be chosen for being faster.
 const QualitySlack = 0.02
+
+// startsForBudget is the rule of the starts sized to X that this
+// experiment weighs (the library's default took the budget 5·10⁵ it
+// chose): as many starts per layer as one start's multiply-adds (entries
+// times the first rank) fit in budget, between 1 and 10, with two
+// restarts at 10 and one otherwise.
+func startsForBudget(budget float64, entries, k int) (initRestarts, restarts int) {
+	work := float64(max(entries, 1)) * float64(max(k, 1))
+	n := max(int(min(budget/work, 10)), 1)
+	if n == 10 {
+		return n, 2
+	}
+	return n, 1
+}

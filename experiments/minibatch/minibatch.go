@@ -373,6 +373,26 @@ func Choose(sums []Summary) Summary {
 
 // Default is the candidate the package defaults stand for.
 func Default() Candidate {
-	r := neuralnmf.Config{Ranks: []int{2}, BatchSize: neuralnmf.DefaultBatchSize}.Resolved()
+	r := ranDefaults()
 	return Candidate{BatchSize: r.BatchSize, Start: r.Init, Update: r.BatchUpdate, LR: r.LR, PassDecay: r.Decay.Factor, Forget: r.Forget}
+}
+
+// ranDefaults returns the configuration that mini-batch training reports
+// it runs (Config.Phase) when given only the ranks and the batch size: a
+// tiny fit of one pass, whose Stage carries the resolved defaults.
+func ranDefaults() neuralnmf.Config {
+	x := tensor.New(4, 2*neuralnmf.DefaultBatchSize)
+	rng := tensor.NewRand(1)
+	for i := range x.Data {
+		x.Data[i] = rng.Float64()
+	}
+	var r neuralnmf.Config
+	cfg := neuralnmf.Config{Ranks: []int{2}, BatchSize: neuralnmf.DefaultBatchSize, Epochs: 1,
+		Phase: func(s neuralnmf.Stage) { r = s.Run }}
+	if _, err := neuralnmf.Train(x, cfg); err != nil {
+		panic(err) // a fixed tiny fit: a failure is a bug
+	}
+	r.Epochs = 0 // as the defaults have it
+	r.Phase = nil
+	return r
 }

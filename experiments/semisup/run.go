@@ -173,7 +173,7 @@ var EarlierCandidates = []Candidate{{Name: "choose, no prior"}, {Name: "choose, 
 // (neuralnmf.DefaultClassifier, neuralnmf.DefaultBalance), chosen for the
 // data by neuralnmf.TrainChoosing with its default options.
 func Default() Candidate {
-	return Candidate{Name: fmt.Sprintf("default fit -labels (choose; %s, balance %g)", neuralnmf.DefaultClassifier.Resolved(), neuralnmf.DefaultBalance),
+	return Candidate{Name: fmt.Sprintf("default fit -labels (choose; %s, balance %g)", neuralnmf.DefaultClassifier, neuralnmf.DefaultBalance),
 		Choose: &neuralnmf.ChooseOptions{}}
 }
 

@@ -89,7 +89,7 @@ func trainBatches(src batchSource, cfg Config, keepS bool) (*Model, error) {
 	// Decay counts passes here; the optimisers count steps.
 	c.Decay.Every *= (cols + c.BatchSize - 1) / c.BatchSize
 	if c.Phase != nil {
-		c.Phase("start")
+		c.Phase(Stage{Name: "start", Run: c, Restart: 1})
 	}
 	if err := src.rewind(0); err != nil {
 		return nil, fmt.Errorf("neuralnmf: %w", err)
@@ -130,7 +130,7 @@ func trainBatches(src batchSource, cfg Config, keepS bool) (*Model, error) {
 		return nil, err
 	}
 	if c.Phase != nil {
-		c.Phase("training")
+		c.Phase(Stage{Name: "training", Run: c, Restart: 1})
 	}
 	t.start = time.Now()
 	for epoch := 1; epoch <= c.Epochs; epoch++ {

@@ -249,9 +249,9 @@ func (c *chooser) scoreSupervised(cheap []Candidate) error {
 	for _, b := range c.balances {
 		vc := c.withKnown(c.train, b, c.o.Patience)
 		vc.Supervision.target = target
-		name := fmt.Sprintf("supervised (%s, balance %g)", sup.Classifier.Resolved(), b)
+		name := fmt.Sprintf("supervised (%s, balance %g)", sup.Classifier.resolved(), b)
 		if sup.Lambda > 0 {
-			name = fmt.Sprintf("supervised (%s, λ %g)", sup.Classifier.Resolved(), sup.Lambda)
+			name = fmt.Sprintf("supervised (%s, λ %g)", sup.Classifier.resolved(), sup.Lambda)
 		}
 		c.announce(vc, "%s: validation fit on the known labels outside the held-out fold", name)
 		m, err := c.fit(vc)

@@ -60,25 +60,22 @@ const (
 	CrossEntropy
 )
 
-// Resolved returns c with DefaultClassifier replaced by the classifier it
+// resolved returns c with DefaultClassifier replaced by the classifier it
 // stands for.
-func (c Classifier) Resolved() Classifier {
+func (c Classifier) resolved() Classifier {
 	if c == DefaultClassifier {
 		return CrossEntropy
 	}
 	return c
 }
 
-// String returns the name the command line uses for c ("ls", "ce";
-// "default" for DefaultClassifier).
+// String returns the name the command line uses for c: "ls" or "ce"
+// (DefaultClassifier is named as the classifier it stands for).
 func (c Classifier) String() string {
-	switch c {
-	case LeastSquares:
+	if c.resolved() == LeastSquares {
 		return "ls"
-	case CrossEntropy:
-		return "ce"
 	}
-	return "default"
+	return "ce"
 }
 
 // DefaultBalance is Supervision.Balance's default: the weighted
@@ -160,7 +157,7 @@ const (
 	// NNDSVDInit starts from HNMF computed by HALS (scikit-learn's
 	// coordinate descent) from NNDSVDa starts (ssnmf.NNDSVDA), each layer's
 	// topics scaled to unit norm before the next (ssnmf.Options.UnitTopics):
-	// deterministic, and the default from HALSWork (DeepMUWork says what it
+	// deterministic, and the default from halsWork (deepMUWork says what it
 	// adds to hierarchies of three layers or more).
 	NNDSVDInit
 	// HNMFBestInit computes HNMF from the same random starts as HNMFInit by
@@ -344,8 +341,8 @@ type Config struct {
 	// InitRestarts is the number of random starts per layer of the HNMF
 	// initialisation (ssnmf.Options.Restarts; the best is kept), and with
 	// NNDSVDInit of the multiplicative updates of the layers after the
-	// first (DeepMUWork). 0 sizes it to X (SizedStarts: up to
-	// MaxSizedStarts where a start is cheap, 1 on large data and with
+	// first (deepMUWork). 0 sizes it to X (sizedStarts: up to
+	// maxSizedStarts where a start is cheap, 1 on large data and with
 	// BatchSize; for NNDSVDInit, to its second layer's input).
 	InitRestarts int
 	// InitIters, if positive, bounds the updates per layer
@@ -380,10 +377,11 @@ type Config struct {
 	// collinear topics, one start (Restarts 1) and, unless Tol is set, no
 	// early stop. Optimizer must be GD or the default.
 	Algorithm1 bool
-	// Phase, if not nil, is called when training enters a phase: "start"
-	// (the initialisation, which for HNMFInit or NNDSVDInit is itself a
-	// factorisation) and "training" (the first epoch follows).
-	Phase func(name string)
+	// Phase, if not nil, is called when training enters a phase, with
+	// what it is about to run (Stage): the library reports the
+	// configuration it resolved for this X, so that a caller never
+	// predicts it.
+	Phase func(Stage)
 	// Progress, if not nil, is called after every epoch, including the
 	// burn-in epochs of every restart (Epoch.Epoch counts from 1 for each).
 	Progress func(Epoch)
@@ -427,6 +425,26 @@ type Config struct {
 // columns (the scaled α of the penalties): beyond it the penalised NNLS
 // problem's entries (√α, α²) overflow float64.
 const MaxPenalty = 1e150
+
+// Stage is what Config.Phase is told when a fit enters a phase.
+type Stage struct {
+	// Name is "start" (the initialisation of one restart, which for
+	// HNMFInit or NNDSVDInit is itself a factorisation) or "training"
+	// (its first epoch follows).
+	Name string
+	// Run is the configuration this fit runs: the Config as given with
+	// every default Train applied for this X (the start, the starts and
+	// the tolerance sized to X; see docs/defaults.md).
+	Run Config
+	// Restart counts this fit's restarts from 1 to Run.Restarts (1 in
+	// mini-batch training).
+	Restart int
+	// StartOnly says that the fit takes no training step after its
+	// start: one layer of the squared error from a converged HALS start,
+	// a stationary point that training cannot improve, and Epochs left 0.
+	// Train measures the start in one epoch and stops.
+	StartOnly bool
+}
 
 // ErrConfig is wrapped by errors about an invalid Config.
 var ErrConfig = errors.New("invalid configuration")

@@ -82,7 +82,7 @@
 //     HALS's minimum on large sparse corpora, HALS lands worse on some
 //     dense hierarchies). HNMFInit with InitRestarts > 1 picks, per layer, the
 //     best of several HNMF starts by the error through the hierarchy. By
-//     default the number of starts is sized to X (SizedStarts): up to ten
+//     default the number of starts is sized to X (sizedStarts): up to ten
 //     where a start is cheap, one where it is most of the fit. On the
 //     paper's synthetic data a single start lands in a worse local minimum
 //     (two classes merged, 2-layer error 0.324 instead of 0.282) about half

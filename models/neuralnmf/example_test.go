@@ -144,20 +144,26 @@ func ExampleConfig_stopping() {
 	// rule met: true
 }
 
-// The starts Train takes when InitRestarts and Restarts are 0: many on
-// the paper's 87×90 matrix, where a start costs milliseconds, one on the
-// 20 Newsgroups matrix (62,872 non-zeros), where it is most of the fit.
-func ExampleSizedStarts() {
-	for _, x := range []struct {
-		name       string
-		entries, k int
-	}{{"87×90 dense, rank 9", 87 * 90, 9}, {"20 Newsgroups, rank 10", 62872, 10}} {
-		starts, restarts := neuralnmf.SizedStarts(x.entries, x.k)
-		fmt.Printf("%s: %d start(s) per layer, %d restart(s)\n", x.name, starts, restarts)
+// Train reports what it runs through Config.Phase: the configuration it
+// resolved for this X (here the starts it sized to a small matrix, where
+// a start costs milliseconds), before each start and before training.
+func ExampleStage() {
+	x := tensor.New(30, 40)
+	rng := tensor.NewRand(1)
+	for i := range x.Data {
+		x.Data[i] = rng.Float64()
+	}
+	cfg := neuralnmf.Config{Ranks: []int{4}, Epochs: 5, Seed: 1}
+	cfg.Phase = func(s neuralnmf.Stage) {
+		if s.Name == "start" && s.Restart == 1 {
+			fmt.Printf("start %d of %d: init %v, %d start(s) per layer, tolerance %g\n", s.Restart, s.Run.Restarts, s.Run.Init, s.Run.InitRestarts, s.Run.Tol)
+		}
+	}
+	if _, err := neuralnmf.Train(x, cfg); err != nil {
+		fmt.Println(err)
 	}
 	// Output:
-	// 87×90 dense, rank 9: 7 start(s) per layer, 1 restart(s)
-	// 20 Newsgroups, rank 10: 1 start(s) per layer, 1 restart(s)
+	// start 1 of 2: init hnmf, 10 start(s) per layer, tolerance 0.0001
 }
 
 // TrainChoosing cross-validates its candidates on the known labels (a

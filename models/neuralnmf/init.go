@@ -191,7 +191,7 @@ func (t *trainer) hnmf(opt *ssnmf.Options) (*ssnmf.Hierarchy, error) {
 // run to scikit-learn's convergence test (halsStartTol), its topics scaled
 // to unit norm before the next layer (ssnmf.Options.UnitTopics); and, with three
 // layers or more where the layers after the first are cheap (X's columns
-// × k⁽⁰⁾ × k⁽¹⁾ at most DeepMUWork), those layers again by multiplicative
+// × k⁽⁰⁾ × k⁽¹⁾ at most deepMUWork), those layers again by multiplicative
 // updates from random starts (as HNMFInit makes them, starts sized to
 // their input), the hierarchy of the lower error through all layers kept.
 func (t *trainer) hnmfHALS() (*ssnmf.Hierarchy, error) {
@@ -202,12 +202,12 @@ func (t *trainer) hnmfHALS() (*ssnmf.Hierarchy, error) {
 		return h, err
 	}
 	_, cols := t.x.dims()
-	if float64(cols)*float64(c.Ranks[0])*float64(c.Ranks[1]) > DeepMUWork {
+	if float64(cols)*float64(c.Ranks[0])*float64(c.Ranks[1]) > deepMUWork {
 		return h, nil
 	}
 	starts := c.InitRestarts
 	if starts <= 0 {
-		starts, _ = SizedStarts(c.Ranks[0]*cols, c.Ranks[1])
+		starts, _ = sizedStarts(c.Ranks[0]*cols, c.Ranks[1])
 	}
 	mu, err := ssnmf.HNMF(h.S[0], c.Ranks[1:], nil, &ssnmf.Options{Seed: t.seed + 1000, Restarts: starts, MaxIter: c.InitIters, UnitTopics: true})
 	if err != nil {

@@ -208,10 +208,18 @@ func TestMiniBatchErrors(t *testing.T) {
 		CustomLoss: func(_ *autograd.Tape, f *neuralnmf.Forward) *autograd.Var {
 			return ops.SparseFrobeniusLoss(f.XSparse, f.A[0], f.S[0])
 		}}
-	require.Equal(t, neuralnmf.Gradient, custom.Resolved().BatchUpdate)
-	require.Equal(t, neuralnmf.Statistics, neuralnmf.Config{Ranks: []int{3}, BatchSize: 10}.Resolved().BatchUpdate)
+	var ran []neuralnmf.BatchUpdate
+	record := func(s neuralnmf.Stage) {
+		if s.Name == "start" {
+			ran = append(ran, s.Run.BatchUpdate)
+		}
+	}
+	custom.Phase = record
 	_, err := neuralnmf.TrainColumns(&blockColumns{x: x}, custom)
 	require.NoError(t, err)
+	_, err = neuralnmf.TrainColumns(&blockColumns{x: x}, neuralnmf.Config{Ranks: []int{3}, BatchSize: 10, Epochs: 1, Phase: record})
+	require.NoError(t, err)
+	require.Equal(t, []neuralnmf.BatchUpdate{neuralnmf.Gradient, neuralnmf.Statistics}, ran, "the update each ran, as Phase reports it")
 	neg := tensor.SparseFromDense(xd)
 	neg.Val[len(neg.Val)-1] = -1
 	_, err = neuralnmf.TrainColumns(&blockColumns{x: neg}, neuralnmf.Config{Ranks: []int{3}, BatchSize: 10})

@@ -287,18 +287,27 @@ func klScale(x data) float64 {
 }
 
 func trainAt(x data, cfg Config) (*Model, error) {
-	c := cfg.ResolvedForData(x.entries(), x.dense != nil)
+	c := cfg.resolvedForData(x.entries(), x.dense != nil)
 	if startIsTheFit(cfg, c) {
-		// One epoch measures the start; none steps.
-		m, err := trainAt(x, withEpochs(cfg, 1))
+		// One epoch measures the start; none steps. The caller hears of
+		// the fit it asked for, which is the start alone.
+		one := withEpochs(cfg, 1)
+		if cfg.Phase != nil {
+			one.Phase = func(s Stage) {
+				s.Run, s.StartOnly = c, true
+				cfg.Phase(s)
+			}
+		}
+		m, err := trainAt(x, one)
 		if err == nil {
 			m.History.Stopped = "the start is the fit: one layer started from a converged NMF (HALS from NNDSVDa), which training cannot improve (it measured the start; give Epochs, -epochs, to train anyway)"
 		}
 		return m, err
 	}
+	restart := 1
 	phase := func(name string) {
 		if c.Phase != nil {
-			c.Phase(name)
+			c.Phase(Stage{Name: name, Run: c, Restart: restart})
 		}
 	}
 	if c.Restarts <= 1 {
@@ -315,6 +324,7 @@ func trainAt(x data, cfg Config) (*Model, error) {
 	}
 	var best *trainer
 	for r := 0; r < c.Restarts; r++ {
+		restart = r + 1
 		phase("start")
 		t, err := newTrainer(x, c, c.Seed+uint64(1000*r))
 		if err != nil {
@@ -379,13 +389,6 @@ const (
 	DefaultWindow = 10
 )
 
-// Resolved returns c with its zero fields replaced by the defaults Train
-// applies: Init, Optimizer, LR, BurnIn, Epochs, Tol and Window, and, with
-// BatchSize, InitRestarts and Restarts (1). What depends on X stays as
-// given: a balanced Supervision.Lambda (History.Lambda reports it after
-// training) and, in full-batch training, InitRestarts and Restarts, which
-// Train sizes to X (ResolvedFor fills them). c is not changed.
-func (c Config) Resolved() Config { return c.withDefaults() }
 
 func (c Config) withDefaults() Config {
 	if c.BatchSize > 0 && c.Init == DefaultInit {
@@ -453,7 +456,7 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Supervision != nil { // a copy: the caller's is not changed
 		s := *c.Supervision
-		s.Classifier = s.Classifier.Resolved()
+		s.Classifier = s.Classifier.resolved()
 		if s.Balance == 0 {
 			s.Balance = DefaultBalance
 		}

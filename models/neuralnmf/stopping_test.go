@@ -133,52 +133,7 @@ func TestStoppingRule(t *testing.T) {
 	require.True(t, strings.HasSuffix(m.History.Stopped, "over 3 epochs > tol 1e-09"), m.History.Stopped)
 }
 
-// Resolved reports the defaults Train applies.
-func TestResolved(t *testing.T) {
-	r := neuralnmf.Config{Ranks: []int{3}}.Resolved()
-	require.Equal(t, neuralnmf.HNMFInit, r.Init)
-	require.Equal(t, neuralnmf.Adam, r.Optimizer)
-	require.Equal(t, 0.01, r.LR)
-	require.Zero(t, r.InitRestarts, "sized to X by Train")
-	require.Zero(t, r.Restarts, "sized to X by Train")
-	require.Equal(t, 1000, r.Epochs)
-	require.Equal(t, neuralnmf.DefaultTol, r.Tol)
-	require.Equal(t, neuralnmf.DefaultWindow, r.Window)
-	a := neuralnmf.Config{Ranks: []int{3}, Algorithm1: true}.Resolved()
-	require.Equal(t, neuralnmf.GD, a.Optimizer)
-	require.Equal(t, 1e-3, a.LR)
-	require.Negative(t, a.Tol, "Algorithm 1 runs its epochs unless Tol is set")
-	require.Equal(t, 50, neuralnmf.Config{Restarts: 3}.Resolved().BurnIn)
-	b := neuralnmf.Config{Ranks: []int{3}, BatchSize: 100}.Resolved()
-	require.Equal(t, []int{1, 1}, []int{b.InitRestarts, b.Restarts}, "mini-batch training keeps one start")
-}
 
-// The starts are sized to X: the most where a start is cheapest (with two
-// restarts), fewer as it grows, one where it is most of the fit; given
-// values are kept.
-func TestSizedStarts(t *testing.T) {
-	for _, tc := range []struct{ entries, k, starts, restarts int }{
-		{int(neuralnmf.StartBudget) / 90, 9, neuralnmf.MaxSizedStarts, 2},
-		{1, 1, neuralnmf.MaxSizedStarts, 2},
-		{int(neuralnmf.StartBudget/10) / 3, 10, 3, 1},
-		{int(neuralnmf.StartBudget / 10), 10, 1, 1},
-		{1_400_000, 10, 1, 1}, // 20 Newsgroups
-	} {
-		n, r := neuralnmf.SizedStarts(tc.entries, tc.k)
-		require.Equal(t, []int{tc.starts, tc.restarts}, []int{n, r}, "%d entries, rank %d", tc.entries, tc.k)
-		c := neuralnmf.Config{Ranks: []int{tc.k}}.ResolvedFor(tc.entries)
-		if float64(tc.entries)*float64(tc.k) >= neuralnmf.HALSWork {
-			// Large X starts by HALS, whose starts of the layers after the
-			// first are sized to their input when training starts.
-			require.Equal(t, neuralnmf.NNDSVDInit, c.Init)
-			require.Equal(t, []int{0, tc.restarts}, []int{c.InitRestarts, c.Restarts})
-			continue
-		}
-		require.Equal(t, []int{tc.starts, tc.restarts}, []int{c.InitRestarts, c.Restarts})
-	}
-	c := neuralnmf.Config{Ranks: []int{9}, InitRestarts: 3, Restarts: 1}.ResolvedFor(100)
-	require.Equal(t, []int{3, 1}, []int{c.InitRestarts, c.Restarts})
-}
 
 // The NNDSVD start is deterministic and gives a model no worse than its
 // own start (training only accepts steps that lower the loss).

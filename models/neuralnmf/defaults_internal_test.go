@@ -1,0 +1,78 @@
+package neuralnmf
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// Resolved reports the defaults Train applies.
+func TestResolved(t *testing.T) {
+	r := Config{Ranks: []int{3}}.withDefaults()
+	require.Equal(t, HNMFInit, r.Init)
+	require.Equal(t, Adam, r.Optimizer)
+	require.Equal(t, 0.01, r.LR)
+	require.Zero(t, r.InitRestarts, "sized to X by Train")
+	require.Zero(t, r.Restarts, "sized to X by Train")
+	require.Equal(t, 1000, r.Epochs)
+	require.Equal(t, DefaultTol, r.Tol)
+	require.Equal(t, DefaultWindow, r.Window)
+	a := Config{Ranks: []int{3}, Algorithm1: true}.withDefaults()
+	require.Equal(t, GD, a.Optimizer)
+	require.Equal(t, 1e-3, a.LR)
+	require.Negative(t, a.Tol, "Algorithm 1 runs its epochs unless Tol is set")
+	require.Equal(t, 50, Config{Restarts: 3}.withDefaults().BurnIn)
+	b := Config{Ranks: []int{3}, BatchSize: 100}.withDefaults()
+	require.Equal(t, []int{1, 1}, []int{b.InitRestarts, b.Restarts}, "mini-batch training keeps one start")
+}
+
+// The starts are sized to X: the most where a start is cheapest (with two
+// restarts), fewer as it grows, one where it is most of the fit; given
+// values are kept.
+func TestSizedStarts(t *testing.T) {
+	for _, tc := range []struct{ entries, k, starts, restarts int }{
+		{int(startBudget) / 90, 9, maxSizedStarts, 2},
+		{1, 1, maxSizedStarts, 2},
+		{int(startBudget/10) / 3, 10, 3, 1},
+		{int(startBudget / 10), 10, 1, 1},
+		{1_400_000, 10, 1, 1}, // 20 Newsgroups
+	} {
+		n, r := sizedStarts(tc.entries, tc.k)
+		require.Equal(t, []int{tc.starts, tc.restarts}, []int{n, r}, "%d entries, rank %d", tc.entries, tc.k)
+		c := Config{Ranks: []int{tc.k}}.resolvedFor(tc.entries)
+		if float64(tc.entries)*float64(tc.k) >= halsWork {
+			// Large X starts by HALS, whose starts of the layers after the
+			// first are sized to their input when training starts.
+			require.Equal(t, NNDSVDInit, c.Init)
+			require.Equal(t, []int{0, tc.restarts}, []int{c.InitRestarts, c.Restarts})
+			continue
+		}
+		require.Equal(t, []int{tc.starts, tc.restarts}, []int{c.InitRestarts, c.Restarts})
+	}
+	c := Config{Ranks: []int{9}, InitRestarts: 3, Restarts: 1}.resolvedFor(100)
+	require.Equal(t, []int{3, 1}, []int{c.InitRestarts, c.Restarts})
+}
+
+// The defaults follow X's size: from halsWork (entries × rank) the start is
+// HALS from NNDSVDa, and from tolWork the tolerance grows with X; below,
+// the small-data defaults stand. What the caller sets stands too.
+func TestDefaultsSizedToX(t *testing.T) {
+	small := Config{Ranks: []int{10}}.resolvedFor(10000) // work 1e5
+	require.Equal(t, HNMFInit, small.Init)
+	require.Equal(t, DefaultTol, small.Tol)
+	entries := int(halsWork/10) + 1
+	large := Config{Ranks: []int{10, 5}}.resolvedFor(entries)
+	require.Equal(t, NNDSVDInit, large.Init)
+	huge := Config{Ranks: []int{10}}.resolvedFor(int(10 * tolWork / 10))
+	require.InEpsilon(t, 10*DefaultTol, huge.Tol, 1e-12)
+	require.Equal(t, sizedTol(work(int(10*tolWork/10), false, 10)), huge.Tol)
+	given := Config{Ranks: []int{10}, Init: HNMFInit, Tol: 1e-3}.resolvedFor(1 << 30)
+	require.Equal(t, HNMFInit, given.Init)
+	require.Equal(t, 1e-3, given.Tol)
+	kl := Config{Ranks: []int{10}, Loss: KL}.resolvedFor(1 << 30)
+	require.NotEqual(t, NNDSVDInit, kl.Init, "the KL start is its own")
+	// A supervised fit keeps the defaults it was chosen with.
+	sup := Config{Ranks: []int{10}, Supervision: &Supervision{Labels: []int{0, 1}, Classes: 2}}.resolvedFor(1 << 30)
+	require.Equal(t, HNMFInit, sup.Init)
+	require.Equal(t, DefaultTol, sup.Tol)
+}
