@@ -1,6 +1,6 @@
 // Package classify holds classifiers on sparse features that have nothing
 // to do with NMF and that the model selection of package neuralnmf
-// compares with its topics (see neuralnmf.TrainChoosing): a multinomial
+// compares with its topics (see semisup.TrainChoosing): a multinomial
 // logistic regression with an L2 penalty fitted by L-BFGS, its inverse
 // penalty C chosen by cross-validation over a grid (scikit-learn's
 // LogisticRegression and LogisticRegressionCV), self-training around it

@@ -8,6 +8,7 @@ import (
 
 	"github.com/neuralnmf/neuralnmf/matio"
 	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
+	"github.com/neuralnmf/neuralnmf/models/semisup"
 )
 
 func runFit(args []string, stdout, stderr io.Writer) error {
@@ -55,14 +56,14 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 		cfg.DataMask = w.ToDense()
 	}
 	choosing := cfg.Supervision != nil && *f.choose && cfg.BatchSize == 0 && !cfg.Algorithm1 && *f.preset == ""
-	var chooseOpt *neuralnmf.ChooseOptions
+	var chooseOpt *semisup.ChooseOptions
 	if choosing {
 		if *f.readoutLayer < 0 || *f.readoutLayer > len(cfg.Ranks) {
 			return usageError{fmt.Errorf("-readout-layer is %d: want 0 (each layer) or 1..%d, a layer of -ranks", *f.readoutLayer, len(cfg.Ranks))}
 		}
-		chooseOpt = &neuralnmf.ChooseOptions{HoldOut: *f.holdOut, Folds: *f.folds, Patience: *f.patience, Layer: *f.readoutLayer}
+		chooseOpt = &semisup.ChooseOptions{HoldOut: *f.holdOut, Folds: *f.folds, Patience: *f.patience, Layer: *f.readoutLayer}
 		if *f.prior != "" {
-			k, err := neuralnmf.ParsePrior(*f.prior)
+			k, err := semisup.ParsePrior(*f.prior)
 			if err != nil {
 				return usageError{fmt.Errorf("-prior %s: %w", *f.prior, err)}
 			}
@@ -70,7 +71,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 		}
 		for _, name := range strings.Split(*f.candidates, ",") {
 			if name = strings.TrimSpace(name); name != "" {
-				k, err := neuralnmf.ParseKind(name)
+				k, err := semisup.ParseKind(name)
 				if err != nil {
 					return usageError{fmt.Errorf("-candidates %s: %w", *f.candidates, err)}
 				}
@@ -112,23 +113,23 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 // in order): with a choice (fit -labels), whether it is the unsupervised
 // fit (the first), whose topics the chosen classifier reads, or a
 // supervised one (the last: the refit, or the only fit).
-func describeModel(cfg neuralnmf.Config, c *neuralnmf.Choice, ran []neuralnmf.Stage) string {
+func describeModel(cfg neuralnmf.Config, c *semisup.Choice, ran []neuralnmf.Stage) string {
 	last := ran[len(ran)-1]
 	if c == nil || c.Chosen < 0 {
 		return describeConfig(cfg, last)
 	}
 	switch c.Candidates[c.Chosen].Kind {
-	case neuralnmf.SupervisedFit, neuralnmf.SupervisedReadout, neuralnmf.SupervisedTopicsWords:
+	case semisup.SupervisedFit, semisup.SupervisedReadout, semisup.SupervisedTopicsWords:
 		return "the model: the supervised fit refitted on all known labels; " + describeConfig(cfg, last)
 	}
 	return "the model: the unsupervised fit (trained without the labels) with the classifier chosen below; " + describeConfig(unsupervised(cfg), ran[0])
 }
 
 // train trains on d's X with progress on stderr (when prog is not nil),
-// choosing what to do with the labels (neuralnmf.TrainChoosing) when
+// choosing what to do with the labels (semisup.TrainChoosing) when
 // choose is not nil; the Choice is nil otherwise. It returns what the
 // library reported each fit ran (its first stage), for describeModel.
-func train(d *fitData, cfg neuralnmf.Config, choose *neuralnmf.ChooseOptions, prog *fitProgress, stderr io.Writer) (*neuralnmf.Model, *neuralnmf.Choice, []neuralnmf.Stage, error) {
+func train(d *fitData, cfg neuralnmf.Config, choose *semisup.ChooseOptions, prog *fitProgress, stderr io.Writer) (*neuralnmf.Model, *semisup.Choice, []neuralnmf.Stage, error) {
 	var ran []neuralnmf.Stage
 	said := "" // the configuration last written
 	cfg.Phase = func(s neuralnmf.Stage) {
@@ -168,13 +169,13 @@ func train(d *fitData, cfg neuralnmf.Config, choose *neuralnmf.ChooseOptions, pr
 		}
 	}
 	var model *neuralnmf.Model
-	var choice *neuralnmf.Choice
+	var choice *semisup.Choice
 	var err error
 	switch x := d.x; {
 	case choose != nil && x.Sparse != nil:
-		model, choice, err = neuralnmf.TrainSparseChoosing(x.Sparse, cfg, choose)
+		model, choice, err = semisup.TrainChoosing(x.Sparse, cfg, choose)
 	case choose != nil:
-		model, choice, err = neuralnmf.TrainChoosing(x.Dense, cfg, choose)
+		model, choice, err = semisup.TrainChoosing(x.Dense, cfg, choose)
 	case d.stream != nil:
 		model, err = neuralnmf.TrainColumns(d.stream, cfg)
 		d.stream.Close()

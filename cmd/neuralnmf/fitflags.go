@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
+	"github.com/neuralnmf/neuralnmf/models/semisup"
 	"github.com/neuralnmf/neuralnmf/optim"
 	"github.com/neuralnmf/neuralnmf/paper/news20"
 )
@@ -69,11 +70,11 @@ func newFitFlags(stderr io.Writer) *fitFlags {
 		quiet:        fs.Bool("quiet", false, "no progress output"),
 		choose:       fs.Bool("choose", true, "with labels, choose for this data on held-out known labels between the supervised fit, read-outs of the supervised and the unsupervised topics, and logistic regressions on the words (see -candidates), and refit the best on all known labels, so that labels do not make the model worse than ignoring them (-choose=false: the supervised fit as configured, the paper's way; off with -batch-size, -algorithm1 and -preset)"),
 		candidates:   fs.String("candidates", "", "with -choose, the kinds of candidate compared, comma-separated (default: all but topics+words+spread, supervised-topics+words and self-trained): supervised (the supervised fit's own classifier), supervised-topics+words (the unsupervised first layer's topics trained with the labels through the regression on them and the words; it needs topics+words too), supervised-readout and readout (a least-squares read-out of the supervised or the unsupervised fit's topics), words (a logistic regression on the documents' words: the rows of X, each column at unit length), topics+words (one on the unsupervised first layer's topics and the words), self-trained (that one self-trained on the documents whose labels are unknown, as scikit-learn's SelfTrainingClassifier: those it predicts with probability above 0.75 take that class, up to 10 rounds; it needs topics+words too), self-trained-words (the regression on the words self-trained so; it needs words too), spread (the known labels spread to every document over a graph of 7 nearest neighbours on the words, as scikit-learn's LabelSpreading, then a regression on the words fitted to them), topics+words+spread (the last two's scores summed; it needs both named too); the regressions' C by cross-validation on the known labels. One kind pins the choice"),
-		prior:        fs.String("prior", "", fmt.Sprintf("with -choose, the kind of candidate kept unless another beats it on the labels both were scored on by more than two standard errors of the paired difference (a kind of -candidates; none: the highest accuracy; cross-validated: the best candidate that needs no supervised fit; default %v)", neuralnmf.DefaultPrior)),
+		prior:        fs.String("prior", "", fmt.Sprintf("with -choose, the kind of candidate kept unless another beats it on the labels both were scored on by more than two standard errors of the paired difference (a kind of -candidates; none: the highest accuracy; cross-validated: the best candidate that needs no supervised fit; default %v)", semisup.DefaultPrior)),
 		readoutLayer: fs.Int("readout-layer", 0, "with -choose, the one layer whose topics the read-out candidates read (0: each layer)"),
-		patience:     fs.Int("patience", 0, fmt.Sprintf("with -choose, stop a supervised validation fit when its held-out accuracy has not risen for this many epochs, or when rising at its rate over this many epochs it could not reach another candidate's, and refit the chosen one for as many epochs (0: the library default, %d; -1: no early stop)", neuralnmf.DefaultPatience)),
-		folds:        fs.Int("folds", 0, fmt.Sprintf("with -choose, the folds of the known labels on which the candidates that need no supervised fit are cross-validated, the held-out share one of them (0: the library default, %d)", neuralnmf.DefaultFolds)),
-		holdOut:      fs.Float64("hold-out", 0, fmt.Sprintf("with -choose, the share of each class's known labels held out to choose on (0: the library default, %.3g)", neuralnmf.DefaultHoldOut)),
+		patience:     fs.Int("patience", 0, fmt.Sprintf("with -choose, stop a supervised validation fit when its held-out accuracy has not risen for this many epochs, or when rising at its rate over this many epochs it could not reach another candidate's, and refit the chosen one for as many epochs (0: the library default, %d; -1: no early stop)", semisup.DefaultPatience)),
+		folds:        fs.Int("folds", 0, fmt.Sprintf("with -choose, the folds of the known labels on which the candidates that need no supervised fit are cross-validated, the held-out share one of them (0: the library default, %d)", semisup.DefaultFolds)),
+		holdOut:      fs.Float64("hold-out", 0, fmt.Sprintf("with -choose, the share of each class's known labels held out to choose on (0: the library default, %.3g)", semisup.DefaultHoldOut)),
 	}
 	f.text = addTextFlags(fs)
 	f.docs = addDocFlags(fs, true, false)
@@ -268,23 +269,23 @@ func (f *fitFlags) applyPreset(cfg neuralnmf.Config) (neuralnmf.Config, string, 
 
 // checkCandidates refuses a -prior or -readout-layer that the kinds of
 // -candidates would make no use of (nothing is dropped silently).
-func checkCandidates(o *neuralnmf.ChooseOptions, candidates, prior string) error {
+func checkCandidates(o *semisup.ChooseOptions, candidates, prior string) error {
 	kinds := o.Kinds
 	if kinds == nil {
-		kinds = neuralnmf.DefaultKinds()
+		kinds = semisup.DefaultKinds()
 		names := make([]string, len(kinds))
 		for i, k := range kinds {
 			names[i] = k.String()
 		}
 		candidates = strings.Join(names, ",") + " (the default)"
 	}
-	if o.Prior != 0 && o.Prior != neuralnmf.NoPrior && o.Prior != neuralnmf.CrossValidated && !slices.Contains(kinds, o.Prior) {
+	if o.Prior != 0 && o.Prior != semisup.NoPrior && o.Prior != semisup.CrossValidated && !slices.Contains(kinds, o.Prior) {
 		return usageError{fmt.Errorf("-prior %s is not among -candidates %s: add it there, or give another prior", prior, candidates)}
 	}
 	if o.Kinds == nil {
 		return nil
 	}
-	if o.Layer > 0 && !slices.Contains(o.Kinds, neuralnmf.SupervisedReadout) && !slices.Contains(o.Kinds, neuralnmf.UnsupervisedReadout) {
+	if o.Layer > 0 && !slices.Contains(o.Kinds, semisup.SupervisedReadout) && !slices.Contains(o.Kinds, semisup.UnsupervisedReadout) {
 		return usageError{fmt.Errorf("-readout-layer %d chooses the layer of the read-out candidates, and -candidates %s has none (readout, supervised-readout)", o.Layer, candidates)}
 	}
 	return nil

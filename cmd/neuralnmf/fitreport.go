@@ -8,6 +8,7 @@ import (
 
 	"github.com/neuralnmf/neuralnmf/matio"
 	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
+	"github.com/neuralnmf/neuralnmf/models/semisup"
 	"github.com/neuralnmf/neuralnmf/tensor"
 )
 
@@ -15,7 +16,7 @@ import (
 // what it chose, how far the choice can be trusted, and the training
 // accuracy of the classifier of m, the model chosen, on sup's known labels
 // of the training columns x.
-func writeChoice(w io.Writer, c *neuralnmf.Choice, m *neuralnmf.Model, x *matio.Matrix, sup *neuralnmf.Supervision) {
+func writeChoice(w io.Writer, c *semisup.Choice, m *neuralnmf.Model, x *matio.Matrix, sup *neuralnmf.Supervision) {
 	if c.Chosen < 0 {
 		fmt.Fprintf(w, "labels: too few known labels to hold any out (%d, fewer than two in every class): trained the supervised fit as configured, unchecked\n", c.Known)
 		return
@@ -37,7 +38,7 @@ func writeChoice(w io.Writer, c *neuralnmf.Choice, m *neuralnmf.Model, x *matio.
 	width := len("candidate")
 	for i, cand := range c.Candidates {
 		names[i] = cand.Name
-		if cand.Kind == neuralnmf.SupervisedFit || cand.Kind == neuralnmf.SupervisedTopicsWords {
+		if cand.Kind == semisup.SupervisedFit || cand.Kind == semisup.SupervisedTopicsWords {
 			names[i] += fmt.Sprintf(", %d epochs", cand.Epochs)
 			if cand.EarlyStop {
 				names[i] += ", early stop"
@@ -56,7 +57,7 @@ func writeChoice(w io.Writer, c *neuralnmf.Choice, m *neuralnmf.Model, x *matio.
 		}
 		all := fmt.Sprintf("%.3f", cand.Accuracy)
 		switch cand.Kind {
-		case neuralnmf.SupervisedFit, neuralnmf.SupervisedReadout, neuralnmf.SupervisedTopicsWords:
+		case semisup.SupervisedFit, semisup.SupervisedReadout, semisup.SupervisedTopicsWords:
 			all = "-" // scored on the held-out fold alone
 		}
 		fmt.Fprintf(w, "  %-*s %9s %9.3f%s\n", width, names[i], all, cand.HeldOutAccuracy, mark)
@@ -64,7 +65,7 @@ func writeChoice(w io.Writer, c *neuralnmf.Choice, m *neuralnmf.Model, x *matio.
 	if !c.Trusted() && c.Chosen == c.Best {
 		fmt.Fprintf(w, "  the margin over the next best (%.3f) is within two standard errors (2 × %.3f) of the %d labels it was scored on: they cannot tell these candidates apart, and the next best may be as good; %s\n", c.Margin, c.StdErr, best.Scored, labelsToTell(c.Margin, c.StdErr, best.Scored))
 	}
-	if best.Kind == neuralnmf.SupervisedFit {
+	if best.Kind == semisup.SupervisedFit {
 		return
 	}
 	var pred []int
@@ -79,19 +80,19 @@ func writeChoice(w io.Writer, c *neuralnmf.Choice, m *neuralnmf.Model, x *matio.
 	}
 	known, _ := neuralnmf.SplitLabels(sup.Labels, sup.Known)
 	switch {
-	case best.Kind == neuralnmf.SupervisedTopicsWords:
+	case best.Kind == semisup.SupervisedTopicsWords:
 		fmt.Fprintf(w, "  the model's classifier reads the words and layer 1's topics, trained with the labels from the unsupervised fit and the regression on both (refitted on all known labels): train accuracy %.3f\n", neuralnmf.Accuracy(pred, known))
-	case best.Kind == neuralnmf.TopicsWordsSpread:
+	case best.Kind == semisup.TopicsWordsSpread:
 		fmt.Fprintf(w, "  the model's classifier reads the words and layer 1's topics (the regression on both plus the one on the spread labels, refitted on all known labels): train accuracy %.3f\n", neuralnmf.Accuracy(pred, known))
-	case best.Kind == neuralnmf.SelfTrainedTopicsWords:
+	case best.Kind == semisup.SelfTrainedTopicsWords:
 		fmt.Fprintf(w, "  the model's classifier reads the words and layer 1's topics (logistic regression with the C chosen for it, self-trained on the documents whose labels are unknown, its last fit to scikit-learn 1.2's tolerance or the iteration cap): train accuracy %.3f\n", neuralnmf.Accuracy(pred, known))
-	case best.Kind == neuralnmf.SelfTrainedWords:
+	case best.Kind == semisup.SelfTrainedWords:
 		fmt.Fprintf(w, "  the model's classifier reads the words (logistic regression with the C chosen for it, self-trained on the documents whose labels are unknown, its last fit to scikit-learn 1.2's tolerance or the iteration cap): train accuracy %.3f\n", neuralnmf.Accuracy(pred, known))
-	case best.Kind == neuralnmf.TopicsWords:
+	case best.Kind == semisup.TopicsWords:
 		fmt.Fprintf(w, "  the model's classifier reads the words and layer %d's topics (logistic regression, its C chosen by cross-validation on all known labels): train accuracy %.3f\n", best.Layer, neuralnmf.Accuracy(pred, known))
-	case best.Kind == neuralnmf.SpreadWords:
+	case best.Kind == semisup.SpreadWords:
 		fmt.Fprintf(w, "  the model's classifier reads the words (logistic regression on the spread labels, its C chosen by cross-validation on all known labels): train accuracy %.3f\n", neuralnmf.Accuracy(pred, known))
-	case best.Kind == neuralnmf.Words:
+	case best.Kind == semisup.Words:
 		fmt.Fprintf(w, "  the model's classifier reads the words (logistic regression, its C chosen by cross-validation on all known labels, refitted on them to scikit-learn 1.2's tolerance or the iteration cap): train accuracy %.3f\n", neuralnmf.Accuracy(pred, known))
 	default:
 		fmt.Fprintf(w, "  the model's classifier reads layer %d (B = Y·S%d† on the known labels): train accuracy %.3f\n", best.Layer, best.Layer, neuralnmf.Accuracy(pred, known))

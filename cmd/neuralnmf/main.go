@@ -170,7 +170,7 @@ var configFlags = strings.NewReplacer("Ranks: ", "-ranks: ", "(features) of X", 
 	"AlphaS", "-alpha-s", "AlphaA", "-alpha-a", "L1Ratio", "-l1-ratio", "DataMask", "-data-mask", "Algorithm1", "-algorithm1",
 	"Restarts", "-restarts", "Epochs", "-epochs", "Window", "-window", "HoldOut", "-hold-out", "Folds", "-folds",
 	"Patience", "-patience", "Kinds", "-candidates", "Forget", "-forget", "Tol", "-tol", "LR", "-lr",
-	"neuralnmf: TrainChoosing: invalid configuration: ", "", "neuralnmf: invalid configuration: ", "")
+	"semisup: TrainChoosing: invalid configuration: ", "", "neuralnmf: invalid configuration: ", "")
 
 // flagTerms rewrites a message of the library's about its configuration
 // in the flags' terms.

@@ -16,6 +16,7 @@ import (
 	"github.com/neuralnmf/neuralnmf/experiments/corpora"
 	"github.com/neuralnmf/neuralnmf/experiments/semisup"
 	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
+	choice "github.com/neuralnmf/neuralnmf/models/semisup"
 	"github.com/neuralnmf/neuralnmf/tensor"
 )
 
@@ -273,7 +274,7 @@ func TestCandidates(t *testing.T) {
 		report, names, seeds = false, semisup.ChoiceCorpora, envSeeds(t, semisup.ValidationSeeds)
 	}
 	fracs := envFractions(t)
-	kinds := []neuralnmf.Kind{0, neuralnmf.UnsupervisedReadout, neuralnmf.Words, neuralnmf.TopicsWords, neuralnmf.SpreadWords}
+	kinds := []choice.Kind{0, choice.UnsupervisedReadout, choice.Words, choice.TopicsWords, choice.SpreadWords}
 	eachSplit(t, names, report, func(sp *semisup.Split, _ func(semisup.Run)) {
 		for _, seed := range seeds {
 			start, err := semisup.Start(sp, seed)
@@ -281,10 +282,10 @@ func TestCandidates(t *testing.T) {
 			for _, frac := range fracs {
 				known := corpora.Known(sp.YTrain, frac, seed)
 				for _, k := range kinds {
-					opt := &neuralnmf.ChooseOptions{}
+					opt := &choice.ChooseOptions{}
 					pinned := "the default choice"
 					if k != 0 {
-						opt.Kinds, pinned = []neuralnmf.Kind{k}, "pinned to "+k.String()
+						opt.Kinds, pinned = []choice.Kind{k}, "pinned to "+k.String()
 					}
 					r, ch, err := semisup.Candidate{Name: pinned, Choose: opt}.SemiChoice(sp, known, seed, start)
 					require.NoError(t, err)
@@ -342,29 +343,29 @@ func envSeeds(t *testing.T, def []uint32) []uint32 {
 // choice, not a choice.
 func TestEnsembles(t *testing.T) {
 	corpusDir(t)
-	pinned := []neuralnmf.Kind{neuralnmf.Words, neuralnmf.TopicsWords, neuralnmf.SpreadWords}
+	pinned := []choice.Kind{choice.Words, choice.TopicsWords, choice.SpreadWords}
 	eachSplit(t, semisup.ChoiceCorpora, false, func(sp *semisup.Split, _ func(semisup.Run)) {
 		for _, seed := range semisup.ValidationSeeds {
 			start, err := semisup.Start(sp, seed)
 			require.NoError(t, err)
 			known := corpora.Known(sp.YTrain, 0.05, seed)
-			scores := map[neuralnmf.Kind]*tensor.Dense{}
-			acc := map[neuralnmf.Kind]float64{}
-			for _, k := range append([]neuralnmf.Kind{0}, pinned...) {
-				opt := &neuralnmf.ChooseOptions{}
+			scores := map[choice.Kind]*tensor.Dense{}
+			acc := map[choice.Kind]float64{}
+			for _, k := range append([]choice.Kind{0}, pinned...) {
+				opt := &choice.ChooseOptions{}
 				if k != 0 {
-					opt.Kinds = []neuralnmf.Kind{k}
+					opt.Kinds = []choice.Kind{k}
 				}
 				sup := &neuralnmf.Supervision{Labels: sp.YTrain, Classes: len(sp.Classes), Known: known}
 				cfg := neuralnmf.Config{Ranks: sp.Ranks(), Init: neuralnmf.GivenInit, InitA: start, Seed: uint64(seed), Supervision: sup}
-				m, _, err := neuralnmf.TrainSparseChoosing(sp.XTrain, cfg, opt)
+				m, _, err := choice.TrainChoosing(sp.XTrain, cfg, opt)
 				require.NoError(t, err)
 				pred, sc, err := m.ClassifySparse(sp.XEval)
 				require.NoError(t, err)
 				scores[k], acc[k] = sc, neuralnmf.Accuracy(pred, sp.YEval)
 			}
 			// ens scores the sum of the kinds' scores (their logits).
-			ens := func(ks ...neuralnmf.Kind) float64 {
+			ens := func(ks ...choice.Kind) float64 {
 				P, M := scores[ks[0]].Rows, scores[ks[0]].Cols
 				pred := make([]int, M)
 				for j := range M {
@@ -382,8 +383,8 @@ func TestEnsembles(t *testing.T) {
 				return neuralnmf.Accuracy(pred, sp.YEval)
 			}
 			t.Logf("%s 5 %% seed %d: the choice %.3f; words %.3f, topics+words %.3f, spread %.3f; averaged: words+spread %.3f, topics+words+spread %.3f, all three %.3f",
-				sp.Corpus, seed, acc[0], acc[neuralnmf.Words], acc[neuralnmf.TopicsWords], acc[neuralnmf.SpreadWords],
-				ens(neuralnmf.Words, neuralnmf.SpreadWords), ens(neuralnmf.TopicsWords, neuralnmf.SpreadWords), ens(pinned...))
+				sp.Corpus, seed, acc[0], acc[choice.Words], acc[choice.TopicsWords], acc[choice.SpreadWords],
+				ens(choice.Words, choice.SpreadWords), ens(choice.TopicsWords, choice.SpreadWords), ens(pinned...))
 		}
 	})
 }

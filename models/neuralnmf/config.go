@@ -116,15 +116,32 @@ type Supervision struct {
 	// classifier's accuracy on the held-out labels (the labelled columns
 	// not Known) has not risen above its best for Patience epochs;
 	// History.Stopped says so. It has no effect without held-out labels.
-	// TrainChoosing sets it for its validation fits (ChooseOptions).
+	// Package semisup sets it for its validation fits.
 	Patience int
-	// target, if positive, stops training early when the held-out
-	// accuracy cannot reach it by the epoch cap (see behind): the
-	// accuracy of the best candidate TrainChoosing has already scored.
-	target float64
-	// head, if not nil, is the classifier of TrainChoosing's supervised
-	// topics+words fit (joint.go), in place of Classifier's.
-	head *jointHead
+	// Target, if positive (with Patience), also stops training early
+	// once the best held-out accuracy so far, rising at its rate over the
+	// last Patience epochs until the epoch cap, would stay below Target:
+	// a caller comparing fits (package semisup) gives the best accuracy
+	// another candidate reached, which this fit then cannot beat.
+	Target float64
+	// Head, if not nil, is the classifier trained in place of
+	// Classifier's (which must then be CrossEntropy or the default).
+	Head *Head
+}
+
+// Head is a classifier a supervised fit trains in place of
+// Supervision.Classifier's: class scores B·S⁽Layer⁾ + Offset, with B
+// (P × k⁽Layer⁾) starting at B0 and trained by the softmax cross-entropy
+// on the known labels plus Penalty·‖B‖², and Offset (P × M, a column per
+// column of X) held fixed. The model keeps BX and Intercept, the part of
+// Offset that new columns get (BX·x/‖x‖ + Intercept; either may be nil),
+// and reads layer Layer (Model.ClassifierLayer). Package semisup builds
+// one from a logistic regression on topics and words.
+type Head struct {
+	Layer         int
+	B0, Offset    *tensor.Dense
+	BX, Intercept *tensor.Dense
+	Penalty       float64
 }
 
 // Optimizer selects the update rule.
@@ -385,9 +402,9 @@ type Config struct {
 	// Progress, if not nil, is called after every epoch, including the
 	// burn-in epochs of every restart (Epoch.Epoch counts from 1 for each).
 	Progress func(Epoch)
-	// starts, if not nil, keeps the HNMF starts computed for this X by
-	// seed, so that the fits of TrainChoosing share one start.
-	starts *startCache
+	// Starts, if not nil, keeps the starts computed for this X and gives
+	// them to later fits of the same X that share it (StartCache).
+	Starts *StartCache
 	// BatchSize, if positive, trains by mini-batches of that many columns
 	// (Train and TrainSparse; TrainColumns streams them from a source):
 	// each step solves the NNLS layers exactly for one batch of columns and
@@ -616,6 +633,17 @@ func (c *Config) validate(rows, cols int) error {
 		}
 		if s.Classifier < DefaultClassifier || s.Classifier > CrossEntropy {
 			return fmt.Errorf("neuralnmf: %w: Supervision.Classifier is %d, want LeastSquares or CrossEntropy", ErrConfig, int(s.Classifier))
+		}
+		if !(s.Target >= 0 && s.Target <= 1) {
+			return fmt.Errorf("neuralnmf: %w: Supervision.Target is %v, want an accuracy in [0, 1]", ErrConfig, s.Target)
+		}
+		if s.Head != nil {
+			if s.Classifier == LeastSquares {
+				return fmt.Errorf("neuralnmf: %w: Supervision.Head is trained by the cross-entropy; Classifier is LeastSquares", ErrConfig)
+			}
+			if err := s.Head.check(c.Ranks, s.Classes, x.Cols); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

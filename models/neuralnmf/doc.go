@@ -27,20 +27,11 @@
 // # Labels
 //
 // Train with Supervision trains the paper's semi-supervised model as
-// configured. TrainChoosing (what `neuralnmf fit -labels` does) decides
-// for the data in hand instead, from the known labels alone. It compares
-// the supervised fit and least-squares read-outs of its topics, scored on
-// a held-out third of the known labels, with candidates cross-validated on
-// every known label in three folds: read-outs of the unsupervised topics
-// at each layer, and logistic regressions on the words (the columns of X),
-// alone, beside the first layer's topics, and fitted to labels spread
-// over a graph of nearest neighbours ("Labels that never hurt", "A
-// classifier that can read the words", "Spreading the known labels" in the
-// source). The best cross-validated candidate is kept unless a supervised
-// one beats it clearly (Choice.Prior); the chosen one is refitted on every
-// known label (the regression on the words, and a self-trained one's last
-// fit, to scikit-learn 1.2's tolerance: ChooseOptions.MeanRuleRefit and
-// MeanRuleSelfTrainedRefit). Model.BX and Model.Intercept hold a
+// configured. Choosing for the data in hand what to do with the labels
+// (what `neuralnmf fit -labels` does) is package semisup's: its
+// TrainChoosing was this package's until the choice moved out (the
+// configuration hooks it uses are public: Config.Starts, Supervision.Head,
+// Supervision.Target, Config.Phase). Model.BX and Model.Intercept hold a
 // classifier that reads X; Model.Scores and Classify use them.
 //
 // # Differences from the paper and from the authors' code
@@ -82,7 +73,7 @@
 //     HALS's minimum on large sparse corpora, HALS lands worse on some
 //     dense hierarchies). HNMFInit with InitRestarts > 1 picks, per layer, the
 //     best of several HNMF starts by the error through the hierarchy. By
-//     default the number of starts is sized to X (sizedStarts): up to ten
+//     default the number of starts is sized to X: up to ten
 //     where a start is cheap, one where it is most of the fit. On the
 //     paper's synthetic data a single start lands in a worse local minimum
 //     (two classes merged, 2-layer error 0.324 instead of 0.282) about half

@@ -22,7 +22,7 @@ func (t *trainer) init() error {
 		}
 		t.a = h.A
 	case c.Init == HNMFInit || c.Init == NNDSVDInit || c.Init == HNMFBestInit:
-		if a := c.starts.get(c.Init, c.InitRestarts, c.InitIters, t.seed); a != nil {
+		if a := c.Starts.get(c.Init, c.InitRestarts, c.InitIters, t.seed); a != nil {
 			t.a = a
 			break
 		}
@@ -46,7 +46,7 @@ func (t *trainer) init() error {
 			}
 		}
 		t.a = h.A
-		c.starts.put(c.Init, c.InitRestarts, c.InitIters, t.seed, h.A)
+		c.Starts.put(c.Init, c.InitRestarts, c.InitIters, t.seed, h.A)
 	case c.Init == GivenInit:
 		for _, a := range c.InitA {
 			t.a = append(t.a, a.Clone())
@@ -65,8 +65,8 @@ func (t *trainer) init() error {
 			return err
 		}
 		switch {
-		case s.head != nil:
-			t.b = s.head.b0.Clone()
+		case s.Head != nil:
+			t.b = s.Head.B0.Clone()
 		case s.Classifier == CrossEntropy:
 			t.b = tensor.Uniform(s.Classes, c.Ranks[len(c.Ranks)-1], 0, 0.01, t.rng)
 		}
@@ -359,11 +359,14 @@ func (t *trainer) resetDeadTopics() int {
 	return n
 }
 
-// startCache keeps HNMF starts of one X by their init, starts and updates
-// per layer, and seed: the fits TrainChoosing compares (one after another,
-// never concurrently) start where Train would, and the start, most of a
-// fit's cost on a large corpus, is computed once.
-type startCache struct {
+// StartCache keeps the starts (Config.Init's HNMF of X) that fits of one X
+// compute, by their Init, InitRestarts, InitIters and seed, so that fits
+// of the same X that share a Config.Starts (a grid search, a choice
+// between fits) each start where Train alone would, and the start, most
+// of a fit's cost on a large corpus, is computed once. The zero value is
+// empty and ready; a StartCache is not safe for concurrent fits, and must
+// not be shared between fits of different X.
+type StartCache struct {
 	a map[startKey][]*tensor.Dense
 }
 
@@ -375,7 +378,7 @@ type startKey struct {
 
 // get returns a copy of the start stored for the key, or nil (also for a
 // nil cache).
-func (c *startCache) get(init Init, restarts, iters int, seed uint64) []*tensor.Dense {
+func (c *StartCache) get(init Init, restarts, iters int, seed uint64) []*tensor.Dense {
 	if c == nil {
 		return nil
 	}
@@ -391,7 +394,7 @@ func (c *startCache) get(init Init, restarts, iters int, seed uint64) []*tensor.
 }
 
 // put stores a copy of a for the key (nothing for a nil cache).
-func (c *startCache) put(init Init, restarts, iters int, seed uint64, a []*tensor.Dense) {
+func (c *StartCache) put(init Init, restarts, iters int, seed uint64, a []*tensor.Dense) {
 	if c == nil {
 		return
 	}

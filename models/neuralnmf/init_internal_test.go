@@ -70,7 +70,7 @@ func planted(n, m int, ranks []int, noise float64, seed uint64) *tensor.Dense {
 	return x
 }
 
-// A start kept in a startCache and handed to a second fit gives that fit
+// A start kept in a StartCache and handed to a second fit gives that fit
 // bit for bit the model it trains from its own start, for every init that
 // computes one and with restarts (which start from other seeds); and the
 // cache hands out copies, so training from a start does not change it.
@@ -88,16 +88,16 @@ func TestSharedStartChangesNothing(t *testing.T) {
 			own, err := Train(x, tc.cfg)
 			require.NoError(t, err)
 			shared := tc.cfg
-			shared.starts = &startCache{}
+			shared.Starts = &StartCache{}
 			for range 3 { // the first fills the cache, the others read it
 				m, err := Train(x, shared)
 				require.NoError(t, err)
 				for l := range own.A {
 					require.Equal(t, own.A[l].Data, m.A[l].Data, "layer %d", l+1)
 				}
-				require.Nil(t, m.cfg.starts, "the model keeps no cache")
+				require.Nil(t, m.cfg.Starts, "the model keeps no cache")
 			}
-			require.Equal(t, own.cfg.Restarts, len(shared.starts.a), "one start per restart's seed")
+			require.Equal(t, own.cfg.Restarts, len(shared.Starts.a), "one start per restart's seed")
 		})
 	}
 }
@@ -135,7 +135,7 @@ func TestBehindStopsOnlyAFitThatCannotCatchUp(t *testing.T) {
 		{"best kept through a dip", append(rising(60, 0.1, 0.01), slices.Repeat([]float64{0.2}, 40)...), 0.69, 1000, false, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			tr := &trainer{cfg: Config{Epochs: tc.cap, Supervision: &Supervision{target: tc.target, Patience: cmp.Or(tc.patience, DefaultPatience)}}}
+			tr := &trainer{cfg: Config{Epochs: tc.cap, Supervision: &Supervision{Target: tc.target, Patience: cmp.Or(tc.patience, 50)}}}
 			tr.hist.HeldOutAccuracy = tc.acc
 			msg := tr.behind(len(tc.acc))
 			require.Equal(t, tc.stop, msg != "", msg)

@@ -185,8 +185,8 @@ func (t *trainer) builtinLoss(f *Forward) (loss, fit *autograd.Var) {
 // by its entries when the loss is normalised.
 func (t *trainer) supervisionTerm(f *Forward) *autograd.Var {
 	s := t.cfg.Supervision
-	if s.head != nil {
-		return t.jointTerm(f)
+	if s.Head != nil {
+		return t.headTerm(f)
 	}
 	pred := ops.MatMul(f.B, f.S[len(f.S)-1])
 	if s.Classifier == CrossEntropy {

@@ -61,14 +61,15 @@ type Model struct {
 	B *tensor.Dense
 	// ClassifierLayer is the 1-based layer whose S the classifier B reads;
 	// 0 means the last layer, where Train's classifier reads. A model
-	// chosen by TrainChoosing may read an earlier layer.
+	// chosen by semisup.TrainChoosing may read an earlier layer.
 	ClassifierLayer int
 	// BX (P×N) and Intercept (P×1), when not nil, are the parts of the
 	// classifier that read the columns x of X themselves, each scaled to
 	// unit Euclidean length, and a constant: the scores of a column are
 	// B·s + BX·x/‖x‖₂ + Intercept, s its S of layer ClassifierLayer (see
-	// "A classifier that can read the words"). TrainChoosing sets them
-	// when it chooses a logistic regression; Train leaves them nil.
+	// "A classifier that reads the words"). semisup.TrainChoosing sets
+	// them when it chooses a logistic regression, and Train from a
+	// Supervision.Head; otherwise they are nil.
 	BX, Intercept *tensor.Dense
 	// Supports are the NNLS supports of S, for warm starts.
 	Supports []*nnls.Support
@@ -88,6 +89,29 @@ type Model struct {
 	// them.
 	AlphaS, L1Ratio float64
 	cfg             Config
+}
+
+// Data is X as Fit takes it, features × columns: a *tensor.Dense, a
+// *tensor.Sparse, or Columns that mini-batch training streams.
+type Data interface {
+	Dims() (rows, cols int)
+}
+
+// Fit fits a Neural NMF model to x: Train for a *tensor.Dense,
+// TrainSparse for a *tensor.Sparse, TrainColumns for Columns (which needs
+// Config.BatchSize). Any other Data is an error.
+func Fit(x Data, cfg Config) (*Model, error) {
+	switch x := x.(type) {
+	case *tensor.Dense:
+		return Train(x, cfg)
+	case *tensor.Sparse:
+		return TrainSparse(x, cfg)
+	case Columns:
+		return TrainColumns(x, cfg)
+	case nil:
+		return nil, fmt.Errorf("neuralnmf: X is nil")
+	}
+	return nil, fmt.Errorf("neuralnmf: X is a %T: want a *tensor.Dense, a *tensor.Sparse or Columns", x)
 }
 
 // Train fits a Neural NMF model to X (N×M, nonnegative, columns are
@@ -248,7 +272,7 @@ func trainKLScaled(x data, cfg Config) (*Model, error) {
 		return nil, err
 	}
 	m.cfg = cfg
-	m.cfg.starts = nil
+	m.cfg.Starts = nil
 	for _, sl := range m.S {
 		tensor.Scale(sl, s, sl)
 	}
@@ -389,7 +413,6 @@ const (
 	DefaultWindow = 10
 )
 
-
 func (c Config) withDefaults() Config {
 	if c.BatchSize > 0 && c.Init == DefaultInit {
 		c.Init = DefaultBatchInit
@@ -479,7 +502,7 @@ func (t *trainer) model() (*Model, error) {
 		h.FinalRelError = h.RelError[n-1]
 	}
 	m := &Model{History: h, cfg: t.cfg, AlphaS: t.cfg.AlphaS, L1Ratio: t.cfg.L1Ratio}
-	m.cfg.starts = nil // TrainChoosing's, not the model's
+	m.cfg.Starts = nil // the fits', not the model's
 	for l, a := range t.a {
 		m.A = append(m.A, a.Clone())
 		m.S = append(m.S, f.S[l].Value().Clone())
@@ -492,8 +515,8 @@ func (t *trainer) model() (*Model, error) {
 	if f.B != nil {
 		m.B = f.B.Value().Clone()
 	}
-	if h := t.cfg.Supervision.jointHead(); h != nil {
-		m.BX, m.Intercept, m.ClassifierLayer = h.bx, h.intercept, h.layer
+	if h := t.cfg.Supervision.headOf(); h != nil {
+		m.BX, m.Intercept, m.ClassifierLayer = h.BX, h.Intercept, h.Layer
 	}
 	return m, nil
 }

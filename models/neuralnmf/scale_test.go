@@ -13,7 +13,6 @@ import (
 	"github.com/neuralnmf/neuralnmf/tensor"
 )
 
-
 // One layer from the HALS start is the fit: Train measures it in one
 // epoch and takes no step; the model's S is the exact NNLS solution for
 // its A (as Transform computes it), and its error is the start's, which

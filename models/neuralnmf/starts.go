@@ -45,7 +45,6 @@ const tolWork = 3e5
 // work / tolWork where that is above 1.
 func sizedTol(work float64) float64 { return DefaultTol * max(1, work/tolWork) }
 
-
 // deepMUWork bounds the size, X's columns × k⁽⁰⁾ × k⁽¹⁾ (the multiply-adds
 // of one update of the second layer), up to which NNDSVDInit also starts
 // the layers after the first of a hierarchy of three or more by

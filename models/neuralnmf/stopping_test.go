@@ -133,8 +133,6 @@ func TestStoppingRule(t *testing.T) {
 	require.True(t, strings.HasSuffix(m.History.Stopped, "over 3 epochs > tol 1e-09"), m.History.Stopped)
 }
 
-
-
 // The NNDSVD start is deterministic and gives a model no worse than its
 // own start (training only accepts steps that lower the loss).
 func TestNNDSVDInit(t *testing.T) {

@@ -371,7 +371,7 @@ func (t *trainer) gradients(g autograd.Grads, f *Forward) []*tensor.Dense {
 	return grads
 }
 
-// behind returns the reason to stop at epoch when Supervision.target is
+// behind returns the reason to stop at epoch when Supervision.Target is
 // out of reach, or "". The best held-out accuracy so far, rising for the
 // rest of the epochs at the rate it rose over the last Patience epochs,
 // stays below the target: the fit cannot
@@ -379,10 +379,10 @@ func (t *trainer) gradients(g autograd.Grads, f *Forward) []*tensor.Dense {
 // is an optimistic projection for the usual concave learning curve.
 func (t *trainer) behind(epoch int) string {
 	s := t.cfg.Supervision
-	if s == nil || !(s.target > 0) {
+	if s == nil || !(s.Target > 0) {
 		return ""
 	}
-	acc, w := t.hist.HeldOutAccuracy, s.Patience // TrainChoosing sets a target with a positive Patience
+	acc, w := t.hist.HeldOutAccuracy, s.Patience // semisup sets a Target with a positive Patience
 	if w <= 0 || len(acc) <= w || t.cfg.Epochs <= epoch {
 		return ""
 	}
@@ -398,10 +398,10 @@ func (t *trainer) behind(epoch int) string {
 	}
 	rate := (best - before) / float64(w)
 	reach := best + rate*float64(t.cfg.Epochs-epoch)
-	if !(reach < s.target) {
+	if !(reach < s.Target) {
 		return ""
 	}
-	return fmt.Sprintf("early stop: the held-out accuracy %.3f, rising %.2g per epoch over the last %d, cannot reach %.3f, another candidate's, by epoch %d", best, rate, w, s.target, t.cfg.Epochs)
+	return fmt.Sprintf("early stop: the held-out accuracy %.3f, rising %.2g per epoch over the last %d, cannot reach %.3f, another candidate's, by epoch %d", best, rate, w, s.Target, t.cfg.Epochs)
 }
 
 // patience returns Supervision.Patience, or 0 without supervision.

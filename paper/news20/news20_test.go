@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
+	"github.com/neuralnmf/neuralnmf/models/semisup"
 	"github.com/neuralnmf/neuralnmf/paper/news20"
 )
 
@@ -143,7 +144,7 @@ func TestDefaultSemiSupervised(t *testing.T) {
 	ts, err := news20.LoadTestSet(dataDir, d, 100, 0)
 	require.NoError(t, err)
 	for _, seed := range []uint64{1, 2, 3} {
-		m, ch, err := neuralnmf.TrainSparseChoosing(d.X, neuralnmf.Config{Ranks: news20.Ranks, Seed: seed,
+		m, ch, err := semisup.TrainChoosing(d.X, neuralnmf.Config{Ranks: news20.Ranks, Seed: seed,
 			Supervision: &neuralnmf.Supervision{Labels: d.Super, Classes: news20.Classes, Known: d.KnownNNMF}}, nil)
 		require.NoError(t, err)
 		for i, c := range ch.Candidates {

@@ -1,5 +1,5 @@
 // Command joint measures the supervised topics+words candidate of
-// neuralnmf.TrainChoosing beside the topics+words regression it starts
+// semisup.TrainChoosing beside the topics+words regression it starts
 // from, on one split with known and true labels (see prepare.sh): the
 // accuracy of each on the documents whose label was unknown, the held-out
 // accuracy of the choice, the joint fit's held-out accuracy by epoch and
@@ -20,6 +20,7 @@ import (
 
 	"github.com/neuralnmf/neuralnmf/matio"
 	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
+	"github.com/neuralnmf/neuralnmf/models/semisup"
 )
 
 func main() {
@@ -73,18 +74,18 @@ func run(xPath, knownPath, truePath string) error {
 		known[j] = y[j] >= 0
 		classes = max(classes, truth[j]+1)
 	}
-	tw := []neuralnmf.Kind{neuralnmf.TopicsWords}
-	joint := []neuralnmf.Kind{neuralnmf.SupervisedTopicsWords, neuralnmf.TopicsWords}
+	tw := []semisup.Kind{semisup.TopicsWords}
+	joint := []semisup.Kind{semisup.SupervisedTopicsWords, semisup.TopicsWords}
 	for _, run := range []struct {
 		name    string
-		kinds   []neuralnmf.Kind
-		prior   neuralnmf.Kind
+		kinds   []semisup.Kind
+		prior   semisup.Kind
 		balance float64
 	}{
 		{"topics+words", tw, 0, 0.3},
-		{"joint, balance 0.3", joint, neuralnmf.SupervisedTopicsWords, 0.3},
-		{"joint, balance 1", joint, neuralnmf.SupervisedTopicsWords, 1},
-		{"joint, balance 0.05", joint, neuralnmf.SupervisedTopicsWords, 0.05},
+		{"joint, balance 0.3", joint, semisup.SupervisedTopicsWords, 0.3},
+		{"joint, balance 1", joint, semisup.SupervisedTopicsWords, 1},
+		{"joint, balance 0.05", joint, semisup.SupervisedTopicsWords, 0.05},
 	} {
 		cfg := neuralnmf.Config{Ranks: []int{20, 10}, Seed: 1, Supervision: &neuralnmf.Supervision{Labels: y, Known: known, Classes: classes}}
 		validating := false
@@ -93,9 +94,9 @@ func run(xPath, knownPath, truePath string) error {
 				fmt.Printf("  epoch %d: relative error %.6f, train accuracy %.3f, held-out %.3f\n", e.Epoch, e.RelError, e.Accuracy, e.HeldOutAccuracy)
 			}
 		}
-		opt := &neuralnmf.ChooseOptions{Kinds: run.kinds, Prior: run.prior, Balances: []float64{run.balance},
+		opt := &semisup.ChooseOptions{Kinds: run.kinds, Prior: run.prior, Balances: []float64{run.balance},
 			Fitting: func(what string, _ neuralnmf.Config) { validating = strings.Contains(what, "validation fit") }}
-		m, ch, err := neuralnmf.TrainSparseChoosing(x.Sparse, cfg, opt)
+		m, ch, err := semisup.TrainChoosing(x.Sparse, cfg, opt)
 		if err != nil {
 			return err
 		}

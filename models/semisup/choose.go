@@ -1,8 +1,9 @@
-package neuralnmf
+package semisup
 
 import (
 	"cmp"
 	"fmt"
+	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
 	"math"
 	"slices"
 	"strings"
@@ -17,11 +18,11 @@ import (
 // refits, the words' cross-validation running beside the unsupervised
 // fit).
 type chooser struct {
-	cfg      Config
+	cfg      neuralnmf.Config
 	o        ChooseOptions
-	x        data
-	fit      func(Config) (*Model, error)
-	sup      *Supervision
+	x        input
+	fit      func(neuralnmf.Config) (*neuralnmf.Model, error)
+	sup      *neuralnmf.Supervision
 	use      map[Kind]bool
 	balances []float64
 
@@ -38,7 +39,7 @@ type chooser struct {
 	ch                 *Choice
 	rights             [][]int8 // per candidate and known label: 1 right, 0 wrong, −1 not scored
 
-	um          *Model // the unsupervised model
+	um          *neuralnmf.Model // the unsupervised model
 	regressions map[Kind]logisticCandidate
 	built       map[Kind]*classify.Features
 	refits      map[Kind]*classify.Logistic
@@ -64,13 +65,13 @@ type wordsCV struct {
 
 // chooseOptions returns opt with its defaults, the supervised candidates'
 // balances and the kinds to compare, or an error for invalid options.
-func chooseOptions(cfg Config, opt *ChooseOptions) (ChooseOptions, []float64, map[Kind]bool, error) {
+func chooseOptions(cfg neuralnmf.Config, opt *ChooseOptions) (ChooseOptions, []float64, map[Kind]bool, error) {
 	var o ChooseOptions
 	if opt != nil {
 		o = *opt
 	}
 	fail := func(format string, a ...any) (ChooseOptions, []float64, map[Kind]bool, error) {
-		return o, nil, nil, fmt.Errorf("neuralnmf: TrainChoosing: %w: "+format, append([]any{ErrConfig}, a...)...)
+		return o, nil, nil, fmt.Errorf("semisup: TrainChoosing: %w: "+format, append([]any{neuralnmf.ErrConfig}, a...)...)
 	}
 	sup := cfg.Supervision
 	o.HoldOut = cmp.Or(o.HoldOut, DefaultHoldOut)
@@ -90,7 +91,7 @@ func chooseOptions(cfg Config, opt *ChooseOptions) (ChooseOptions, []float64, ma
 	}
 	balances := o.Balances
 	if balances == nil {
-		balances = []float64{cmp.Or(sup.Balance, DefaultBalance)}
+		balances = []float64{cmp.Or(sup.Balance, neuralnmf.DefaultBalance)}
 	}
 	for _, b := range balances {
 		if !(b > 0) || math.IsInf(b, 0) {
@@ -138,17 +139,17 @@ func chooseOptions(cfg Config, opt *ChooseOptions) (ChooseOptions, []float64, ma
 	return o, balances, use, nil
 }
 
-func trainChoosing(cfg Config, opt *ChooseOptions, x data, fit func(Config) (*Model, error)) (*Model, *Choice, error) {
+func trainChoosing(cfg neuralnmf.Config, opt *ChooseOptions, x input, fit func(neuralnmf.Config) (*neuralnmf.Model, error)) (*neuralnmf.Model, *Choice, error) {
 	sup := cfg.Supervision
 	switch {
 	case sup == nil:
-		return nil, nil, fmt.Errorf("neuralnmf: TrainChoosing: %w: Supervision is nil: there are no labels to choose with", ErrConfig)
+		return nil, nil, fmt.Errorf("semisup: TrainChoosing: %w: Supervision is nil: there are no labels to choose with", neuralnmf.ErrConfig)
 	case cfg.BatchSize > 0 || cfg.Algorithm1:
-		return nil, nil, fmt.Errorf("neuralnmf: TrainChoosing: %w: not for mini-batch training or Algorithm1; use Train", ErrConfig)
+		return nil, nil, fmt.Errorf("semisup: TrainChoosing: %w: not for mini-batch training or Algorithm1; use Train", neuralnmf.ErrConfig)
 	}
 	// Refuse what the supervised fit would refuse (KL with labels, bad
 	// labels, ...) now, not after the unsupervised fits have run.
-	if err := cfg.validate(x.dims()); err != nil {
+	if err := cfg.Validate(x.dims()); err != nil {
 		return nil, nil, err
 	}
 	o, balances, use, err := chooseOptions(cfg, opt)
@@ -161,7 +162,7 @@ func trainChoosing(cfg Config, opt *ChooseOptions, x data, fit func(Config) (*Mo
 		withoutSelfTraining(&o, use)
 	}
 	// Every fit below starts from cfg's start: compute it once.
-	cfg.starts = &startCache{}
+	cfg.Starts = &neuralnmf.StartCache{}
 	c := &chooser{cfg: cfg, o: o, x: x, fit: fit, sup: sup, use: use, balances: balances,
 		built: map[Kind]*classify.Features{}, refits: map[Kind]*classify.Logistic{}, train: train, held: held}
 	c.ch = &Choice{Chosen: -1, HeldOut: nHeld, Known: nKnown, Folds: o.Folds}
@@ -220,8 +221,8 @@ func (c *chooser) makeFolds(given bool) error {
 	// The known labels only: a validation fit must not see (even as
 	// held-out accuracy for its early stop) labels the caller did not
 	// mark known.
-	c.known, _ = SplitLabels(sup.Labels, sup.Known)
-	c.trainLabels, _ = SplitLabels(sup.Labels, c.train)
+	c.known, _ = neuralnmf.SplitLabels(sup.Labels, sup.Known)
+	c.trainLabels, _ = neuralnmf.SplitLabels(sup.Labels, c.train)
 	c.knownCols, c.knownY = labelled(c.known)
 	if given {
 		count := make([]int, sup.Classes)
@@ -229,7 +230,7 @@ func (c *chooser) makeFolds(given bool) error {
 			count[y]++
 		}
 		if most := slices.Max(count); c.o.Folds > most {
-			return fmt.Errorf("neuralnmf: TrainChoosing: %w: Folds is %d, above the %d known labels of the largest class: want 2 to %d", ErrConfig, c.o.Folds, most, most)
+			return fmt.Errorf("semisup: TrainChoosing: %w: Folds is %d, above the %d known labels of the largest class: want 2 to %d", neuralnmf.ErrConfig, c.o.Folds, most, most)
 		}
 	}
 	c.fold = cvFolds(c.knownCols, c.knownY, c.held, sup.Classes, c.o.Folds, c.o.Seed)
@@ -254,7 +255,7 @@ func (c *chooser) without(k int) []int {
 
 // announce tells the caller (ChooseOptions.Fitting) what the next fit,
 // with cfg, is.
-func (c *chooser) announce(cfg Config, format string, a ...any) {
+func (c *chooser) announce(cfg neuralnmf.Config, format string, a ...any) {
 	if c.o.Fitting != nil {
 		c.o.Fitting(fmt.Sprintf(format, a...), cfg)
 	}
@@ -262,7 +263,7 @@ func (c *chooser) announce(cfg Config, format string, a ...any) {
 
 // withKnown returns the Config of a supervised fit on the labels marked,
 // at balance, with patience (0: no early stop).
-func (c *chooser) withKnown(mark []bool, balance float64, patience int) Config {
+func (c *chooser) withKnown(mark []bool, balance float64, patience int) neuralnmf.Config {
 	cfg, s := c.cfg, *c.sup
 	s.Known, s.Balance, s.Patience = mark, balance, patience
 	if patience > 0 {

@@ -1,6 +1,7 @@
-package neuralnmf
+package semisup
 
 import (
+	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
 	"math"
 	"slices"
 
@@ -115,7 +116,7 @@ func cvFolds(cols, y []int, held []bool, classes, folds int, seed uint64) []int 
 // (rounded down, at least one of two or more) drawn with seed is held out,
 // the rest trained on. It returns the two marks and their counts (held
 // out, known in all).
-func holdOut(sup *Supervision, share float64, seed uint64) (train, held []bool, nHeld, nKnown int) {
+func holdOut(sup *neuralnmf.Supervision, share float64, seed uint64) (train, held []bool, nHeld, nKnown int) {
 	n := len(sup.Labels)
 	train, held = make([]bool, n), make([]bool, n)
 	byClass := map[int][]int{}

@@ -1,4 +1,4 @@
-package neuralnmf_test
+package semisup_test
 
 import (
 	"bytes"
@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
+	"github.com/neuralnmf/neuralnmf/models/semisup"
 	"github.com/neuralnmf/neuralnmf/tensor"
 )
 
@@ -47,15 +48,15 @@ func TestTrainChoosingPicksTheLayerThatReadsTheClasses(t *testing.T) {
 		}
 	}
 	cfg := neuralnmf.Config{Ranks: []int{6, 2}, Seed: 1, Supervision: &neuralnmf.Supervision{Labels: labels, Classes: 6, Known: known}}
-	m, ch, err := neuralnmf.TrainChoosing(x, cfg, &neuralnmf.ChooseOptions{Kinds: []neuralnmf.Kind{neuralnmf.SupervisedFit, neuralnmf.UnsupervisedReadout}})
+	m, ch, err := semisup.TrainChoosing(x, cfg, &semisup.ChooseOptions{Kinds: []semisup.Kind{semisup.SupervisedFit, semisup.UnsupervisedReadout}})
 	require.NoError(t, err)
 	require.Equal(t, 30, ch.Known)
 	require.Equal(t, 6, ch.HeldOut, "one of the five known labels of each class")
 	require.Len(t, ch.Candidates, 3, "supervised, read-out of layer 2, read-out of layer 1")
-	require.Equal(t, neuralnmf.DefaultFolds, ch.Folds)
+	require.Equal(t, semisup.DefaultFolds, ch.Folds)
 	best := ch.Candidates[ch.Chosen]
 	for _, c := range ch.Candidates {
-		if c.Kind == neuralnmf.SupervisedFit {
+		if c.Kind == semisup.SupervisedFit {
 			require.Equal(t, 6, c.Scored, "a supervised fit is scored on the held-out labels")
 			require.Equal(t, c.HeldOutAccuracy, c.Accuracy)
 			require.Less(t, c.HeldOutAccuracy, best.HeldOutAccuracy, "the supervised fit is chosen when at least as good on the held-out labels")
@@ -64,7 +65,7 @@ func TestTrainChoosingPicksTheLayerThatReadsTheClasses(t *testing.T) {
 		require.Equal(t, 30, c.Scored, "a read-out is cross-validated on every known label")
 		require.LessOrEqual(t, c.Accuracy, best.Accuracy, "the chosen candidate has the best cross-validated accuracy")
 	}
-	require.Equal(t, neuralnmf.UnsupervisedReadout, best.Kind, "%+v", ch.Candidates)
+	require.Equal(t, semisup.UnsupervisedReadout, best.Kind, "%+v", ch.Candidates)
 	require.Equal(t, 1, best.Layer, "%+v", ch.Candidates)
 	require.Equal(t, 1, m.ClassifierLayer)
 	require.Equal(t, 6, m.B.Cols)
@@ -86,11 +87,11 @@ func TestTrainChoosingPicksTheLayerThatReadsTheClasses(t *testing.T) {
 	// candidate). The supervised read-out of layer 1 ties on the held-out
 	// labels, so it is Best, but by default the best cross-validated
 	// candidate is the prior, which a supervised fit must beat clearly.
-	m, ch, err = neuralnmf.TrainChoosing(x, cfg, nil)
+	m, ch, err = semisup.TrainChoosing(x, cfg, nil)
 	require.NoError(t, err)
 	require.Len(t, ch.Candidates, 9)
-	require.Equal(t, neuralnmf.SupervisedReadout, ch.Candidates[ch.Best].Kind, "%+v", ch.Candidates)
-	require.Equal(t, neuralnmf.UnsupervisedReadout, ch.Candidates[ch.Prior].Kind, "%+v", ch.Candidates)
+	require.Equal(t, semisup.SupervisedReadout, ch.Candidates[ch.Best].Kind, "%+v", ch.Candidates)
+	require.Equal(t, semisup.UnsupervisedReadout, ch.Candidates[ch.Prior].Kind, "%+v", ch.Candidates)
 	require.Equal(t, ch.Prior, ch.Chosen)
 	require.Equal(t, 1, ch.Candidates[ch.Chosen].Layer, "%+v", ch.Candidates)
 	require.Equal(t, 1, m.ClassifierLayer)
@@ -98,9 +99,9 @@ func TestTrainChoosingPicksTheLayerThatReadsTheClasses(t *testing.T) {
 
 	// With the spread labels as the prior, they win every tie (here
 	// several candidates get all six held-out labels right).
-	m, ch, err = neuralnmf.TrainChoosing(x, cfg, &neuralnmf.ChooseOptions{Prior: neuralnmf.SpreadWords})
+	m, ch, err = semisup.TrainChoosing(x, cfg, &semisup.ChooseOptions{Prior: semisup.SpreadWords})
 	require.NoError(t, err)
-	require.Equal(t, neuralnmf.SpreadWords, ch.Candidates[ch.Chosen].Kind)
+	require.Equal(t, semisup.SpreadWords, ch.Candidates[ch.Chosen].Kind)
 	require.Equal(t, ch.Prior, ch.Chosen)
 	require.Equal(t, 2, ch.Best, "the first of highest held-out accuracy")
 	pred, _, err = m.Classify(x)
@@ -114,18 +115,18 @@ func TestTrainChoosingPicksTheLayerThatReadsTheClasses(t *testing.T) {
 func TestTrainChoosingHoldOut(t *testing.T) {
 	x, y := sixGroups()
 	cfg := neuralnmf.Config{Ranks: []int{6, 2}, Seed: 1, Epochs: 30, Supervision: &neuralnmf.Supervision{Labels: y, Classes: 6}}
-	_, ch, err := neuralnmf.TrainChoosing(x, cfg, &neuralnmf.ChooseOptions{HoldOut: 0.25, Balances: []float64{0.3, 1}})
+	_, ch, err := semisup.TrainChoosing(x, cfg, &semisup.ChooseOptions{HoldOut: 0.25, Balances: []float64{0.3, 1}})
 	require.NoError(t, err)
 	require.Equal(t, 120, ch.Known)
 	require.Equal(t, 30, ch.HeldOut, "a quarter of each class's 20 labels")
 	require.Len(t, ch.Candidates, 11, "per balance its classifier and two read-outs, then two unsupervised read-outs and three regressions on the words (every label is known: none self-trained)")
-	require.Equal(t, []neuralnmf.Kind{neuralnmf.Words, neuralnmf.TopicsWords, neuralnmf.SpreadWords}, []neuralnmf.Kind{ch.Candidates[8].Kind, ch.Candidates[9].Kind, ch.Candidates[10].Kind})
+	require.Equal(t, []semisup.Kind{semisup.Words, semisup.TopicsWords, semisup.SpreadWords}, []semisup.Kind{ch.Candidates[8].Kind, ch.Candidates[9].Kind, ch.Candidates[10].Kind})
 	require.Equal(t, []int{0, 1}, []int{ch.Candidates[8].Layer, ch.Candidates[9].Layer})
-	_, ch, err = neuralnmf.TrainChoosing(x, cfg, &neuralnmf.ChooseOptions{HoldOut: 0.25, Balances: []float64{0.3, 1}, Kinds: []neuralnmf.Kind{neuralnmf.SupervisedFit, neuralnmf.UnsupervisedReadout}})
+	_, ch, err = semisup.TrainChoosing(x, cfg, &semisup.ChooseOptions{HoldOut: 0.25, Balances: []float64{0.3, 1}, Kinds: []semisup.Kind{semisup.SupervisedFit, semisup.UnsupervisedReadout}})
 	require.NoError(t, err)
 	require.Len(t, ch.Candidates, 4)
-	require.Equal(t, neuralnmf.SupervisedFit, ch.Candidates[0].Kind)
-	require.Equal(t, neuralnmf.SupervisedFit, ch.Candidates[1].Kind)
+	require.Equal(t, semisup.SupervisedFit, ch.Candidates[0].Kind)
+	require.Equal(t, semisup.SupervisedFit, ch.Candidates[1].Kind)
 
 	one := make([]int, len(y))
 	for j := range one {
@@ -139,19 +140,19 @@ func TestTrainChoosingHoldOut(t *testing.T) {
 		oneKnown[j] = j < 6
 	}
 	cfg.Supervision = &neuralnmf.Supervision{Labels: one, Classes: 6, Known: oneKnown}
-	m, ch, err := neuralnmf.TrainChoosing(x, cfg, nil)
+	m, ch, err := semisup.TrainChoosing(x, cfg, nil)
 	require.NoError(t, err)
 	require.Equal(t, -1, ch.Chosen)
 	require.Zero(t, ch.HeldOut)
 	require.NotNil(t, m.B)
 	require.Zero(t, m.ClassifierLayer)
 
-	for _, bad := range []neuralnmf.ChooseOptions{{HoldOut: 1}, {HoldOut: -0.1}, {Folds: 1}, {Folds: -2}, {Balances: []float64{0}}, {Kinds: []neuralnmf.Kind{0}}, {Kinds: []neuralnmf.Kind{}}, {Layer: 3}, {Layer: -1}} {
-		_, _, err := neuralnmf.TrainChoosing(x, cfg, &bad)
+	for _, bad := range []semisup.ChooseOptions{{HoldOut: 1}, {HoldOut: -0.1}, {Folds: 1}, {Folds: -2}, {Balances: []float64{0}}, {Kinds: []semisup.Kind{0}}, {Kinds: []semisup.Kind{}}, {Layer: 3}, {Layer: -1}} {
+		_, _, err := semisup.TrainChoosing(x, cfg, &bad)
 		require.ErrorIs(t, err, neuralnmf.ErrConfig)
 	}
 	cfg.Supervision = nil
-	_, _, err = neuralnmf.TrainChoosing(x, cfg, nil)
+	_, _, err = semisup.TrainChoosing(x, cfg, nil)
 	require.ErrorIs(t, err, neuralnmf.ErrConfig)
 }
 
@@ -187,13 +188,13 @@ func TestTrainChoosingReadsTheWords(t *testing.T) {
 		known[j] = j%2 == 0
 	}
 	cfg := neuralnmf.Config{Ranks: []int{3}, Seed: 1, Supervision: &neuralnmf.Supervision{Labels: y, Classes: 4, Known: known}}
-	m, ch, err := neuralnmf.TrainChoosing(x, cfg, nil)
+	m, ch, err := semisup.TrainChoosing(x, cfg, nil)
 	require.NoError(t, err)
 	best := ch.Candidates[ch.Chosen]
-	readsWords := []neuralnmf.Kind{neuralnmf.Words, neuralnmf.TopicsWords, neuralnmf.SelfTrainedWords}
+	readsWords := []semisup.Kind{semisup.Words, semisup.TopicsWords, semisup.SelfTrainedWords}
 	require.Contains(t, readsWords, best.Kind, "%+v", ch.Candidates)
 	require.Equal(t, ch.Best, ch.Chosen)
-	_, spread, err := neuralnmf.TrainChoosing(x, cfg, &neuralnmf.ChooseOptions{Prior: neuralnmf.SpreadWords})
+	_, spread, err := semisup.TrainChoosing(x, cfg, &semisup.ChooseOptions{Prior: semisup.SpreadWords})
 	require.NoError(t, err)
 	require.NotEqual(t, spread.Prior, spread.Chosen, "the neighbours on the words follow the strong topics, not the classes: the regression beats the spread prior clearly")
 	require.Greater(t, best.Accuracy, 0.9)
@@ -237,17 +238,17 @@ func TestTrainChoosingReadsTheWords(t *testing.T) {
 
 	// Pinned to the read-outs of layer 1, the choice has one candidate
 	// and no supervised fit.
-	m, ch, err = neuralnmf.TrainChoosing(x, cfg, &neuralnmf.ChooseOptions{Kinds: []neuralnmf.Kind{neuralnmf.UnsupervisedReadout}, Layer: 1})
+	m, ch, err = semisup.TrainChoosing(x, cfg, &semisup.ChooseOptions{Kinds: []semisup.Kind{semisup.UnsupervisedReadout}, Layer: 1})
 	require.NoError(t, err)
 	require.Nil(t, m.BX)
 	require.Len(t, ch.Candidates, 1)
 	require.Equal(t, 1, m.ClassifierLayer)
-	for _, k := range []neuralnmf.Kind{neuralnmf.SupervisedFit, neuralnmf.SupervisedReadout, neuralnmf.UnsupervisedReadout, neuralnmf.Words, neuralnmf.TopicsWords, neuralnmf.SpreadWords} {
-		back, err := neuralnmf.ParseKind(k.String())
+	for _, k := range []semisup.Kind{semisup.SupervisedFit, semisup.SupervisedReadout, semisup.UnsupervisedReadout, semisup.Words, semisup.TopicsWords, semisup.SpreadWords} {
+		back, err := semisup.ParseKind(k.String())
 		require.NoError(t, err)
 		require.Equal(t, k, back)
 	}
-	_, err = neuralnmf.ParseKind("lasso")
+	_, err = semisup.ParseKind("lasso")
 	require.ErrorContains(t, err, `"lasso"`)
 }
 
@@ -300,13 +301,13 @@ func TestTrainChoosingWithAClassOfOneLabel(t *testing.T) {
 		}
 	}
 	cfg := neuralnmf.Config{Ranks: []int{6, 2}, Seed: 1, Epochs: 30, Supervision: &neuralnmf.Supervision{Labels: labels, Classes: 6, Known: known}}
-	m, ch, err := neuralnmf.TrainChoosing(x, cfg, nil)
+	m, ch, err := semisup.TrainChoosing(x, cfg, nil)
 	require.NoError(t, err)
 	require.Equal(t, 26, ch.Known)
 	require.Equal(t, 5, ch.HeldOut, "one of the five of each class but the last")
 	require.GreaterOrEqual(t, ch.Chosen, 0)
 	for _, c := range ch.Candidates {
-		if c.Kind != neuralnmf.SupervisedFit && c.Kind != neuralnmf.SupervisedReadout {
+		if c.Kind != semisup.SupervisedFit && c.Kind != semisup.SupervisedReadout {
 			require.Equal(t, 26, c.Scored, "%+v", c)
 		}
 	}
@@ -325,16 +326,16 @@ func TestTopicsWordsSpreadSumsTheTwoRegressions(t *testing.T) {
 		known[j] = j%2 == 0
 	}
 	cfg := neuralnmf.Config{Ranks: []int{3}, Seed: 1, Epochs: 30, Supervision: &neuralnmf.Supervision{Labels: y, Classes: 4, Known: known}}
-	pin := func(prior neuralnmf.Kind, ks ...neuralnmf.Kind) (*neuralnmf.Model, *neuralnmf.Choice) {
-		m, ch, err := neuralnmf.TrainChoosing(x, cfg, &neuralnmf.ChooseOptions{Kinds: ks, Prior: prior})
+	pin := func(prior semisup.Kind, ks ...semisup.Kind) (*neuralnmf.Model, *semisup.Choice) {
+		m, ch, err := semisup.TrainChoosing(x, cfg, &semisup.ChooseOptions{Kinds: ks, Prior: prior})
 		require.NoError(t, err)
 		return m, ch
 	}
-	sum, ch := pin(neuralnmf.TopicsWordsSpread, neuralnmf.TopicsWords, neuralnmf.SpreadWords, neuralnmf.TopicsWordsSpread)
+	sum, ch := pin(semisup.TopicsWordsSpread, semisup.TopicsWords, semisup.SpreadWords, semisup.TopicsWordsSpread)
 	require.Len(t, ch.Candidates, 3)
-	require.Equal(t, neuralnmf.TopicsWordsSpread, ch.Candidates[ch.Chosen].Kind, "%+v", ch.Candidates)
-	tw, _ := pin(0, neuralnmf.TopicsWords)
-	sp, _ := pin(0, neuralnmf.SpreadWords)
+	require.Equal(t, semisup.TopicsWordsSpread, ch.Candidates[ch.Chosen].Kind, "%+v", ch.Candidates)
+	tw, _ := pin(0, semisup.TopicsWords)
+	sp, _ := pin(0, semisup.SpreadWords)
 	xNew, _ := markedGroups(4)
 	_, s, err := sum.Classify(xNew)
 	require.NoError(t, err)
@@ -345,7 +346,7 @@ func TestTopicsWordsSpreadSumsTheTwoRegressions(t *testing.T) {
 	for i := range s.Data {
 		require.InDelta(t, s1.Data[i]+s2.Data[i], s.Data[i], 1e-9*(1+math.Abs(s.Data[i])), "entry %d", i)
 	}
-	_, _, err = neuralnmf.TrainChoosing(x, cfg, &neuralnmf.ChooseOptions{Kinds: []neuralnmf.Kind{neuralnmf.TopicsWordsSpread}})
+	_, _, err = semisup.TrainChoosing(x, cfg, &semisup.ChooseOptions{Kinds: []semisup.Kind{semisup.TopicsWordsSpread}})
 	require.ErrorIs(t, err, neuralnmf.ErrConfig, "the sum without its two parts")
 }
 
@@ -363,14 +364,14 @@ func TestSupervisedTopicsWords(t *testing.T) {
 		known[j] = j%2 == 0
 	}
 	cfg := neuralnmf.Config{Ranks: []int{3, 2}, Seed: 1, Supervision: &neuralnmf.Supervision{Labels: y, Classes: 4, Known: known}}
-	kinds := []neuralnmf.Kind{neuralnmf.SupervisedTopicsWords, neuralnmf.TopicsWords}
+	kinds := []semisup.Kind{semisup.SupervisedTopicsWords, semisup.TopicsWords}
 	var fits []string
-	m, ch, err := neuralnmf.TrainChoosing(x, cfg, &neuralnmf.ChooseOptions{Kinds: kinds, Prior: neuralnmf.SupervisedTopicsWords,
+	m, ch, err := semisup.TrainChoosing(x, cfg, &semisup.ChooseOptions{Kinds: kinds, Prior: semisup.SupervisedTopicsWords,
 		Fitting: func(run string, _ neuralnmf.Config) { fits = append(fits, run) }})
 	require.NoError(t, err)
 	require.Len(t, ch.Candidates, 2)
 	joint := ch.Candidates[0]
-	require.Equal(t, neuralnmf.SupervisedTopicsWords, joint.Kind)
+	require.Equal(t, semisup.SupervisedTopicsWords, joint.Kind)
 	require.Equal(t, ch.HeldOut, joint.Scored, "scored on the held-out fold alone")
 	require.Greater(t, joint.HeldOutAccuracy, 0.9, "the words carry the classes")
 	require.Equal(t, 0, ch.Chosen, "the prior, which the regression alone does not beat clearly: %+v", ch.Candidates)
@@ -397,11 +398,11 @@ func TestSupervisedTopicsWords(t *testing.T) {
 	pred := classifyTwice(t, m, xNew)
 	require.Greater(t, neuralnmf.Accuracy(pred, yNew), 0.9, "unseen columns")
 
-	_, _, err = neuralnmf.TrainChoosing(x, cfg, &neuralnmf.ChooseOptions{Kinds: kinds[:1]})
+	_, _, err = semisup.TrainChoosing(x, cfg, &semisup.ChooseOptions{Kinds: kinds[:1]})
 	require.ErrorContains(t, err, "without topics+words")
-	k, err := neuralnmf.ParseKind("supervised-topics+words")
+	k, err := semisup.ParseKind("supervised-topics+words")
 	require.NoError(t, err)
-	require.Equal(t, neuralnmf.SupervisedTopicsWords, k)
+	require.Equal(t, semisup.SupervisedTopicsWords, k)
 }
 
 // A self-trained candidate is TopicsWords' or Words' regression
@@ -419,15 +420,15 @@ func TestSelfTrained(t *testing.T) {
 	cfg := neuralnmf.Config{Ranks: []int{3}, Seed: 1, Supervision: &neuralnmf.Supervision{Labels: y, Classes: 4, Known: known}}
 	xNew, yNew := markedGroups(4)
 	for _, tc := range []struct {
-		base, self  neuralnmf.Kind
+		base, self  semisup.Kind
 		name, alone string
 	}{
-		{neuralnmf.TopicsWords, neuralnmf.SelfTrainedTopicsWords, "self-trained", "self-trained without topics+words"},
-		{neuralnmf.Words, neuralnmf.SelfTrainedWords, "self-trained-words", "self-trained-words without words"},
+		{semisup.TopicsWords, semisup.SelfTrainedTopicsWords, "self-trained", "self-trained without topics+words"},
+		{semisup.Words, semisup.SelfTrainedWords, "self-trained-words", "self-trained-words without words"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			kinds := []neuralnmf.Kind{tc.base, tc.self}
-			m, ch, err := neuralnmf.TrainChoosing(x, cfg, &neuralnmf.ChooseOptions{Kinds: kinds, Prior: tc.self})
+			kinds := []semisup.Kind{tc.base, tc.self}
+			m, ch, err := semisup.TrainChoosing(x, cfg, &semisup.ChooseOptions{Kinds: kinds, Prior: tc.self})
 			require.NoError(t, err)
 			require.Len(t, ch.Candidates, 2)
 			self := ch.Candidates[1]
@@ -437,7 +438,7 @@ func TestSelfTrained(t *testing.T) {
 			require.Equal(t, 1, ch.Chosen, "the prior, which the regression alone does not beat clearly: %+v", ch.Candidates)
 			require.NotNil(t, m.BX)
 
-			base, _, err := neuralnmf.TrainChoosing(x, cfg, &neuralnmf.ChooseOptions{Kinds: kinds[:1]})
+			base, _, err := semisup.TrainChoosing(x, cfg, &semisup.ChooseOptions{Kinds: kinds[:1]})
 			require.NoError(t, err)
 			require.Equal(t, base.ClassifierLayer, m.ClassifierLayer)
 			moved := 0.0
@@ -456,15 +457,15 @@ func TestSelfTrained(t *testing.T) {
 			// the regression alone is compared, and is the prior.
 			all := cfg
 			all.Supervision = &neuralnmf.Supervision{Labels: y, Classes: 4}
-			_, ch, err = neuralnmf.TrainChoosing(x, all, &neuralnmf.ChooseOptions{Kinds: kinds, Prior: tc.self})
+			_, ch, err = semisup.TrainChoosing(x, all, &semisup.ChooseOptions{Kinds: kinds, Prior: tc.self})
 			require.NoError(t, err)
 			require.Len(t, ch.Candidates, 1)
 			require.Equal(t, tc.base, ch.Candidates[0].Kind)
 			require.Equal(t, 0, ch.Prior, "the regression stands in for the self-trained prior")
 
-			_, _, err = neuralnmf.TrainChoosing(x, cfg, &neuralnmf.ChooseOptions{Kinds: kinds[1:]})
+			_, _, err = semisup.TrainChoosing(x, cfg, &semisup.ChooseOptions{Kinds: kinds[1:]})
 			require.ErrorContains(t, err, tc.alone)
-			k, err := neuralnmf.ParseKind(tc.name)
+			k, err := semisup.ParseKind(tc.name)
 			require.NoError(t, err)
 			require.Equal(t, tc.self, k)
 		})

@@ -1,6 +1,7 @@
-package neuralnmf
+package semisup
 
 import (
+	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -80,7 +81,7 @@ func TestChooseWeighsTheSupervisedFitOnTheHeldOutFold(t *testing.T) {
 // Issue 66, item 5: a prior of a kind that is not compared is refused
 // before any fit (it was dropped, and the choice was the prior none's).
 func TestPriorNotComparedIsRefused(t *testing.T) {
-	cfg := Config{Ranks: []int{2}, Supervision: &Supervision{Labels: []int{0, 1, 0, 1}, Classes: 2}}
+	cfg := neuralnmf.Config{Ranks: []int{2}, Supervision: &neuralnmf.Supervision{Labels: []int{0, 1, 0, 1}, Classes: 2}}
 	for _, tc := range []struct {
 		kinds []Kind
 		prior Kind
@@ -97,7 +98,7 @@ func TestPriorNotComparedIsRefused(t *testing.T) {
 		if tc.ok {
 			require.NoError(t, err, "%v %v", tc.kinds, tc.prior)
 		} else {
-			require.ErrorIs(t, err, ErrConfig, "%v %v", tc.kinds, tc.prior)
+			require.ErrorIs(t, err, neuralnmf.ErrConfig, "%v %v", tc.kinds, tc.prior)
 			require.ErrorContains(t, err, "is not among the kinds of candidate compared")
 		}
 	}

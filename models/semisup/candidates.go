@@ -1,8 +1,9 @@
-package neuralnmf
+package semisup
 
 import (
 	"errors"
 	"fmt"
+	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
 	"strings"
 	"sync"
 
@@ -128,11 +129,11 @@ func (c *chooser) scoreReadouts() error {
 	for _, l := range c.layers(len(c.um.S)) {
 		pred := c.unscored()
 		for k := range c.o.Folds {
-			b, err := FitReadout(c.um.S[l-1], c.without(k), c.sup.Classes)
+			b, err := neuralnmf.FitReadout(c.um.S[l-1], c.without(k), c.sup.Classes)
 			if err != nil {
 				return err
 			}
-			c.fromAll(pred, k, Predict(b, c.um.S[l-1]))
+			c.fromAll(pred, k, neuralnmf.Predict(b, c.um.S[l-1]))
 		}
 		c.add(Candidate{Name: fmt.Sprintf("unsupervised + read-out of layer %d", l), Kind: UnsupervisedReadout, Layer: l}, pred)
 	}
@@ -248,10 +249,10 @@ func (c *chooser) scoreSupervised(cheap []Candidate) error {
 	sup := c.sup
 	for _, b := range c.balances {
 		vc := c.withKnown(c.train, b, c.o.Patience)
-		vc.Supervision.target = target
-		name := fmt.Sprintf("supervised (%s, balance %g)", sup.Classifier.resolved(), b)
+		vc.Supervision.Target = target
+		name := fmt.Sprintf("supervised (%s, balance %g)", sup.Classifier, b)
 		if sup.Lambda > 0 {
-			name = fmt.Sprintf("supervised (%s, λ %g)", sup.Classifier.resolved(), sup.Lambda)
+			name = fmt.Sprintf("supervised (%s, λ %g)", sup.Classifier, sup.Lambda)
 		}
 		c.announce(vc, "%s: validation fit on the known labels outside the held-out fold", name)
 		m, err := c.fit(vc)
@@ -272,14 +273,14 @@ func (c *chooser) scoreSupervised(cheap []Candidate) error {
 			continue
 		}
 		for _, l := range c.layers(len(m.S)) {
-			b, err := FitReadout(m.S[l-1], c.trainLabels, sup.Classes)
+			b, err := neuralnmf.FitReadout(m.S[l-1], c.trainLabels, sup.Classes)
 			if err != nil {
 				return err
 			}
 			r := cand
 			r.Name, r.Kind, r.Layer = fmt.Sprintf("%s + read-out of layer %d", cand.Name, l), SupervisedReadout, l
 			pred := c.unscored()
-			c.fromAll(pred, 0, Predict(b, m.S[l-1]))
+			c.fromAll(pred, 0, neuralnmf.Predict(b, m.S[l-1]))
 			c.add(r, pred)
 		}
 	}

@@ -1,4 +1,4 @@
-package neuralnmf
+package semisup
 
 import (
 	"slices"
@@ -14,8 +14,8 @@ func TestBuildFeaturesUnitColumns(t *testing.T) {
 	x := tensor.New(3, 2)
 	x.Set(0, 0, 3)
 	x.Set(2, 0, 4)
-	d := buildFeatures(nil, 1, data{dense: x}, []int{0, 1})
-	sp := buildFeatures(nil, 1, data{sparse: tensor.SparseFromDense(x)}, []int{0, 1})
+	d := buildFeatures(nil, 1, input{dense: x}, []int{0, 1})
+	sp := buildFeatures(nil, 1, input{sparse: tensor.SparseFromDense(x)}, []int{0, 1})
 	require.InDeltaSlice(t, []float64{0.6, 0.8}, d.Val, 1e-15)
 	require.Equal(t, d, sp)
 	require.Equal(t, []int{0, 2, 2}, d.ColPtr, "the zero column has no entry")

@@ -1,14 +1,15 @@
-package neuralnmf
+package semisup
 
 import (
 	"fmt"
+	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
 	"strings"
 
 	"github.com/neuralnmf/neuralnmf/classify"
 )
 
 // refit fits the chosen candidate on all the known labels (those of sup).
-func (c *chooser) refit(best Candidate) (*Model, error) {
+func (c *chooser) refit(best Candidate) (*neuralnmf.Model, error) {
 	switch best.Kind {
 	case TopicsWordsSpread:
 		return c.refitTopicsWordsSpread()
@@ -27,8 +28,8 @@ func (c *chooser) refit(best Candidate) (*Model, error) {
 }
 
 // readout gives m a least-squares read-out of layer on the known labels.
-func (c *chooser) readout(m *Model, layer int) (*Model, error) {
-	b, err := FitReadout(m.S[layer-1], c.known, c.sup.Classes)
+func (c *chooser) readout(m *neuralnmf.Model, layer int) (*neuralnmf.Model, error) {
+	b, err := neuralnmf.FitReadout(m.S[layer-1], c.known, c.sup.Classes)
 	if err != nil {
 		return nil, err
 	}
@@ -38,7 +39,7 @@ func (c *chooser) readout(m *Model, layer int) (*Model, error) {
 
 // refitTopicsWordsSpread saves the sum of the regression on the topics and
 // the words and the one on the spread labels in the unsupervised model.
-func (c *chooser) refitTopicsWordsSpread() (*Model, error) {
+func (c *chooser) refitTopicsWordsSpread() (*neuralnmf.Model, error) {
 	n, _ := c.x.dims()
 	spread, err := fitSpread(c.words.graph, c.featuresOf(Words), c.known, c.sup.Classes, c.words.c)
 	if err != nil {
@@ -62,13 +63,11 @@ func (c *chooser) refitTopicsWordsSpread() (*Model, error) {
 // spread labels) in the unsupervised model. Words' is refitted on the
 // known labels to scikit-learn 1.2's stopping rule (unless
 // ChooseOptions.MeanRuleRefit), from the cross-validation's fit at its C.
-func (c *chooser) refitRegression(kind Kind) (*Model, error) {
+func (c *chooser) refitRegression(kind Kind) (*neuralnmf.Model, error) {
 	l, err := c.refits[kind], error(nil)
 	switch kind {
-	case Words:
-		if !c.o.MeanRuleRefit {
-			l, err = classify.FitLogisticTol(c.featuresOf(Words).Subset(c.knownCols), c.knownY, c.sup.Classes, c.words.c, l.W, classify.GradTol/float64(len(c.knownCols)))
-		}
+	case Words: // refitted to scikit-learn 1.2's stopping rule (docs/semi-supervised.md)
+		l, err = classify.FitLogisticTol(c.featuresOf(Words).Subset(c.knownCols), c.knownY, c.sup.Classes, c.words.c, l.W, classify.GradTol/float64(len(c.knownCols)))
 	case SpreadWords:
 		l, err = fitSpread(c.words.graph, c.featuresOf(Words), c.known, c.sup.Classes, c.words.c)
 		kind = Words
@@ -81,7 +80,7 @@ func (c *chooser) refitRegression(kind Kind) (*Model, error) {
 
 // saveRegression saves l, a regression on the features of kind k (Words
 // or TopicsWords), as the unsupervised model's classifier.
-func (c *chooser) saveRegression(l *classify.Logistic, k Kind) *Model {
+func (c *chooser) saveRegression(l *classify.Logistic, k Kind) *neuralnmf.Model {
 	um := c.um
 	layer := len(um.A) // B reads no topics: zero on the last layer
 	if k == TopicsWords {
@@ -98,8 +97,8 @@ func (c *chooser) saveRegression(l *classify.Logistic, k Kind) *Model {
 // label, in the unsupervised model; its last fit stops at scikit-learn
 // 1.2's rule unless ChooseOptions.MeanRuleRefit or
 // MeanRuleSelfTrainedRefit.
-func (c *chooser) refitSelfTrained(kind Kind, C float64) (*Model, error) {
-	st, err := classify.SelfTraining{FinalSumRule: !c.o.MeanRuleRefit && !c.o.MeanRuleSelfTrainedRefit}.Fit(c.featuresOf(kind), c.known, c.sup.Classes, C)
+func (c *chooser) refitSelfTrained(kind Kind, C float64) (*neuralnmf.Model, error) {
+	st, err := classify.SelfTraining{FinalSumRule: true}.Fit(c.featuresOf(kind), c.known, c.sup.Classes, C)
 	if err != nil {
 		return nil, err
 	}
@@ -109,7 +108,7 @@ func (c *chooser) refitSelfTrained(kind Kind, C float64) (*Model, error) {
 // refitSupervised refits a supervised candidate on all the known labels.
 // The refit starts where the validation fit did (cfg's start): from the
 // validation fit's A's it stopped early, 0.01 lower on 20 Newsgroups.
-func (c *chooser) refitSupervised(best Candidate) (*Model, error) {
+func (c *chooser) refitSupervised(best Candidate) (*neuralnmf.Model, error) {
 	m, err := c.refitFor(best, c.withKnown(c.sup.Known, best.Balance, 0))
 	if err != nil {
 		return nil, err
@@ -123,7 +122,7 @@ func (c *chooser) refitSupervised(best Candidate) (*Model, error) {
 // refitFor runs refit, the Config of a supervised candidate's fit on all
 // the known labels, for as many epochs as its validation fit took when
 // that one stopped early, and says so in the History.
-func (c *chooser) refitFor(best Candidate, refit Config) (*Model, error) {
+func (c *chooser) refitFor(best Candidate, refit neuralnmf.Config) (*neuralnmf.Model, error) {
 	if best.EarlyStop {
 		refit.Epochs = best.Epochs
 	}

@@ -1,36 +1,12 @@
-package neuralnmf
+package semisup
 
 import (
 	"fmt"
+	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
 	"slices"
 
 	"github.com/neuralnmf/neuralnmf/tensor"
 )
-
-// Labels that never hurt
-//
-// A semi-supervised fit with one fixed configuration can do worse than
-// ignoring the labels: on corpora nobody tuned on, the supervised model's
-// classifier on the last layer lost to a least-squares read-out of the
-// unsupervised model's first layer. TrainChoosing therefore decides for
-// the data in hand, from the known labels alone: it holds out part of
-// them, trains every candidate without them, scores each candidate on
-// them, and refits the best on all the known labels. The unsupervised
-// model with a read-out of each layer is always among the candidates, so
-// that labels cannot make the result worse than ignoring them beyond the
-// noise of the scored labels, which the Choice states.
-//
-// At 5 % known labels a third of them is a few labels a class, too few to
-// tell candidates 0.03 apart. So the candidates that cost no supervised
-// fit (the read-outs of the unsupervised model, the regressions, the
-// spread labels) are cross-validated instead: the held-out labels are
-// one of ChooseOptions.Folds folds, and each candidate is scored on every
-// known label by a fit without its fold, three times the labels of the
-// held-out share alone. A regression's C is chosen on the same folds (one
-// number per candidate, chosen with the labels that score it, which
-// flatters the regressions a little against the read-outs, which have
-// none). Only the supervised fits, each a Neural NMF fit, are scored on
-// the held-out fold alone, against the others' scores on it.
 
 // ChooseOptions configures TrainChoosing. The zero value is the default.
 type ChooseOptions struct {
@@ -80,44 +56,12 @@ type ChooseOptions struct {
 	// 0 means DefaultPatience; a negative value, no early stop of either
 	// kind (the refit then runs as cfg says).
 	Patience int
-	// MeanRuleRefit, if true, refits the regression on the words (Words) on
-	// all the known labels with classify.FitLogistic's stopping rule, as its
-	// cross-validation fits are, and a self-trained one as
-	// MeanRuleSelfTrainedRefit does. By default the refit stops where
-	// scikit-learn 1.2's does, at classify.GradTol on the gradient of the
-	// summed loss (classify.FitLogisticTol with GradTol/n for n known
-	// labels), or after classify.MaxIter iterations: n times tighter, which
-	// changes the fit where C is 10³ or more. (On javadoc with every label
-	// known, 14,390 documents, the refit stops at MaxIter; on pydoc's 4,331
-	// it takes 178 iterations.) experiments/semisup's thirteenth comparison
-	// chose it on its validation splits (select-refit.log): mean accuracy
-	// 0.8145 against 0.8118, every cell with every label known higher or the
-	// same (info 0.894 → 0.913, godoc 0.880 → 0.888), one run lower, by
-	// 0.006. The other regressions keep FitLogistic's rule: refitted to
-	// 1.2's, the one on the topics and the words lost 0.0026 a run on
-	// average, and with the self-trained ones' every round so refitted
-	// fit -labels took 4.4 times LogisticRegressionCV's time on javadoc at
-	// 5 % known (a self-trained one's last fit alone is refitted:
-	// MeanRuleSelfTrainedRefit).
-	MeanRuleRefit bool
-	// MeanRuleSelfTrainedRefit, if true, refits a chosen self-trained
-	// regression (SelfTrainedWords, SelfTrainedTopicsWords) with
-	// classify.FitLogistic's stopping rule throughout. By default its
-	// rounds keep that rule, so that they pseudo-label as the
-	// cross-validation's did, and its last fit, on the given and pseudo
-	// labels, is refitted to scikit-learn 1.2's rule
-	// (classify.SelfTraining.FinalSumRule). experiments/semisup's
-	// fourteenth comparison chose it (select-selffinal.log): mean accuracy
-	// 0.8154 against 0.8145, godoc at 30 % 0.810 → 0.820 and 0.814 →
-	// 0.818, no run lower (every round to 1.2's rule costs too much: see
-	// MeanRuleRefit). MeanRuleRefit implies it.
-	MeanRuleSelfTrainedRefit bool
 	// Fitting, if not nil, is called before each Neural NMF fit that
 	// TrainChoosing runs, with what the fit is in words ("the unsupervised
 	// fit, ...", "supervised (...): validation fit ...", "...: refit ...")
 	// and its Config, so that a caller's progress (Config.Phase,
 	// Config.Progress) can say which fit its epochs belong to.
-	Fitting func(run string, cfg Config)
+	Fitting func(run string, cfg neuralnmf.Config)
 }
 
 // NoPrior, as ChooseOptions.Prior, takes the candidate of highest
@@ -328,23 +272,28 @@ type Choice struct {
 // of the chosen candidate's accuracy (see Choice.Margin).
 func (c *Choice) Trusted() bool { return c.Chosen >= 0 && c.Margin > 2*c.StdErr }
 
-// TrainChoosing trains a semi-supervised model as Train does, choosing
-// for X what to do with the labels (see "Labels that never hurt"):
-// cfg.Supervision must give the labels; opt may be nil. The candidates are
-// the supervised fit at each of opt.Balances with its own classifier and
-// read-outs, the unsupervised fit with a least-squares read-out of each
-// layer (Model.ClassifierLayer says which layer the chosen model's B
-// reads), and the regressions on the words (Kind); Choice.Best and
-// Choice.Prior say how one is chosen. Every fit uses cfg otherwise,
-// from cfg's start, which is computed once and shared. The supervised
-// fits are trained last, so that each can stop once it cannot catch up
-// with the others (see ChooseOptions.Patience). Not for mini-batch
-// training (BatchSize) or Algorithm1.
-func TrainChoosing(x *tensor.Dense, cfg Config, opt *ChooseOptions) (*Model, *Choice, error) {
-	return trainChoosing(cfg, opt, data{dense: x}, func(c Config) (*Model, error) { return Train(x, c) })
-}
-
-// TrainSparseChoosing is TrainChoosing for a sparse X.
-func TrainSparseChoosing(x *tensor.Sparse, cfg Config, opt *ChooseOptions) (*Model, *Choice, error) {
-	return trainChoosing(cfg, opt, data{sparse: x}, func(c Config) (*Model, error) { return TrainSparse(x, c) })
+// TrainChoosing trains a semi-supervised model as neuralnmf.Train does,
+// choosing for X (a *tensor.Dense or a *tensor.Sparse) what to do with
+// the labels (see the package doc): cfg.Supervision must give the
+// labels; opt may be nil. The candidates are the supervised fit at each
+// of opt.Balances with its own classifier and read-outs, the unsupervised
+// fit with a least-squares read-out of each layer (Model.ClassifierLayer
+// says which layer the chosen model's B reads), and the regressions on
+// the words (Kind); Choice.Best and Choice.Prior say how one is chosen.
+// Every fit uses cfg otherwise, from cfg's start, which is computed once
+// and shared (Config.Starts). The supervised fits are trained last, so
+// that each can stop once it cannot catch up with the others (see
+// ChooseOptions.Patience). Not for mini-batch training (BatchSize) or
+// Algorithm1.
+func TrainChoosing(x neuralnmf.Data, cfg neuralnmf.Config, opt *ChooseOptions) (*neuralnmf.Model, *Choice, error) {
+	var in input
+	switch x := x.(type) {
+	case *tensor.Dense:
+		in.dense = x
+	case *tensor.Sparse:
+		in.sparse = x
+	default:
+		return nil, nil, fmt.Errorf("semisup: TrainChoosing: X is a %T: want a *tensor.Dense or a *tensor.Sparse", x)
+	}
+	return trainChoosing(cfg, opt, in, func(c neuralnmf.Config) (*neuralnmf.Model, error) { return neuralnmf.Fit(x, c) })
 }
