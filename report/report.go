@@ -14,6 +14,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"github.com/neuralnmf/neuralnmf/classify"
 	"html"
 	"html/template"
 	"image/png"
@@ -422,7 +423,7 @@ type accRow struct {
 // on the labelled columns, per layer, and the model's own classifier) and
 // the confusion matrix of the last layer's prediction.
 func labelSections(acc *[]accRow, conf *template.HTML, note *string, m *neuralnmf.Model, S []*tensor.Dense, in Input) error {
-	classes, err := neuralnmf.CheckLabels(in.Labels)
+	classes, err := classify.CheckLabels(in.Labels)
 	if err != nil {
 		return fmt.Errorf("report: Labels: %w", err)
 	}
@@ -431,11 +432,11 @@ func labelSections(acc *[]accRow, conf *template.HTML, note *string, m *neuralnm
 	}
 	var pred []int
 	for l, s := range S {
-		p, err := neuralnmf.Readout(s, in.Labels, classes)
+		p, err := classify.Readout(s, in.Labels, classes)
 		if err != nil {
 			return fmt.Errorf("report: layer %d read-out: %w", l+1, err)
 		}
-		*acc = append(*acc, accRow{l + 1, fmt.Sprintf("%.3f", neuralnmf.Accuracy(p, in.Labels))})
+		*acc = append(*acc, accRow{l + 1, fmt.Sprintf("%.3f", classify.Accuracy(p, in.Labels))})
 		pred = p
 	}
 	*note = "Per layer: a least-squares read-out B = Y·S† fitted on the labelled documents and scored on the same documents (training accuracy)."
@@ -443,7 +444,7 @@ func labelSections(acc *[]accRow, conf *template.HTML, note *string, m *neuralnm
 		*note += " The model's classifier also reads the documents' words (BX), which the report is not given: predict scores it."
 	} else if m.B != nil && m.B.Rows == classes {
 		pred, _, _ = m.Scores(nil, S)
-		*acc = append(*acc, accRow{0, fmt.Sprintf("%.3f", neuralnmf.Accuracy(pred, in.Labels))})
+		*acc = append(*acc, accRow{0, fmt.Sprintf("%.3f", classify.Accuracy(pred, in.Labels))})
 		*note += " Model's classifier: the B trained or chosen with the model, argmax(B·Sℓ), ℓ the layer it reads."
 	}
 	names := in.ClassNames

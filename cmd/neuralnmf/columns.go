@@ -470,9 +470,9 @@ func quoteList(s []string, n int) string {
 	return strings.Join(q, ", ")
 }
 
-// classify predicts the class of each new column with the model's
+// classifyColumns predicts the class of each new column with the model's
 // classifier, and returns the scores B·S of the last layer.
-func classify(m *neuralnmf.Model, x *matio.Matrix) ([]int, *tensor.Dense, error) {
+func classifyColumns(m *neuralnmf.Model, x *matio.Matrix) ([]int, *tensor.Dense, error) {
 	if x.Sparse != nil {
 		return m.ClassifySparse(x.Sparse)
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/csv"
 	"flag"
 	"fmt"
+	"github.com/neuralnmf/neuralnmf/classify"
 	"io"
 	"math"
 	"os"
@@ -208,13 +209,13 @@ func runJob(x *tensor.Dense, j job, o demoOptions) (outcome, error) {
 	tensor.Sub(d, x, recon)
 	out.relErr = tensor.Norm(d) / tensor.Norm(x)
 	if b == nil { // unsupervised: least-squares read-out with all labels
-		out.acc = neuralnmf.ReadoutAccuracy(sTop, labels, classes)
+		out.acc = classify.ReadoutAccuracy(sTop, labels, classes)
 	} else {
-		pred := neuralnmf.Predict(b, sTop)
-		out.acc = neuralnmf.Accuracy(pred, labels)
+		pred := classify.Predict(b, sTop)
+		out.acc = classify.Accuracy(pred, labels)
 		if j.sup == 1 {
-			_, heldOut := neuralnmf.SplitLabels(labels, known)
-			out.heldOut = neuralnmf.Accuracy(pred, heldOut)
+			_, heldOut := classify.SplitLabels(labels, known)
+			out.heldOut = classify.Accuracy(pred, heldOut)
 		}
 	}
 	return out, nil

@@ -171,23 +171,18 @@ func train(d *fitData, cfg neuralnmf.Config, choose *semisup.ChooseOptions, prog
 	var model *neuralnmf.Model
 	var choice *semisup.Choice
 	var err error
-	switch x := d.x; {
-	case choose != nil && x.Sparse != nil:
-		model, choice, err = semisup.TrainChoosing(x.Sparse, cfg, choose)
-	case choose != nil:
-		model, choice, err = semisup.TrainChoosing(x.Dense, cfg, choose)
-	case d.stream != nil:
-		model, err = neuralnmf.TrainColumns(d.stream, cfg)
+	if choose != nil {
+		model, choice, err = semisup.TrainChoosing(d.data(), cfg, choose)
+	} else {
+		model, err = neuralnmf.Fit(d.data(), cfg)
+	}
+	if d.stream != nil {
 		d.stream.Close()
 		if err != nil {
 			err = fmt.Errorf("%s: %w", d.from, err)
 		} else {
 			warnDuplicates(stderr, d.from, d.stream.Duplicates())
 		}
-	case x.Sparse != nil:
-		model, err = neuralnmf.TrainSparse(x.Sparse, cfg)
-	default:
-		model, err = neuralnmf.Train(x.Dense, cfg)
 	}
 	prog.finish()
 	return model, choice, ran, err

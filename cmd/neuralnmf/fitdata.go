@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/neuralnmf/neuralnmf/classify"
 	"io"
 
 	"github.com/neuralnmf/neuralnmf/matio"
@@ -21,20 +22,17 @@ type fitData struct {
 	classNames []string
 }
 
-// entries returns the stored entries of X (its non-zeros if sparse, N·M if
-// dense; 0 when streamed), which the full-batch start is sized to.
-func (d *fitData) entries() int {
+// data returns X as the library takes it: the column stream, or the
+// matrix, sparse or dense.
+func (d *fitData) data() neuralnmf.Data {
 	switch {
 	case d.stream != nil:
-		return 0
+		return d.stream
 	case d.x.Sparse != nil:
-		return len(d.x.Sparse.Val)
+		return d.x.Sparse
 	}
-	return d.x.Dense.Rows * d.x.Dense.Cols
+	return d.x.Dense
 }
-
-// dense reports whether X is held dense (its N·M entries all stored).
-func (d *fitData) dense() bool { return d.stream == nil && d.x.Sparse == nil }
 
 // dims returns the rows and columns of X.
 func (d *fitData) dims() (int, int) {
@@ -113,7 +111,7 @@ func (f *fitFlags) supervision(d *fitData, sup *neuralnmf.Supervision) (*neuraln
 	default:
 		return nil, nil, nil
 	}
-	classes, err := neuralnmf.CheckLabels(labels)
+	classes, err := classify.CheckLabels(labels)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", source, err)
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/neuralnmf/neuralnmf/classify"
 	"io"
 	"math"
 	"unicode/utf8"
@@ -78,24 +79,24 @@ func writeChoice(w io.Writer, c *semisup.Choice, m *neuralnmf.Model, x *matio.Ma
 	if err != nil {
 		return
 	}
-	known, _ := neuralnmf.SplitLabels(sup.Labels, sup.Known)
+	known, _ := classify.SplitLabels(sup.Labels, sup.Known)
 	switch {
 	case best.Kind == semisup.SupervisedTopicsWords:
-		fmt.Fprintf(w, "  the model's classifier reads the words and layer 1's topics, trained with the labels from the unsupervised fit and the regression on both (refitted on all known labels): train accuracy %.3f\n", neuralnmf.Accuracy(pred, known))
+		fmt.Fprintf(w, "  the model's classifier reads the words and layer 1's topics, trained with the labels from the unsupervised fit and the regression on both (refitted on all known labels): train accuracy %.3f\n", classify.Accuracy(pred, known))
 	case best.Kind == semisup.TopicsWordsSpread:
-		fmt.Fprintf(w, "  the model's classifier reads the words and layer 1's topics (the regression on both plus the one on the spread labels, refitted on all known labels): train accuracy %.3f\n", neuralnmf.Accuracy(pred, known))
+		fmt.Fprintf(w, "  the model's classifier reads the words and layer 1's topics (the regression on both plus the one on the spread labels, refitted on all known labels): train accuracy %.3f\n", classify.Accuracy(pred, known))
 	case best.Kind == semisup.SelfTrainedTopicsWords:
-		fmt.Fprintf(w, "  the model's classifier reads the words and layer 1's topics (logistic regression with the C chosen for it, self-trained on the documents whose labels are unknown, its last fit to scikit-learn 1.2's tolerance or the iteration cap): train accuracy %.3f\n", neuralnmf.Accuracy(pred, known))
+		fmt.Fprintf(w, "  the model's classifier reads the words and layer 1's topics (logistic regression with the C chosen for it, self-trained on the documents whose labels are unknown, its last fit to scikit-learn 1.2's tolerance or the iteration cap): train accuracy %.3f\n", classify.Accuracy(pred, known))
 	case best.Kind == semisup.SelfTrainedWords:
-		fmt.Fprintf(w, "  the model's classifier reads the words (logistic regression with the C chosen for it, self-trained on the documents whose labels are unknown, its last fit to scikit-learn 1.2's tolerance or the iteration cap): train accuracy %.3f\n", neuralnmf.Accuracy(pred, known))
+		fmt.Fprintf(w, "  the model's classifier reads the words (logistic regression with the C chosen for it, self-trained on the documents whose labels are unknown, its last fit to scikit-learn 1.2's tolerance or the iteration cap): train accuracy %.3f\n", classify.Accuracy(pred, known))
 	case best.Kind == semisup.TopicsWords:
-		fmt.Fprintf(w, "  the model's classifier reads the words and layer %d's topics (logistic regression, its C chosen by cross-validation on all known labels): train accuracy %.3f\n", best.Layer, neuralnmf.Accuracy(pred, known))
+		fmt.Fprintf(w, "  the model's classifier reads the words and layer %d's topics (logistic regression, its C chosen by cross-validation on all known labels): train accuracy %.3f\n", best.Layer, classify.Accuracy(pred, known))
 	case best.Kind == semisup.SpreadWords:
-		fmt.Fprintf(w, "  the model's classifier reads the words (logistic regression on the spread labels, its C chosen by cross-validation on all known labels): train accuracy %.3f\n", neuralnmf.Accuracy(pred, known))
+		fmt.Fprintf(w, "  the model's classifier reads the words (logistic regression on the spread labels, its C chosen by cross-validation on all known labels): train accuracy %.3f\n", classify.Accuracy(pred, known))
 	case best.Kind == semisup.Words:
-		fmt.Fprintf(w, "  the model's classifier reads the words (logistic regression, its C chosen by cross-validation on all known labels, refitted on them to scikit-learn 1.2's tolerance or the iteration cap): train accuracy %.3f\n", neuralnmf.Accuracy(pred, known))
+		fmt.Fprintf(w, "  the model's classifier reads the words (logistic regression, its C chosen by cross-validation on all known labels, refitted on them to scikit-learn 1.2's tolerance or the iteration cap): train accuracy %.3f\n", classify.Accuracy(pred, known))
 	default:
-		fmt.Fprintf(w, "  the model's classifier reads layer %d (B = Y·S%d† on the known labels): train accuracy %.3f\n", best.Layer, best.Layer, neuralnmf.Accuracy(pred, known))
+		fmt.Fprintf(w, "  the model's classifier reads layer %d (B = Y·S%d† on the known labels): train accuracy %.3f\n", best.Layer, best.Layer, classify.Accuracy(pred, known))
 	}
 }
 

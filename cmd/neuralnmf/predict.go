@@ -74,7 +74,7 @@ Flags:
 	if err != nil {
 		return err
 	}
-	pred, scores, err := classify(m, cols.x)
+	pred, scores, err := classifyColumns(m, cols.x)
 	if err != nil {
 		return fmt.Errorf("%s: %w", cols.from, err)
 	}

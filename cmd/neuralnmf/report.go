@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/neuralnmf/neuralnmf/classify"
 	"io"
 	"os"
 	"path/filepath"
@@ -116,7 +117,7 @@ Flags:
 		if in.ClassNames, err = readWordList(*classNames); err != nil {
 			return err
 		}
-		if classes, _ := neuralnmf.CheckLabels(in.Labels); len(in.ClassNames) != classes {
+		if classes, _ := classify.CheckLabels(in.Labels); len(in.ClassNames) != classes {
 			return fmt.Errorf("-class-names %s: %d names for the %d classes of -labels %s", *classNames, len(in.ClassNames), classes, *labelsPath)
 		}
 	}
@@ -161,7 +162,7 @@ func reportLabels(labelsPath, textPath string, docs docFlags, docLabels []string
 	if len(labels) != cols {
 		return nil, fmt.Errorf("%s: %d labels for the report's %d documents", source, len(labels), cols)
 	}
-	if _, err := neuralnmf.CheckLabels(labels); err != nil {
+	if _, err := classify.CheckLabels(labels); err != nil {
 		return nil, fmt.Errorf("%s: %w", source, err)
 	}
 	return labels, nil

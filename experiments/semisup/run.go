@@ -2,6 +2,7 @@ package semisup
 
 import (
 	"fmt"
+	"github.com/neuralnmf/neuralnmf/classify"
 	"strings"
 	"time"
 
@@ -233,7 +234,7 @@ func (c Candidate) SemiChoice(sp *Split, known []bool, seed uint32, start []*ten
 	if err != nil {
 		return Run{}, nil, err
 	}
-	return Run{Corpus: sp.Corpus, Method: c.Name, Seed: seed, Accuracy: neuralnmf.Accuracy(pred, sp.YEval),
+	return Run{Corpus: sp.Corpus, Method: c.Name, Seed: seed, Accuracy: classify.Accuracy(pred, sp.YEval),
 		Epochs: len(m.History.Loss), Seconds: time.Since(t0).Seconds()}, ch, nil
 }
 
@@ -248,7 +249,7 @@ func Unsupervised(sp *Split, known []bool, seed uint32, start []*tensor.Dense) (
 	if err != nil {
 		return nil, err
 	}
-	seen, _ := neuralnmf.SplitLabels(sp.YTrain, known)
+	seen, _ := classify.SplitLabels(sp.YTrain, known)
 	s, err := m.TransformSparse(sp.XEval)
 	if err != nil {
 		return nil, err
@@ -256,12 +257,12 @@ func Unsupervised(sp *Split, known []bool, seed uint32, start []*tensor.Dense) (
 	secs := time.Since(t0).Seconds()
 	var runs []Run
 	for l := len(m.S); l >= 1; l-- {
-		b, err := neuralnmf.FitReadout(m.S[l-1], seen, len(sp.Classes))
+		b, err := classify.FitReadout(m.S[l-1], seen, len(sp.Classes))
 		if err != nil {
 			return nil, err
 		}
-		pred := neuralnmf.Predict(b, s[l-1])
-		runs = append(runs, Run{Corpus: sp.Corpus, Method: UnsupervisedLayerName(l), Seed: seed, Accuracy: neuralnmf.Accuracy(pred, sp.YEval),
+		pred := classify.Predict(b, s[l-1])
+		runs = append(runs, Run{Corpus: sp.Corpus, Method: UnsupervisedLayerName(l), Seed: seed, Accuracy: classify.Accuracy(pred, sp.YEval),
 			Epochs: len(m.History.Loss), Seconds: secs})
 	}
 	return runs, nil

@@ -2,6 +2,7 @@ package semisup_test
 
 import (
 	"fmt"
+	"github.com/neuralnmf/neuralnmf/classify"
 	"math"
 	"os"
 	"path/filepath"
@@ -362,7 +363,7 @@ func TestEnsembles(t *testing.T) {
 				require.NoError(t, err)
 				pred, sc, err := m.ClassifySparse(sp.XEval)
 				require.NoError(t, err)
-				scores[k], acc[k] = sc, neuralnmf.Accuracy(pred, sp.YEval)
+				scores[k], acc[k] = sc, classify.Accuracy(pred, sp.YEval)
 			}
 			// ens scores the sum of the kinds' scores (their logits).
 			ens := func(ks ...choice.Kind) float64 {
@@ -380,7 +381,7 @@ func TestEnsembles(t *testing.T) {
 						}
 					}
 				}
-				return neuralnmf.Accuracy(pred, sp.YEval)
+				return classify.Accuracy(pred, sp.YEval)
 			}
 			t.Logf("%s 5 %% seed %d: the choice %.3f; words %.3f, topics+words %.3f, spread %.3f; averaged: words+spread %.3f, topics+words+spread %.3f, all three %.3f",
 				sp.Corpus, seed, acc[0], acc[choice.Words], acc[choice.TopicsWords], acc[choice.SpreadWords],

@@ -39,21 +39,14 @@ type Columns interface {
 	Rewind() error
 }
 
-// TrainColumns trains a model by mini-batches on the columns src streams,
-// never holding more than one batch of X: peak memory is that of the model
-// (the A matrices, Adam's two moments of each it steps, and the
-// Statistics update's N×k⁽⁰⁾ sum E: a few copies of Σ k⁽ˡ⁻¹⁾k⁽ˡ⁾ numbers)
-// and of one batch (its columns and their S), whatever M. See
-// Config.BatchSize for the algorithm; cfg.BatchSize 0 means
-// DefaultBatchSize. The returned model has no S (Model.S is nil: it would
-// grow with M); transform the columns again for it. Supervision.Labels and
-// Known, if given, are indexed by column of the whole stream. History has
-// one entry per pass, and History.FinalRelError is measured by one more
-// pass with the final A.
-//
-// It returns an error for an invalid configuration, a block with the wrong
-// number of rows, a negative or non-finite entry, or a stream whose
-// column count differs from Dims, naming the column.
+// TrainColumns trains a model by mini-batches (Config.BatchSize; 0 means
+// DefaultBatchSize) on the columns src streams, never holding more than
+// one batch of X: memory is the model's and one batch's, whatever M. The
+// model has no S (it would grow with M). Supervision.Labels and Known
+// index the whole stream. History has one entry per pass; FinalRelError
+// is measured by one more pass. It returns an error for an invalid
+// configuration, a block of the wrong rows, a negative or non-finite
+// entry, or a stream whose column count differs from Dims.
 func TrainColumns(src Columns, cfg Config) (*Model, error) {
 	if src == nil {
 		return nil, fmt.Errorf("neuralnmf: TrainColumns: src is nil")

@@ -160,35 +160,18 @@ func (s *Share) Add(o *Share) error {
 	return nil
 }
 
-// ShardedTrainer is the driver's side of sharded training: the A's,
-// Adam's moments, the running statistics of the HALS update, the random
-// source of the topic resets, the pass's sums and the history. The
-// package beam/train of the module github.com/neuralnmf/neuralnmf/beam
-// drives it on Apache Beam.
-//
-// Sharded training is mini-batch training (the Statistics update, see
-// Config.BatchSize) whose steps are computed in parts, so that the
-// documents of a step can be spread over machines: X's columns are split
-// into shards, each shard's columns into Steps slices, and step j of a
-// pass takes slice j of every shard. For each step a worker computes, from
-// the current A's and its shard's slice alone, a Share (StepShare): the
-// slice's loss, its gradient in every A and the Gram matrix P·Pᵀ of what
-// A⁽⁰⁾ multiplies. The loss is a sum over columns, so the step's sums are
-// the sums of its shares; a driver adds them up (Share.Add, or a
-// distributed reduce that adds in the same order) and hands the total to
-// ShardedTrainer.Step, which takes the step exactly as one-machine
-// mini-batch training takes it from a batch: the HALS sweep of A⁽⁰⁾ over
-// the running statistics, Adam on the A's below, then the dead- and
-// collinear-topic resets. Between steps the trainer's whole state is
-// MarshalBinary's bytes, so a driver can checkpoint after every step and
-// resume bit for bit.
-//
-// It trains the built-in reconstruction loss without supervision,
-// penalties, a data mask or normalisation (the terms that are not sums
-// over columns would be counted once per share). One thing differs from
-// TrainColumns besides the batches: a collinear topic is found from the
-// Gram matrix of the new A after the step, not from the next step's
-// factorisations, which the driver does not see.
+// ShardedTrainer is the driver's side of sharded training (beam/train
+// drives it on Apache Beam; docs/beam.md): mini-batch training with the
+// Statistics update whose steps are computed in parts. X's columns are
+// split into shards, each shard into Steps slices; step j of a pass takes
+// slice j of every shard. A worker computes its slice's Share (StepShare:
+// loss, gradients, Gram matrix) from the current A's; the driver adds the
+// shares in a fixed order (Share.Add) and hands the total to Step, which
+// steps exactly as TrainColumns does from a batch, except that a collinear
+// topic is found from the new A's Gram matrix. Between steps the whole
+// state is MarshalBinary's bytes: a checkpoint that resumes bit for bit.
+// Only the unsupervised reconstruction loss without penalties, mask or
+// normalisation is supported (their terms are not sums over columns).
 type ShardedTrainer struct {
 	t      *trainer
 	pcg    *rand.PCG
@@ -200,15 +183,10 @@ type ShardedTrainer struct {
 	forget float64
 }
 
-// Sharded training's defaults, chosen in experiments/minibatch
-// (TestSelectStructure, select-structure.log) for 16 steps a pass: Adam's
-// relative rate for the A's below the first when Config.LR is 0, constant
-// when Config.Decay is the zero value, and the statistics' forgetting
-// factor per pass when Config.Forget is 0. With 16 steps a pass instead of
-// one-machine training's hundreds of batches, larger steps that do not
-// decay reach full batch within 1 % in 5 passes on every validation set
-// (worst 1.0072), where the mini-batch defaults (0.1 halved every pass,
-// 0.3) did not (worst 1.0201).
+// Sharded training's defaults for 16 steps a pass (experiments/minibatch,
+// docs/minibatch.md): Adam's relative rate for the A's below the first
+// when Config.LR is 0, constant when Config.Decay is the zero value, and
+// the statistics' forgetting factor per pass when Config.Forget is 0.
 const (
 	DefaultShardedLR     = 0.3
 	DefaultShardedForget = 0.05

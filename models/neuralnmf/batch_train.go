@@ -3,6 +3,7 @@ package neuralnmf
 import (
 	"errors"
 	"fmt"
+	"github.com/neuralnmf/neuralnmf/classify"
 	"io"
 	"math"
 	"math/rand/v2"
@@ -13,41 +14,30 @@ import (
 	"github.com/neuralnmf/neuralnmf/tensor"
 )
 
-// Mini-batch defaults, chosen in experiments/minibatch on generated
-// hierarchies, generated corpora of 50,000 and 60,000 words and a
-// validation split of 20 Newsgroups (see Config.BatchSize).
+// Mini-batch defaults, chosen in experiments/minibatch (docs/minibatch.md;
+// see Config.BatchSize).
 const (
 	// DefaultBatchSize is TrainColumns' batch size when Config.BatchSize is 0.
 	DefaultBatchSize = 250
 	// DefaultBatchEpochs caps a mini-batch run at this many passes when
 	// Config.Epochs is 0.
 	DefaultBatchEpochs = 20
-	// StartColumns is the least number of columns the HNMF start (any Init
-	// but RandomInit and GivenInit) of mini-batch training factorises: the
-	// first batches, until they hold that many columns with an entry (or
-	// all of X), are read before training starts, and the start factorises
-	// their columns that have an entry.
+	// StartColumns is the least number of columns with an entry that the
+	// start of mini-batch training factorises (the first batches).
 	StartColumns = 1000
-	// DefaultBatchTol and DefaultBatchWindow are the mini-batch stopping
-	// rule when Config.Tol and Config.Window are 0: stop when the loss
-	// summed over a pass fell by less than DefaultBatchTol (relative) over
-	// the last DefaultBatchWindow passes.
+	// DefaultBatchTol and DefaultBatchWindow are Config.Tol and Window of
+	// mini-batch training, on the loss summed over each pass.
 	DefaultBatchTol    = 1e-4
 	DefaultBatchWindow = 1
-	// DefaultBatchLR is Adam's relative learning rate for mini-batches
-	// when Config.LR is 0 (for the A's below the first, and for A⁽⁰⁾ too
-	// with BatchUpdate Gradient), and DefaultBatchDecay multiplies it after
-	// every pass when Config.Decay is the zero value (1: constant).
+	// DefaultBatchLR is Config.LR of mini-batch training (Adam's relative
+	// rate), multiplied by DefaultBatchDecay after every pass.
 	DefaultBatchLR    = 0.1
 	DefaultBatchDecay = 0.5
 	// DefaultForget is Config.Forget when it is 0: the Statistics update's
 	// running sums are multiplied by it over each pass.
 	DefaultForget = 0.3
 	// DefaultBatchInit is the start of mini-batch training when
-	// Config.Init is DefaultInit. HNMFInit alone (multiplicative updates)
-	// stopped in a poor factorisation of a 1,000-column sample of a
-	// one-layer 60,000-word corpus, which no pass left (2.5 % above full
-	// batch after 5 passes); the better of it and HALS did not.
+	// Config.Init is DefaultInit.
 	DefaultBatchInit = HNMFBestInit
 )
 
@@ -313,7 +303,7 @@ func (t *trainer) batchStep(p *passSums) error {
 			p.xsq += xn * xn
 		}
 		if f.B != nil {
-			pred := Predict(f.B.Value(), f.S[len(f.S)-1].Value())
+			pred := classify.Predict(f.B.Value(), f.S[len(f.S)-1].Value())
 			for j, l := range t.labels {
 				if l >= 0 {
 					p.known++

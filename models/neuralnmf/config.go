@@ -86,14 +86,8 @@ const DefaultBalance = 0.3
 //
 // The defaults (the zero Classifier, Lambda and Balance: cross-entropy,
 // λ set so that the supervision term starts at DefaultBalance times the
-// unsupervised term) are what experiments/semisup's Choose picked on the
-// validation splits of three corpora built from documentation on a Debian
-// machine (Go's doc comments, GNU Info manuals, man pages; 5 %, 30 % and
-// 100 % of the labels known; seeds 1, 2): cross-entropy at balance 0.3
-// had the best mean accuracy (0.686, against 0.672 at 0.1 and 0.656 at 1)
-// and was nowhere more than 0.01 below ignoring the labels, which balance 1
-// was (by 0.087). The paper's least squares at balance 1, the former
-// default, fell below ignoring the labels in a first probe.
+// unsupervised term) were chosen on validation splits by
+// experiments/semisup (docs/semi-supervised.md).
 type Supervision struct {
 	// Labels holds the class of each column of X, 0..Classes−1. Only the
 	// columns marked in Known are used for training.
@@ -171,17 +165,13 @@ const (
 	HNMFInit
 	// GivenInit starts from Config.InitA.
 	GivenInit
-	// NNDSVDInit starts from HNMF computed by HALS (scikit-learn's
-	// coordinate descent) from NNDSVDa starts (ssnmf.NNDSVDA), each layer's
-	// topics scaled to unit norm before the next (ssnmf.Options.UnitTopics):
-	// deterministic, and the default from halsWork (deepMUWork says what it
-	// adds to hierarchies of three layers or more).
+	// NNDSVDInit starts from HNMF computed by HALS from NNDSVDa starts
+	// (ssnmf.NNDSVDA), each layer's topics scaled to unit norm before the
+	// next: deterministic, and the default on large X (docs/defaults.md).
 	NNDSVDInit
 	// HNMFBestInit computes HNMF from the same random starts as HNMFInit by
 	// multiplicative updates and by HALS, and starts from the one of lower
-	// error through the hierarchy (multiplicative updates stop early in a
-	// worse factorisation on some sparse corpora, HALS on some dense
-	// hierarchies). It is mini-batch training's start (DefaultBatchInit).
+	// error through the hierarchy: mini-batch training's start.
 	HNMFBestInit
 )
 
@@ -243,17 +233,9 @@ const (
 	// with the learning rate Config.LR and its schedule Config.Decay.
 	Gradient
 	// Statistics keeps a running quadratic model of the loss in A⁽⁰⁾, as
-	// online NMF does (Mairal et al., 2010): the sums C = Σ PPᵀ and
-	// E = Σ (A⁽⁰⁾PPᵀ − G/c) over the batches seen, P being what A⁽⁰⁾
-	// multiplies in the loss's term on X, G the batch's gradient and c
-	// that term's factor, older batches weighted down by Config.Forget per
-	// pass. Each step takes one HALS sweep on ½tr(A C Aᵀ) − tr(Aᵀ E) over
-	// A ≥ 0. For one layer without supervision this is online NMF with
-	// exact NNLS; otherwise E carries the gradient that flows through the
-	// S's and the labels, evaluated at the A⁽⁰⁾ of its batch. Every
-	// A⁽⁰⁾ row gets a step scaled by the data's own curvature, where
-	// Adam's per-entry scale moves the rows of rare words by noise. Not
-	// for a CustomLoss, whose term on X the model cannot know.
+	// online NMF does (Mairal et al., 2010; docs/minibatch.md): sums over
+	// the batches seen, weighted down by Config.Forget per pass, and one
+	// HALS sweep over them a step. Not for a CustomLoss.
 	Statistics
 )
 
@@ -285,28 +267,18 @@ type Epoch struct {
 
 // Config configures Train. Ranks is required; everything else has a default.
 //
-// The defaults (Init HNMFInit from one random start per layer, Optimizer
-// Adam with LR 0.01, one start, reconstruction loss, stop when the loss
-// fell by less than DefaultTol = 1e-4 relative over DefaultWindow = 10
-// epochs, at most 1000 epochs) were chosen by the protocol in package
-// experiments/defaults: on generated hierarchies of 2–4 layers, dense and
-// document-like, balanced and unbalanced, with 5–30 % noise, they beat a
-// converged HNMF in every validation run and ended at the epoch cap in 1
-// run of 16; the former defaults (ten HNMF starts per layer, two restarts,
-// tol 1e-7) were as good and six times slower, and the deterministic
-// NNDSVDInit start was faster but lost to HNMF in 2 of 16 runs. Rerun with
-// NEURALNMF_DEFAULTS=1 go test -v ./experiments/defaults/.
+// The defaults (HNMFInit, Adam with LR 0.01, the reconstruction loss,
+// DefaultTol over DefaultWindow epochs, at most 1000 epochs; on large X
+// the start, the starts and the tolerance sized to it) were chosen on
+// generated data by experiments/defaults and experiments/scale
+// (docs/defaults.md); Config.Phase reports what a fit resolved them to.
 type Config struct {
 	// Ranks are k⁽⁰⁾ > k⁽¹⁾ > … > k⁽ᴸ⁾, one per layer.
 	Ranks []int
 	Loss  Loss
 	// Normalize divides every squared term of the built-in loss by its
-	// number of entries, as the authors' code does (torch's MSELoss): the
-	// term on X by N·M, each layer term ‖S⁽ˡ⁻¹⁾ − A⁽ˡ⁾S⁽ˡ⁾‖² of the energy
-	// loss by k⁽ˡ⁻¹⁾·M, the least-squares supervision term by P·M and the
-	// cross-entropy by the number of Known columns. Learning rates for GD
-	// must then be larger by about that factor (the authors use 1e10 on 20
-	// Newsgroups); Adam's are unaffected.
+	// number of entries, as the authors' code does (torch's MSELoss); GD's
+	// learning rates must then be larger by about that factor.
 	Normalize bool
 	// Supervision, if not nil, adds the classification term.
 	Supervision *Supervision
@@ -320,27 +292,12 @@ type Config struct {
 	// label term with f.AddSupervision (Train returns an error otherwise).
 	CustomLoss func(t *autograd.Tape, f *Forward) *autograd.Var
 	// AlphaS, AlphaA and L1Ratio are scikit-learn's elastic-net penalties
-	// (its NMF's alpha_W, alpha_H and l1_ratio). Its X is samples ×
-	// features, ours features × samples, so its W (the samples' weights)
-	// is our S and its H (the components) our A:
-	//
-	//   - AlphaS > 0 makes every layer the elastic-net NNLS problem
-	//     S⁽ˡ⁾ = argmin over S ≥ 0 of ½‖S⁽ˡ⁻¹⁾ − A⁽ˡ⁾S‖² + α(ρ·ΣS + ½(1−ρ)‖S‖²)
-	//     (ops.NNLSElasticNet) with α = AlphaS × the rows of the layer's
-	//     input (N for the first layer), as scikit-learn scales alpha_W by
-	//     its number of features. Transform and Predict solve the same
-	//     problems (Model.AlphaS). With L1Ratio 1 (the pure ℓ₁ penalty) the
-	//     layers are NNLS with nnls.Options.L1 = α, which needs each A's
-	//     columns independent (a layer whose A loses rank records an
-	//     error).
-	//   - AlphaA > 0 adds 2·AlphaA·M·(ρ·ΣA + ½(1−ρ)‖A‖²) for every A⁽ˡ⁾
-	//     to the built-in loss (not to a CustomLoss), scikit-learn's
-	//     alpha_H·n_samples·(…) doubled because our fit term ‖X − A·S‖²
-	//     is twice its ½‖X − W·H‖².
-	//
-	// L1Ratio = ρ in [0, 1] is shared, as scikit-learn's l1_ratio. All
-	// three 0 (the default): no penalty. Not with BatchSize. The HNMF start
-	// is unpenalised.
+	// (its NMF's alpha_W, alpha_H and l1_ratio; docs/losses.md): AlphaS > 0
+	// makes every layer the elastic-net NNLS problem with α = AlphaS × the
+	// rows of the layer's input (ops.NNLSElasticNet; Transform solves the
+	// same, Model.AlphaS), and AlphaA > 0 adds 2·AlphaA·M·(ρ·ΣA +
+	// ½(1−ρ)‖A‖²) for every A to the built-in loss; ρ = L1Ratio in [0, 1].
+	// All 0 (the default): no penalty. Not with BatchSize.
 	AlphaS, AlphaA, L1Ratio float64
 	Optimizer               Optimizer
 	// LR is the learning rate. Default 0.01 for Adam (relative to the mean
@@ -357,19 +314,14 @@ type Config struct {
 	InitA []*tensor.Dense
 	// InitRestarts is the number of random starts per layer of the HNMF
 	// initialisation (ssnmf.Options.Restarts; the best is kept), and with
-	// NNDSVDInit of the multiplicative updates of the layers after the
-	// first (deepMUWork). 0 sizes it to X (sizedStarts: up to
-	// maxSizedStarts where a start is cheap, 1 on large data and with
-	// BatchSize; for NNDSVDInit, to its second layer's input).
+	// NNDSVDInit of the multiplicative updates of the deeper layers. 0
+	// sizes it to X (docs/defaults.md): up to 10 where a start is cheap, 1
+	// on large data and with BatchSize.
 	InitRestarts int
 	// InitIters, if positive, bounds the updates per layer
 	// (ssnmf.Options.MaxIter) of each HNMF start, which also stops earlier
-	// at ssnmf's tolerance; 0 means ssnmf's default, 1000. Fewer updates
-	// cut the start's time on a large corpus at the same final
-	// reconstruction error, but not the same topics: on the man-page corpus
-	// at 5 % known labels, starts of 100 updates lowered the accuracy of
-	// the default fit -labels by 0.03 (experiments/starts), so the default
-	// is not sized to X.
+	// at ssnmf's tolerance; 0 means ssnmf's default, 1000 (not sized to X:
+	// experiments/starts).
 	InitIters int
 	// Restarts is the number of initialisations (seeds Seed+1000r) trained
 	// for BurnIn epochs each; the one with the lowest loss is trained on, the
@@ -406,24 +358,14 @@ type Config struct {
 	// them to later fits of the same X that share it (StartCache).
 	Starts *StartCache
 	// BatchSize, if positive, trains by mini-batches of that many columns
-	// (Train and TrainSparse; TrainColumns streams them from a source):
-	// each step solves the NNLS layers exactly for one batch of columns and
-	// updates the A matrices (and a CrossEntropy B) from that batch: A⁽⁰⁾
-	// as BatchUpdate says, the others by one Adam step on the batch's
-	// gradient. Nothing per column is kept between steps.
-	// Train and TrainSparse draw the batches in a new random order each
-	// pass (from Seed); TrainColumns takes the stream's order, which should
-	// therefore not be sorted by class or time. The start (DefaultInit
-	// means DefaultBatchInit here) factorises the first batches only
-	// (StartColumns columns), so Ranks[0] ≤ max(BatchSize, StartColumns)
-	// unless Init is RandomInit or GivenInit. Epochs
-	// counts passes over the columns (default DefaultBatchEpochs), the
-	// stopping rule compares the loss summed over each pass (defaults
-	// DefaultBatchTol and DefaultBatchWindow), and the full-batch
-	// safeguard (a trial of every step) is replaced by a guard against
-	// blow-ups only. Supervision and CustomLoss apply per batch; the
-	// default λ is balanced on the first batch. Algorithm1, Restarts > 1
-	// and DataMask are not supported. 0 trains on all columns at once.
+	// (docs/minibatch.md): each step solves the NNLS layers exactly for
+	// one batch and updates A⁽⁰⁾ as BatchUpdate says, the others by one
+	// Adam step. Train and TrainSparse draw the batches in a new random
+	// order each pass; TrainColumns takes the stream's. The start factorises
+	// the first StartColumns columns, so Ranks[0] ≤ max(BatchSize,
+	// StartColumns) unless Init is RandomInit or GivenInit. Epochs counts
+	// passes (the Batch defaults apply). Not with Algorithm1, Restarts > 1
+	// or DataMask. 0 trains on all columns at once.
 	BatchSize int
 	// BatchUpdate is how a mini-batch step updates A⁽⁰⁾ (see BatchUpdate);
 	// the zero value is DefaultBatchUpdate. Forget is the factor by which

@@ -36,67 +36,34 @@
 //
 // # Differences from the paper and from the authors' code
 //
-// Deliberate differences, each a choice the paper leaves open or where the
-// authors' code departs from the paper (in which case we follow the paper):
+// Each a choice the paper leaves open, or where the authors' code departs
+// from the paper and we follow the paper (docs/differences.md has the
+// reasons and numbers):
 //
-//   - Loss scale. The authors' code divides each squared Frobenius term by
-//     its number of entries (torch's MSELoss), which is why their learning
-//     rates are 1e10 and more. We use the paper's unnormalised norms.
-//   - Projection. The authors' unsupervised training does not clamp A at
-//     zero after a step; Algorithm 1 does, and so do we (for GD and Adam).
-//   - Classifier. The authors learn B as a separate linear layer with 30
-//     extra forward/backward passes per epoch. We use the paper's closed
-//     form B = (Z∘Y)(S⁽ᴸ⁾)†, inside the graph; CrossEntropy trains B jointly
-//     with the A matrices in the same step instead.
-//   - Adam's step size is relative: each A⁽ˡ⁾'s learning rate is LR times the
-//     mean entry of its initial value, so LR does not depend on the scale of
-//     X or of the initialisation.
-//   - Dead and collinear topics. The paper assumes every A has full column
-//     rank, so that q is unique. The projection can zero a whole column of
-//     an A (a dead topic): nnls gives it a zero row of S, but it is wasted,
-//     so it is re-initialised to small random values; History.Resets counts
-//     it. A step can also make topics (nearly) collinear, where the
-//     minimiser is not unique: nnls.Solve then returns the solution
-//     Lawson–Hanson would, whose support columns are independent, and
-//     training differentiates on that support; it does not stop. A topic
-//     exactly collinear with another (|cos| ≥ 1 − 10⁻⁹) is re-initialised
-//     too (History.Collinear): in the starting A, and after a step from the
-//     cosines the next forward pass's factorisations (nnls.Factor.Cosine)
-//     compute anyway, that forward pass then being run again.
-//   - Initialisation. Random (uniform on [0, 1)), from HNMF (HNMFInit, the
-//     default: multiplicative updates from random starts), or from HNMF by
-//     HALS from NNDSVDa starts (NNDSVDInit, deterministic, fastest on large
-//     sparse X, but on generated dense hierarchies Adam settles in worse
-//     optima from it), or the better of HNMF by multiplicative updates and
-//     by HALS from the same random starts (HNMFBestInit, by the error
-//     through the hierarchy; multiplicative updates can stop early far from
-//     HALS's minimum on large sparse corpora, HALS lands worse on some
-//     dense hierarchies). HNMFInit with InitRestarts > 1 picks, per layer, the
-//     best of several HNMF starts by the error through the hierarchy. By
-//     default the number of starts is sized to X: up to ten
-//     where a start is cheap, one where it is most of the fit. On the
-//     paper's synthetic data a single start lands in a worse local minimum
-//     (two classes merged, 2-layer error 0.324 instead of 0.282) about half
-//     the time, and backpropagation does not leave it; the paper's code
-//     took ten starts everywhere, which on a corpus is most of the time.
-//   - Safeguarded steps. Algorithm 1 takes a fixed (decaying) step. Here
-//     every step, GD or Adam, is tried: if the next forward pass fails or
-//     its loss is not finite or is above the largest of the last 10 accepted
-//     losses (minus an Armijo decrease along the projected path, for GD),
-//     the step is undone and retried with the learning rate halved (÷10 on
-//     a blow-up). No learning rate makes the loss grow; History.Backtracks
-//     and History.LRScale report what the safeguard did. Config.Algorithm1
-//     switches the safeguard and the topic resets off and runs Algorithm 1
-//     as the paper writes it.
-//   - Stopping. The paper runs a fixed number of epochs. Training stops
-//     when the loss fell by less than Tol (relative) over the last Window
-//     epochs (defaults 1e-4 and 10, scikit-learn's tolerance), or after
-//     Epochs epochs; History.Stopped says which, with the numbers. A run
-//     whose loss never moved by Tol from its start is reported as "no
-//     progress", not "converged": after an HNMF start on large sparse text
-//     this is the usual outcome, the start being already near a stationary
-//     point of the loss.
-//   - Training metrics. History.Accuracy counts only the columns whose
-//     labels training used (Supervision.Known); HeldOutAccuracy scores the
-//     labelled columns that were not known.
+//   - Loss scale: the paper's unnormalised norms (the authors' code divides
+//     each term by its entries, torch's MSELoss; Config.Normalize does too).
+//   - Projection: A is clamped at zero after every step, as in Algorithm 1
+//     (the authors' unsupervised training does not clamp).
+//   - Classifier: the paper's closed form B = (Z∘Y)(S⁽ᴸ⁾)† inside the graph
+//     (the authors train a separate layer); CrossEntropy trains B with the
+//     A's in the same step.
+//   - Adam's step is relative: LR times the mean entry of each initial A.
+//   - Dead topics (an all-zero column of A) and exactly collinear ones
+//     (|cos| ≥ 1 − 10⁻⁹) are re-initialised (History.Resets, Collinear);
+//     nearly collinear ones are differentiated on the support nnls.Solve
+//     returns, as Lawson–Hanson's.
+//   - Initialisation: HNMF from random starts (HNMFInit, the default),
+//     HALS from NNDSVDa (NNDSVDInit), the better of both (HNMFBestInit),
+//     random or given; the number of starts is sized to X by default (a
+//     single start lands in a worse minimum about half the time on the
+//     paper's synthetic data, and backpropagation does not leave it).
+//   - Safeguarded steps: a step whose loss is not finite or rises above
+//     the last 10 accepted losses is undone and retried with a smaller
+//     rate (History.Backtracks, LRScale); Config.Algorithm1 runs the
+//     paper's fixed-step Algorithm 1 as written.
+//   - Stopping: when the loss fell by less than Tol (relative) over Window
+//     epochs, or at Epochs (History.Stopped says which; "no progress" when
+//     the loss never moved by Tol from its start).
+//   - Training metrics: History.Accuracy counts the Known columns only;
+//     HeldOutAccuracy scores the labelled columns that were not known.
 package neuralnmf

@@ -2,6 +2,7 @@ package neuralnmf_test
 
 import (
 	"fmt"
+	"github.com/neuralnmf/neuralnmf/classify"
 	"math"
 	"strings"
 
@@ -32,7 +33,7 @@ func ExampleTrain() {
 	h := m.History
 	fmt.Println("error below the paper's 0.310:", h.RelError[len(h.RelError)-1] < 0.310)
 	labels, _ := synthetic.Labels(4)
-	fmt.Printf("4-class read-out accuracy %.2f\n", neuralnmf.ReadoutAccuracy(m.S[1], labels, 4))
+	fmt.Printf("4-class read-out accuracy %.2f\n", classify.ReadoutAccuracy(m.S[1], labels, 4))
 	// Output:
 	// error below the paper's 0.310: true
 	// 4-class read-out accuracy 1.00
@@ -86,13 +87,13 @@ func ExampleReadout() {
 	s, _ := tensor.FromRows([][]float64{{1, 0, 1, 0}, {0, 1, 0, 1}})
 	labels := []int{0, 1, 0, 1}
 	known := []bool{true, true, false, false}
-	seen, heldOut := neuralnmf.SplitLabels(labels, known)
-	pred, err := neuralnmf.Readout(s, seen, 2)
+	seen, heldOut := classify.SplitLabels(labels, known)
+	pred, err := classify.Readout(s, seen, 2)
 	if err != nil {
 		panic(err)
 	}
 	fmt.Println(seen, heldOut, pred)
-	fmt.Printf("held-out accuracy %.2f\n", neuralnmf.Accuracy(pred, heldOut))
+	fmt.Printf("held-out accuracy %.2f\n", classify.Accuracy(pred, heldOut))
 	// Output:
 	// [0 1 -1 -1] [-1 -1 0 1] [0 1 0 1]
 	// held-out accuracy 1.00

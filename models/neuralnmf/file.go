@@ -25,7 +25,7 @@ import (
 //	magic    8 bytes  "NNMFMODL"
 //	version  uint32   little-endian, FileVersion
 //	hdrLen   uint32   length of the JSON header
-//	header   JSON     FileHeader
+//	header   JSON     fileHeader (docs/model-file.md)
 //	matrices          for each matrix listed in the header, in order:
 //	                  rows uint32, cols uint32, rows·cols float64 (row-major,
 //	                  little-endian IEEE 754)
@@ -46,8 +46,8 @@ var fileMagic = [8]byte{'N', 'N', 'M', 'F', 'M', 'O', 'D', 'L'}
 // ErrModelFile is wrapped by every error about the content of a model file.
 var ErrModelFile = errors.New("invalid model file")
 
-// FileHeader is the JSON header of a model file.
-type FileHeader struct {
+// fileHeader is the JSON header of a model file (docs/model-file.md).
+type fileHeader struct {
 	Ranks   []int  `json:"ranks"`
 	Loss    string `json:"loss"`
 	Classes int    `json:"classes,omitempty"`
@@ -188,7 +188,7 @@ func (m *Model) Write(w io.Writer) error {
 	if err := m.validate(); err != nil {
 		return fmt.Errorf("neuralnmf: Write: %w", err)
 	}
-	h := FileHeader{Loss: m.cfg.Loss.String(), Epochs: len(m.History.Loss), Vectorizer: m.Vectorizer, ClassNames: m.ClassNames}
+	h := fileHeader{Loss: m.cfg.Loss.String(), Epochs: len(m.History.Loss), Vectorizer: m.Vectorizer, ClassNames: m.ClassNames}
 	if m.ClassifierLayer != len(m.A) {
 		h.ClassifierLayer = m.ClassifierLayer
 	}
@@ -303,7 +303,7 @@ func Read(r io.Reader) (*Model, error) {
 	if hdrLen > len(body)-p {
 		return nil, bad("header of %d bytes runs past the end of the file (truncated?)", hdrLen)
 	}
-	var h FileHeader
+	var h fileHeader
 	if err := json.Unmarshal(body[p:p+hdrLen], &h); err != nil {
 		return nil, bad("header: %v", err)
 	}

@@ -2,6 +2,7 @@ package neuralnmf
 
 import (
 	"fmt"
+	"github.com/neuralnmf/neuralnmf/classify"
 	"math"
 
 	"github.com/neuralnmf/neuralnmf/autograd"
@@ -60,11 +61,11 @@ func (t *trainer) headTerm(f *Forward) *autograd.Var {
 func (t *trainer) predictTrain(f *Forward) []int {
 	h := t.cfg.Supervision.headOf()
 	if h == nil {
-		return Predict(f.B.Value(), f.S[len(f.S)-1].Value())
+		return classify.Predict(f.B.Value(), f.S[len(f.S)-1].Value())
 	}
 	sc := tensor.MatMul(false, false, f.B.Value(), f.S[h.Layer-1].Value())
 	for i, v := range h.Offset.Data {
 		sc.Data[i] += v
 	}
-	return argmaxColumns(sc)
+	return classify.ArgmaxColumns(sc)
 }

@@ -2,6 +2,7 @@ package neuralnmf
 
 import (
 	"fmt"
+	"github.com/neuralnmf/neuralnmf/classify"
 	"math"
 
 	"github.com/neuralnmf/neuralnmf/models/ssnmf"
@@ -238,7 +239,7 @@ func (t *trainer) setLabels() error {
 			known[i] = true
 		}
 	}
-	t.labels, t.held = SplitLabels(labels, known)
+	t.labels, t.held = classify.SplitLabels(labels, known)
 	t.known = 0
 	for _, k := range known {
 		if k {
@@ -359,13 +360,11 @@ func (t *trainer) resetDeadTopics() int {
 	return n
 }
 
-// StartCache keeps the starts (Config.Init's HNMF of X) that fits of one X
-// compute, by their Init, InitRestarts, InitIters and seed, so that fits
-// of the same X that share a Config.Starts (a grid search, a choice
-// between fits) each start where Train alone would, and the start, most
-// of a fit's cost on a large corpus, is computed once. The zero value is
-// empty and ready; a StartCache is not safe for concurrent fits, and must
-// not be shared between fits of different X.
+// StartCache keeps the starts (Config.Init's HNMF of X) of the fits of one
+// X that share it (Config.Starts), by Init, InitRestarts, InitIters and
+// seed: each fit starts where Train alone would, and each start is
+// computed once. The zero value is ready. Not for concurrent fits, nor for
+// fits of different X.
 type StartCache struct {
 	a map[startKey][]*tensor.Dense
 }

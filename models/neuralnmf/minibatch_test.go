@@ -1,6 +1,7 @@
 package neuralnmf_test
 
 import (
+	"github.com/neuralnmf/neuralnmf/classify"
 	"io"
 	"math"
 	"testing"
@@ -158,13 +159,13 @@ func TestMiniBatchSupervision(t *testing.T) {
 		require.NoError(t, err, c)
 		pred, _, err := m.ClassifySparse(x)
 		require.NoError(t, err)
-		_, held := neuralnmf.SplitLabels(labels, known)
-		require.Greater(t, neuralnmf.Accuracy(pred, held), 0.95, c)
+		_, held := classify.SplitLabels(labels, known)
+		require.Greater(t, classify.Accuracy(pred, held), 0.95, c)
 		require.Greater(t, m.History.HeldOutAccuracy[2], 0.95, c)
 		if c == neuralnmf.LeastSquares {
 			s, err := m.TransformSparse(x)
 			require.NoError(t, err)
-			seen, _ := neuralnmf.SplitLabels(labels, known)
+			seen, _ := classify.SplitLabels(labels, known)
 			y, _ := tensor.OneHot(seen, 2)
 			tape := autograd.NewTape()
 			b := ops.MatMul(tape.Const(y), ops.Pinv(tape.Const(s[1])))

@@ -64,12 +64,9 @@ type Model struct {
 	// chosen by semisup.TrainChoosing may read an earlier layer.
 	ClassifierLayer int
 	// BX (P×N) and Intercept (P×1), when not nil, are the parts of the
-	// classifier that read the columns x of X themselves, each scaled to
-	// unit Euclidean length, and a constant: the scores of a column are
-	// B·s + BX·x/‖x‖₂ + Intercept, s its S of layer ClassifierLayer (see
-	// "A classifier that reads the words"). semisup.TrainChoosing sets
-	// them when it chooses a logistic regression, and Train from a
-	// Supervision.Head; otherwise they are nil.
+	// classifier that read the columns x of X: a column's scores are
+	// B·s + BX·x/‖x‖₂ + Intercept, s its S of layer ClassifierLayer. Set by
+	// semisup's regressions and by a Supervision.Head; else nil.
 	BX, Intercept *tensor.Dense
 	// Supports are the NNLS supports of S, for warm starts.
 	Supports []*nnls.Support
@@ -403,11 +400,9 @@ func (t *trainer) lastLoss() float64 {
 	return t.hist.Loss[len(t.hist.Loss)-1]
 }
 
-// DefaultTol and DefaultWindow are the stopping rule of the defaults
-// (Config.Tol, Config.Window), chosen in experiments/defaults on generated
-// data: training stops when the loss fell by less than DefaultTol
-// (relative) over the last DefaultWindow epochs. scikit-learn's NMF uses
-// the same tolerance on its objective (checked every 10 iterations).
+// DefaultTol and DefaultWindow are Config.Tol and Window by default: stop
+// when the loss fell by less than DefaultTol (relative) over the last
+// DefaultWindow epochs (on large X the tolerance grows with it).
 const (
 	DefaultTol    = 1e-4
 	DefaultWindow = 10

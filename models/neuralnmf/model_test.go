@@ -1,6 +1,7 @@
 package neuralnmf_test
 
 import (
+	"github.com/neuralnmf/neuralnmf/classify"
 	"math"
 	"os"
 	"path/filepath"
@@ -162,7 +163,7 @@ func TestSyntheticUnsupervisedBeatsPaper(t *testing.T) {
 	rel := m.History.RelError[len(m.History.RelError)-1]
 	require.LessOrEqual(t, rel, 0.310, "paper's 2-layer Neural NMF error")
 	labels, _ := synthetic.Labels(4)
-	require.Equal(t, 1.0, neuralnmf.ReadoutAccuracy(m.S[1], labels, 4))
+	require.Equal(t, 1.0, classify.ReadoutAccuracy(m.S[1], labels, 4))
 	// Transform of the training data reproduces the stored S.
 	s, err := m.Transform(x)
 	require.NoError(t, err)
@@ -190,10 +191,10 @@ func TestSemiSupervised(t *testing.T) {
 	require.Equal(t, 90, right)
 	// Training accuracy counts only the Known columns, held-out accuracy
 	// only the others; both are recomputed here from the final model.
-	seen, held := neuralnmf.SplitLabels(labels, known)
+	seen, held := classify.SplitLabels(labels, known)
 	n := len(m.History.Accuracy)
-	require.Equal(t, neuralnmf.Accuracy(pred, seen), m.History.Accuracy[n-1])
-	require.Equal(t, neuralnmf.Accuracy(pred, held), m.History.HeldOutAccuracy[n-1])
+	require.Equal(t, classify.Accuracy(pred, seen), m.History.Accuracy[n-1])
+	require.Equal(t, classify.Accuracy(pred, held), m.History.HeldOutAccuracy[n-1])
 	require.Len(t, m.History.HeldOutAccuracy, n)
 }
 
@@ -215,10 +216,10 @@ func TestTrainAccuracyIgnoresUnknownColumns(t *testing.T) {
 		Supervision: &neuralnmf.Supervision{Labels: scrambled, Classes: 9, Known: known, Classifier: neuralnmf.LeastSquares, Balance: 1}})
 	require.NoError(t, err)
 	pred := m.Predict()
-	seen, held := neuralnmf.SplitLabels(scrambled, known)
+	seen, held := classify.SplitLabels(scrambled, known)
 	n := len(m.History.Accuracy)
-	require.Equal(t, neuralnmf.Accuracy(pred, seen), m.History.Accuracy[n-1])
-	require.Equal(t, neuralnmf.Accuracy(pred, held), m.History.HeldOutAccuracy[n-1])
+	require.Equal(t, classify.Accuracy(pred, seen), m.History.Accuracy[n-1])
+	require.Equal(t, classify.Accuracy(pred, held), m.History.HeldOutAccuracy[n-1])
 	require.Greater(t, m.History.Accuracy[n-1], 0.9, "the known half is learnt")
 	require.Less(t, m.History.HeldOutAccuracy[n-1], 0.1, "the scrambled half disagrees with the classes")
 }
@@ -373,18 +374,18 @@ func TestAccuracyAndSplitLabels(t *testing.T) {
 		{[]int{0, 1}, []int{-1, -1}, math.NaN()},
 	}
 	for _, c := range cases {
-		got := neuralnmf.Accuracy(c.pred, c.labels)
+		got := classify.Accuracy(c.pred, c.labels)
 		if math.IsNaN(c.want) {
 			require.True(t, math.IsNaN(got), "%v", c)
 		} else {
 			require.Equal(t, c.want, got, "%v", c)
 		}
 	}
-	seen, held := neuralnmf.SplitLabels([]int{3, 4, 5}, nil)
+	seen, held := classify.SplitLabels([]int{3, 4, 5}, nil)
 	require.Equal(t, []int{3, 4, 5}, seen)
 	require.Equal(t, []int{-1, -1, -1}, held)
-	_, err := neuralnmf.Readout(tensor.New(2, 3), []int{0, 7, 1}, 2)
-	require.ErrorContains(t, err, "neuralnmf: Readout")
+	_, err := classify.Readout(tensor.New(2, 3), []int{0, 7, 1}, 2)
+	require.ErrorContains(t, err, "classify: Readout")
 }
 
 // No learning rate may make training diverge or abort: with rates from
@@ -433,7 +434,7 @@ func TestCheckLabels(t *testing.T) {
 		{[]int{-1, -1}, 0, "no column has a label"},
 	}
 	for _, tc := range cases {
-		p, err := neuralnmf.CheckLabels(tc.labels)
+		p, err := classify.CheckLabels(tc.labels)
 		if tc.msg == "" {
 			require.NoError(t, err, "%v", tc.labels)
 			require.Equal(t, tc.classes, p)

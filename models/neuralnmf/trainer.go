@@ -2,6 +2,7 @@ package neuralnmf
 
 import (
 	"fmt"
+	"github.com/neuralnmf/neuralnmf/classify"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -162,7 +163,7 @@ func (t *trainer) train(upTo int) error {
 		acc, held := math.NaN(), math.NaN()
 		if f.B != nil {
 			pred := t.predictTrain(f)
-			acc, held = Accuracy(pred, t.labels), Accuracy(pred, t.held)
+			acc, held = classify.Accuracy(pred, t.labels), classify.Accuracy(pred, t.held)
 		}
 		h.Loss = append(h.Loss, lv)
 		h.RelError = append(h.RelError, rel)

@@ -3,7 +3,6 @@ package semisup
 import (
 	"errors"
 	"fmt"
-	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
 	"strings"
 	"sync"
 
@@ -129,11 +128,11 @@ func (c *chooser) scoreReadouts() error {
 	for _, l := range c.layers(len(c.um.S)) {
 		pred := c.unscored()
 		for k := range c.o.Folds {
-			b, err := neuralnmf.FitReadout(c.um.S[l-1], c.without(k), c.sup.Classes)
+			b, err := classify.FitReadout(c.um.S[l-1], c.without(k), c.sup.Classes)
 			if err != nil {
 				return err
 			}
-			c.fromAll(pred, k, neuralnmf.Predict(b, c.um.S[l-1]))
+			c.fromAll(pred, k, classify.Predict(b, c.um.S[l-1]))
 		}
 		c.add(Candidate{Name: fmt.Sprintf("unsupervised + read-out of layer %d", l), Kind: UnsupervisedReadout, Layer: l}, pred)
 	}
@@ -273,14 +272,14 @@ func (c *chooser) scoreSupervised(cheap []Candidate) error {
 			continue
 		}
 		for _, l := range c.layers(len(m.S)) {
-			b, err := neuralnmf.FitReadout(m.S[l-1], c.trainLabels, sup.Classes)
+			b, err := classify.FitReadout(m.S[l-1], c.trainLabels, sup.Classes)
 			if err != nil {
 				return err
 			}
 			r := cand
 			r.Name, r.Kind, r.Layer = fmt.Sprintf("%s + read-out of layer %d", cand.Name, l), SupervisedReadout, l
 			pred := c.unscored()
-			c.fromAll(pred, 0, neuralnmf.Predict(b, m.S[l-1]))
+			c.fromAll(pred, 0, classify.Predict(b, m.S[l-1]))
 			c.add(r, pred)
 		}
 	}

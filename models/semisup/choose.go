@@ -221,8 +221,8 @@ func (c *chooser) makeFolds(given bool) error {
 	// The known labels only: a validation fit must not see (even as
 	// held-out accuracy for its early stop) labels the caller did not
 	// mark known.
-	c.known, _ = neuralnmf.SplitLabels(sup.Labels, sup.Known)
-	c.trainLabels, _ = neuralnmf.SplitLabels(sup.Labels, c.train)
+	c.known, _ = classify.SplitLabels(sup.Labels, sup.Known)
+	c.trainLabels, _ = classify.SplitLabels(sup.Labels, c.train)
 	c.knownCols, c.knownY = labelled(c.known)
 	if given {
 		count := make([]int, sup.Classes)

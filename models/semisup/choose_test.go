@@ -2,6 +2,7 @@ package semisup_test
 
 import (
 	"bytes"
+	"github.com/neuralnmf/neuralnmf/classify"
 	"math"
 	"slices"
 	"testing"
@@ -69,7 +70,7 @@ func TestTrainChoosingPicksTheLayerThatReadsTheClasses(t *testing.T) {
 	require.Equal(t, 1, best.Layer, "%+v", ch.Candidates)
 	require.Equal(t, 1, m.ClassifierLayer)
 	require.Equal(t, 6, m.B.Cols)
-	acc := neuralnmf.Accuracy(m.Predict(), y)
+	acc := classify.Accuracy(m.Predict(), y)
 	require.Greater(t, acc, 0.95, "every column, known or not")
 
 	var buf bytes.Buffer
@@ -95,7 +96,7 @@ func TestTrainChoosingPicksTheLayerThatReadsTheClasses(t *testing.T) {
 	require.Equal(t, ch.Prior, ch.Chosen)
 	require.Equal(t, 1, ch.Candidates[ch.Chosen].Layer, "%+v", ch.Candidates)
 	require.Equal(t, 1, m.ClassifierLayer)
-	require.Greater(t, neuralnmf.Accuracy(m.Predict(), y), 0.95)
+	require.Greater(t, classify.Accuracy(m.Predict(), y), 0.95)
 
 	// With the spread labels as the prior, they win every tie (here
 	// several candidates get all six held-out labels right).
@@ -106,7 +107,7 @@ func TestTrainChoosingPicksTheLayerThatReadsTheClasses(t *testing.T) {
 	require.Equal(t, 2, ch.Best, "the first of highest held-out accuracy")
 	pred, _, err = m.Classify(x)
 	require.NoError(t, err)
-	require.Greater(t, neuralnmf.Accuracy(pred, y), 0.95)
+	require.Greater(t, classify.Accuracy(pred, y), 0.95)
 }
 
 // The held-out labels are a stratified, seeded share of the known ones;
@@ -210,7 +211,7 @@ func TestTrainChoosingReadsTheWords(t *testing.T) {
 	xNew, yNew := markedGroups(4)
 	pred, scores, err := m.Classify(xNew)
 	require.NoError(t, err)
-	require.Greater(t, neuralnmf.Accuracy(pred, yNew), 0.9, "unseen columns")
+	require.Greater(t, classify.Accuracy(pred, yNew), 0.9, "unseen columns")
 	s, err := m.Transform(xNew)
 	require.NoError(t, err)
 	pred2, scores2, err := m.ScoresSparse(tensor.SparseFromDense(xNew), s)
@@ -396,7 +397,7 @@ func TestSupervisedTopicsWords(t *testing.T) {
 
 	xNew, yNew := markedGroups(4)
 	pred := classifyTwice(t, m, xNew)
-	require.Greater(t, neuralnmf.Accuracy(pred, yNew), 0.9, "unseen columns")
+	require.Greater(t, classify.Accuracy(pred, yNew), 0.9, "unseen columns")
 
 	_, _, err = semisup.TrainChoosing(x, cfg, &semisup.ChooseOptions{Kinds: kinds[:1]})
 	require.ErrorContains(t, err, "without topics+words")
@@ -450,8 +451,8 @@ func TestSelfTrained(t *testing.T) {
 			pred := classifyTwice(t, m, xNew)
 			predBase, _, err := base.Classify(xNew)
 			require.NoError(t, err)
-			t.Logf("unseen columns: %s %.3f, %s %.3f", tc.self, neuralnmf.Accuracy(pred, yNew), tc.base, neuralnmf.Accuracy(predBase, yNew))
-			require.Greater(t, neuralnmf.Accuracy(pred, yNew), 0.85, "unseen columns")
+			t.Logf("unseen columns: %s %.3f, %s %.3f", tc.self, classify.Accuracy(pred, yNew), tc.base, classify.Accuracy(predBase, yNew))
+			require.Greater(t, classify.Accuracy(pred, yNew), 0.85, "unseen columns")
 
 			// With every label known there is nothing to self-train on:
 			// the regression alone is compared, and is the prior.

@@ -2,6 +2,7 @@ package semisup_test
 
 import (
 	"fmt"
+	"github.com/neuralnmf/neuralnmf/classify"
 
 	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
 	"github.com/neuralnmf/neuralnmf/models/semisup"
@@ -47,7 +48,7 @@ func ExampleTrainChoosing() {
 	for j := range truth {
 		truth[j] = j % 6
 	}
-	fmt.Printf("accuracy on all 120 columns %.2f\n", neuralnmf.Accuracy(pred, truth))
+	fmt.Printf("accuracy on all 120 columns %.2f\n", classify.Accuracy(pred, truth))
 	// Output:
 	// 9 candidates, 30 known labels, 6 held out; chose readout of layer 1, scored on 30
 	// accuracy on all 120 columns 1.00

@@ -21,14 +21,6 @@ func (x input) dims() (rows, cols int) {
 	return x.dense.Dims()
 }
 
-// data returns X as neuralnmf.Fit takes it.
-func (x input) data() interface{ Dims() (int, int) } {
-	if x.sparse != nil {
-		return x.sparse
-	}
-	return x.dense
-}
-
 // addDataScores adds bx·x/‖x‖₂ (each column of x at unit length) and the
 // intercept to scores (P×M).
 func addDataScores(scores, bx, intercept *tensor.Dense, x input) {

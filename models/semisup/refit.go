@@ -29,7 +29,7 @@ func (c *chooser) refit(best Candidate) (*neuralnmf.Model, error) {
 
 // readout gives m a least-squares read-out of layer on the known labels.
 func (c *chooser) readout(m *neuralnmf.Model, layer int) (*neuralnmf.Model, error) {
-	b, err := neuralnmf.FitReadout(m.S[layer-1], c.known, c.sup.Classes)
+	b, err := classify.FitReadout(m.S[layer-1], c.known, c.sup.Classes)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package news20_test
 
 import (
+	"github.com/neuralnmf/neuralnmf/classify"
 	"os"
 	"testing"
 
@@ -152,11 +153,11 @@ func TestDefaultSemiSupervised(t *testing.T) {
 		}
 		pred, _, err := m.ScoresSparse(d.X, m.S)
 		require.NoError(t, err)
-		_, held := neuralnmf.SplitLabels(d.Super, d.KnownNNMF)
-		eval := neuralnmf.Accuracy(pred, held)
+		_, held := classify.SplitLabels(d.Super, d.KnownNNMF)
+		eval := classify.Accuracy(pred, held)
 		tp, _, err := m.ClassifySparse(ts.X)
 		require.NoError(t, err)
-		test := neuralnmf.Accuracy(tp, ts.Super)
+		test := classify.Accuracy(tp, ts.Super)
 		t.Logf("seed %d: %d epochs (%s), evaluation documents %.3f, unseen test posts %.3f", seed, len(m.History.Loss), m.History.Stopped, eval, test)
 		require.Greater(t, eval, 0.3)
 		require.Greater(t, test, 0.3)

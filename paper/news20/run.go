@@ -2,6 +2,7 @@ package news20
 
 import (
 	"fmt"
+	"github.com/neuralnmf/neuralnmf/classify"
 	"math"
 
 	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
@@ -33,12 +34,12 @@ type Result struct {
 // (Y∘L)·s† from the labelled documents (known), prediction argmax(B·s), and
 // the share of the unlabelled documents predicted right.
 func LayerAccuracy(s *tensor.Dense, labels []int, known []bool) float64 {
-	seen, heldOut := neuralnmf.SplitLabels(labels, known)
-	pred, err := neuralnmf.Readout(s, seen, Classes)
+	seen, heldOut := classify.SplitLabels(labels, known)
+	pred, err := classify.Readout(s, seen, Classes)
 	if err != nil {
 		return math.NaN()
 	}
-	return neuralnmf.Accuracy(pred, heldOut)
+	return classify.Accuracy(pred, heldOut)
 }
 
 // HNMF runs the paper's HNMF baseline exactly as its notebook did (the

@@ -4,6 +4,7 @@ import (
 	"compress/gzip"
 	"encoding/json"
 	"fmt"
+	"github.com/neuralnmf/neuralnmf/classify"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -125,13 +126,13 @@ func TestAccuracy(r *Result, d *Data, ts *TestSet) ([2]float64, error) {
 	if err != nil {
 		return acc, err
 	}
-	seen, _ := neuralnmf.SplitLabels(d.Super, r.Known)
+	seen, _ := classify.SplitLabels(d.Super, r.Known)
 	for l := range st {
-		b, err := neuralnmf.FitReadout(r.S[l], seen, Classes)
+		b, err := classify.FitReadout(r.S[l], seen, Classes)
 		if err != nil {
 			return acc, err
 		}
-		acc[l] = neuralnmf.Accuracy(neuralnmf.Predict(b, st[l]), ts.Super)
+		acc[l] = classify.Accuracy(classify.Predict(b, st[l]), ts.Super)
 	}
 	return acc, nil
 }
