@@ -6,10 +6,10 @@
 //
 // Its tests (opt-in: NEURALNMF_SCALE=1; scikit-learn from Debian's
 // python3-sklearn) choose the size rules of the defaults on validation
-// corpora and report them on others: neuralnmf.HALSWork, from which X is
+// corpora and report them on others: the library's halsWork, from which X is
 // large enough that the default start is HALS from NNDSVDa, and
-// neuralnmf.TolWork, from which the stopping tolerance grows with X
-// (neuralnmf.SizedTol). The corpora are generated (internal/gencorpus: a
+// tolWork, from which the stopping tolerance grows with X
+// (its unexported sizedTol). The corpora are generated (internal/gencorpus: a
 // planted hierarchy of groups and topics, Zipf words and background) or
 // built from prose (experiments/corpora, 20 Newsgroups).
 //
@@ -88,7 +88,7 @@ func WriteCorpus(c Corpus, dir string) (string, error) {
 
 // Size returns the rows, columns and entries of the Matrix Market file p
 // and the work of a fit of first-layer rank k on it (entries × k: what
-// neuralnmf.HALSWork and TolWork are compared with).
+// the library's halsWork and tolWork are compared with).
 func Size(p string, k int) (rows, cols, entries int, work float64, err error) {
 	r, err := matio.OpenColumns(p)
 	if err != nil {
@@ -196,10 +196,10 @@ func Bar(r, s Result, ratio float64) bool {
 }
 
 // Rule is a candidate size rule of the defaults: the HALS start from work
-// HALSWork on (math.Inf(1): never), the tolerance sized from TolWork on
+// HALSFrom on (math.Inf(1): never), the tolerance sized from TolFrom on
 // (math.Inf(1): never).
 type Rule struct {
-	HALSWork, TolWork float64
+	HALSFrom, TolFrom float64
 }
 
 func (r Rule) String() string {
@@ -209,19 +209,19 @@ func (r Rule) String() string {
 		}
 		return fmt.Sprintf("%.0e", v)
 	}
-	return fmt.Sprintf("HALS from %s, tol sized from %s", f(r.HALSWork), f(r.TolWork))
+	return fmt.Sprintf("HALS from %s, tol sized from %s", f(r.HALSFrom), f(r.TolFrom))
 }
 
 // Setting returns the run a rule makes on a case of the given work and
 // first rank: the setting whose flags give what the library's defaults
-// with HALSWork and TolWork set to the rule's would do.
+// with HALSFrom and TolFrom set to the rule's would do.
 func (r Rule) Setting(work float64) Setting {
 	s := Setting{Init: "hnmf", Tol: neuralnmf.DefaultTol}
-	if work >= r.HALSWork {
+	if work >= r.HALSFrom {
 		s.Init = "nndsvd"
 	}
-	if work > r.TolWork {
-		s.Tol = neuralnmf.DefaultTol * work / r.TolWork
+	if work > r.TolFrom {
+		s.Tol = neuralnmf.DefaultTol * work / r.TolFrom
 	}
 	return s
 }
@@ -245,7 +245,7 @@ func (r Rule) Score(cases []Case, ratio float64) (met, scored int) {
 // Choose returns the rule that meets the bar on the most cases it was
 // scored on (all of them scored: a rule that leaves a case unmeasured is
 // not chosen), ties to the one that keeps the small-data defaults on the
-// most data (the larger HALSWork, then the larger TolWork: the defaults
+// most data (the larger HALSFrom, then the larger TolFrom: the defaults
 // chosen in experiments/defaults change least).
 func Choose(rules []Rule, cases []Case, ratio float64) (Rule, int, int) {
 	best, bestMet, bestScored := Rule{}, -1, 0
@@ -255,7 +255,7 @@ func Choose(rules []Rule, cases []Case, ratio float64) (Rule, int, int) {
 			continue
 		}
 		better := met > bestMet ||
-			met == bestMet && (r.HALSWork > best.HALSWork || r.HALSWork == best.HALSWork && r.TolWork > best.TolWork)
+			met == bestMet && (r.HALSFrom > best.HALSFrom || r.HALSFrom == best.HALSFrom && r.TolFrom > best.TolFrom)
 		if better {
 			best, bestMet, bestScored = r, met, scored
 		}

@@ -65,15 +65,15 @@ func canon(s scale.Setting, ranks string) scale.Setting {
 func candidateRules() []scale.Rule {
 	var rules []scale.Rule
 	// The first run (select-1.log, before the layers after the first were
-	// also started by multiplicative updates) also had HALSWork 1e8 and
-	// TolWork 1e8 and never; those met the bar on at most 9 of 18 cases
-	// and are left out, as is HALSWork 3e7 after the second
+	// also started by multiplicative updates) also had HALSFrom 1e8 and
+	// TolFrom 1e8 and never; those met the bar on at most 9 of 18 cases
+	// and are left out, as is HALSFrom 3e7 after the second
 	// (select-2.log: at most 12 of 18). The third run (select.log) adds
 	// corpora of prose, where X of 2e6 to 1e7 decide between 2e6 and 1e7,
 	// which the generated corpora (all above 1e7) left tied.
 	for _, h := range []float64{1e6, 2e6, 5e6, 1e7} {
 		for _, tw := range []float64{3e5, 1e6, 1e7} {
-			rules = append(rules, scale.Rule{HALSWork: h, TolWork: tw})
+			rules = append(rules, scale.Rule{HALSFrom: h, TolFrom: tw})
 		}
 	}
 	return rules
@@ -119,7 +119,7 @@ func runCases(t *testing.T, bin, script, python string, paths map[string]string,
 	return cases
 }
 
-// TestSelect chooses neuralnmf.HALSWork and neuralnmf.TolWork on the
+// TestSelect chooses the library's halsWork and tolWork on the
 // validation corpora (generated, seeds 11 and 12 at 10⁴ documents, 11 at
 // 10⁵; and the corpora of prose in NEURALNMF_SCALE_VALIDATION_TEXT, Matrix
 // Market files, comma-separated: the run that chose had man-whole,
@@ -208,8 +208,8 @@ func textCorpora(paths map[string]string, env string) []string {
 	return names
 }
 
-// The rule of Choose: most cases met, then the larger HALSWork, then the
-// larger TolWork.
+// The rule of Choose: most cases met, then the larger HALSFrom, then the
+// larger TolFrom.
 func TestChooseRule(t *testing.T) {
 	sk := scale.Result{Seconds: 10, RelErr: 0.5}
 	fast := scale.Result{Seconds: 5, RelErr: 0.5}
@@ -217,9 +217,9 @@ func TestChooseRule(t *testing.T) {
 	c := scale.Case{Work: 5e6, Sklearn: sk, Ours: map[scale.Setting]scale.Result{
 		{Init: "nndsvd", Tol: 1e-4}: fast, {Init: "hnmf", Tol: 1e-4}: slow,
 	}}
-	rules := []scale.Rule{{HALSWork: 1e6, TolWork: math.Inf(1)}, {HALSWork: 2e6, TolWork: math.Inf(1)}, {HALSWork: 1e7, TolWork: math.Inf(1)}}
+	rules := []scale.Rule{{HALSFrom: 1e6, TolFrom: math.Inf(1)}, {HALSFrom: 2e6, TolFrom: math.Inf(1)}, {HALSFrom: 1e7, TolFrom: math.Inf(1)}}
 	best, met, scored := scale.Choose(rules, []scale.Case{c}, timeRatio)
-	require.Equal(t, 2e6, best.HALSWork, "the larger of the two that meet it; 1e7 keeps the slow start")
+	require.Equal(t, 2e6, best.HALSFrom, "the larger of the two that meet it; 1e7 keeps the slow start")
 	require.Equal(t, [2]int{1, 1}, [2]int{met, scored})
 	require.True(t, scale.Bar(fast, sk, 0.7))
 	require.False(t, scale.Bar(scale.Result{Seconds: 5, RelErr: 0.50001}, sk, 0.7), "an error 2e-5 above")
