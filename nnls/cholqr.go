@@ -225,63 +225,11 @@ func (f *Factor) cholQR2Run(a *tensor.Dense, xr *xRows, pre []float64, workers i
 		}
 	})
 	g0 := sumParts(parts, nb, k*k)
-	ints := make([]int, 2*k)
-	pos, cols := ints[:k], ints[k:k:2*k]
-	norms := make([]float64, k)
-	var zero []int // columns whose G₀ᵢᵢ is 0: zero, or too small to tell
-	for i := range pos {
-		pos[i] = -1
-		switch d := g0[i*k+i]; {
-		case d == 0:
-			zero = append(zero, i)
-		case d >= cholQRTiny && d <= cholQRHuge:
-			pos[i] = len(cols)
-			cols = append(cols, i)
-			norms[len(cols)-1] = math.Sqrt(d)
-		default: // NaN, ±Inf, or a magnitude Householder handles better
-			return false
-		}
+	pos, cols, norms, r1, rs, dinv, ok := cholQRR1(a, g0, k)
+	if !ok {
+		return false
 	}
 	kk := len(cols)
-	norms = norms[:kk]
-	if kk == 0 {
-		return false // all columns zero or tiny: Householder sorts them out
-	}
-	for r := 0; r < n && len(zero) > 0; r++ {
-		for _, i := range zero {
-			if a.At(r, i) != 0 {
-				return false // a column's entries are too small for G₀ to see
-			}
-		}
-	}
-	// G̃ and R₁.
-	r1 := make([]float64, kk*kk)
-	for c, i := range cols {
-		for d, j := range cols[c:] {
-			r1[c*kk+c+d] = g0[i*k+j] / (norms[c] * norms[c+d])
-		}
-	}
-	dinv := make([]float64, kk)
-	if !cholUpper(r1, kk, dinv) {
-		return false
-	}
-	r1inv := append([]float64(nil), r1...)
-	if !lapack64.Trtri(blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: kk, Stride: kk, Data: r1inv}) {
-		return false
-	}
-	square := func(m []float64) *tensor.Dense { return &tensor.Dense{Rows: kk, Cols: kk, Stride: kk, Data: m} }
-	// Both are upper triangular with zeros below: ‖·‖_F of the triangles.
-	if 16*tensor.Norm(square(r1))*tensor.Norm(square(r1inv))*math.Sqrt(float64(n*kk+kk*(kk+1))*unitRoundoff) > 1 {
-		return false
-	}
-	// R' = R₁·D: Q₁ = A·R'⁻¹ without scaling A.
-	rs := make([]float64, kk*kk)
-	for c := range kk {
-		for d := c; d < kk; d++ {
-			rs[c*kk+d] = r1[c*kk+d] * norms[d]
-		}
-		dinv[c] = 1 / rs[c*kk+c]
-	}
 
 	// Step 2: Q₁ = A·R'⁻¹ (or Q₁ᵀX) and G₂ = Q₁ᵀQ₁; Cholesky G₂ = R₂ᵀR₂.
 	q, fx, r2 := pass2(cols, rs, dinv)
@@ -300,6 +248,75 @@ func (f *Factor) cholQR2Run(a *tensor.Dense, xr *xRows, pre []float64, workers i
 		f.q1tx = fx.sum()
 	}
 	return true
+}
+
+// cholQRR1 is step 1 of cholQR2Run after G₀ = AᵀA (g0, k×k): it sorts A's
+// columns into those CholeskyQR2 factors (cols; pos[i] is column i's place
+// among them, −1 for a zero one; norms their lengths) and zero ones, and
+// returns R₁, the Cholesky factor of the scaled G₀ of cols, R' = R₁·D (D
+// the norms) and dinv, the reciprocal diagonal of R'. ok is false where
+// Householder must take over: a non-finite or out-of-range G₀ᵢᵢ, a column
+// too small for G₀ to see, no column left, or R₁ too ill-conditioned.
+func cholQRR1(a *tensor.Dense, g0 []float64, k int) (pos, cols []int, norms, r1, rs, dinv []float64, ok bool) {
+	n := a.Rows
+	ints := make([]int, 2*k)
+	pos, cols = ints[:k], ints[k:k:2*k]
+	norms = make([]float64, k)
+	var zero []int // columns whose G₀ᵢᵢ is 0: zero, or too small to tell
+	for i := range pos {
+		pos[i] = -1
+		switch d := g0[i*k+i]; {
+		case d == 0:
+			zero = append(zero, i)
+		case d >= cholQRTiny && d <= cholQRHuge:
+			pos[i] = len(cols)
+			cols = append(cols, i)
+			norms[len(cols)-1] = math.Sqrt(d)
+		default: // NaN, ±Inf, or a magnitude Householder handles better
+			return nil, nil, nil, nil, nil, nil, false
+		}
+	}
+	kk := len(cols)
+	norms = norms[:kk]
+	if kk == 0 {
+		return nil, nil, nil, nil, nil, nil, false // all columns zero or tiny: Householder sorts them out
+	}
+	for r := 0; r < n && len(zero) > 0; r++ {
+		for _, i := range zero {
+			if a.At(r, i) != 0 {
+				return nil, nil, nil, nil, nil, nil, false // a column's entries are too small for G₀ to see
+			}
+		}
+	}
+	// G̃ and R₁.
+	r1 = make([]float64, kk*kk)
+	for c, i := range cols {
+		for d, j := range cols[c:] {
+			r1[c*kk+c+d] = g0[i*k+j] / (norms[c] * norms[c+d])
+		}
+	}
+	dinv = make([]float64, kk)
+	if !cholUpper(r1, kk, dinv) {
+		return nil, nil, nil, nil, nil, nil, false
+	}
+	r1inv := append([]float64(nil), r1...)
+	if !lapack64.Trtri(blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: kk, Stride: kk, Data: r1inv}) {
+		return nil, nil, nil, nil, nil, nil, false
+	}
+	square := func(m []float64) *tensor.Dense { return &tensor.Dense{Rows: kk, Cols: kk, Stride: kk, Data: m} }
+	// Both are upper triangular with zeros below: ‖·‖_F of the triangles.
+	if 16*tensor.Norm(square(r1))*tensor.Norm(square(r1inv))*math.Sqrt(float64(n*kk+kk*(kk+1))*unitRoundoff) > 1 {
+		return nil, nil, nil, nil, nil, nil, false
+	}
+	// R' = R₁·D: Q₁ = A·R'⁻¹ without scaling A.
+	rs = make([]float64, kk*kk)
+	for c := range kk {
+		for d := c; d < kk; d++ {
+			rs[c*kk+d] = r1[c*kk+d] * norms[d]
+		}
+		dinv[c] = 1 / rs[c*kk+c]
+	}
+	return pos, cols, norms, r1, rs, dinv, true
 }
 
 // preconditionedTol bounds ‖G₂ − I‖_F for the one-pass factorisation: the
