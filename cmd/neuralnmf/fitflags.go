@@ -69,7 +69,7 @@ func newFitFlags(stderr io.Writer) *fitFlags {
 		preset:       fs.String("preset", "", "a named configuration of the 20 Newsgroups experiment: paper, authors-unsup or authors-semi (flags given explicitly override it)"),
 		quiet:        fs.Bool("quiet", false, "no progress output"),
 		choose:       fs.Bool("choose", true, "with labels, choose for this data on held-out known labels between the supervised fit, read-outs of the supervised and the unsupervised topics, and logistic regressions on the words (see -candidates), and refit the best on all known labels, so that labels do not make the model worse than ignoring them (-choose=false: the supervised fit as configured, the paper's way; off with -batch-size, -algorithm1 and -preset)"),
-		candidates:   fs.String("candidates", "", "with -choose, the kinds of candidate compared, comma-separated (default: all but topics+words+spread, supervised-topics+words and self-trained): supervised (the supervised fit's own classifier), supervised-topics+words (the unsupervised first layer's topics trained with the labels through the regression on them and the words; it needs topics+words too), supervised-readout and readout (a least-squares read-out of the supervised or the unsupervised fit's topics), words (a logistic regression on the documents' words: the rows of X, each column at unit length), topics+words (one on the unsupervised first layer's topics and the words), self-trained (that one self-trained on the documents whose labels are unknown, as scikit-learn's SelfTrainingClassifier: those it predicts with probability above 0.75 take that class, up to 10 rounds; it needs topics+words too), self-trained-words (the regression on the words self-trained so; it needs words too), spread (the known labels spread to every document over a graph of 7 nearest neighbours on the words, as scikit-learn's LabelSpreading, then a regression on the words fitted to them), topics+words+spread (the last two's scores summed; it needs both named too); the regressions' C by cross-validation on the known labels. One kind pins the choice"),
+		candidates:   fs.String("candidates", "", candidatesHelp()),
 		prior:        fs.String("prior", "", fmt.Sprintf("with -choose, the kind of candidate kept unless another beats it on the labels both were scored on by more than two standard errors of the paired difference (a kind of -candidates; none: the highest accuracy; cross-validated: the best candidate that needs no supervised fit; default %v)", semisup.DefaultPrior)),
 		readoutLayer: fs.Int("readout-layer", 0, "with -choose, the one layer whose topics the read-out candidates read (0: each layer)"),
 		patience:     fs.Int("patience", 0, fmt.Sprintf("with -choose, stop a supervised validation fit when its held-out accuracy has not risen for this many epochs, or when rising at its rate over this many epochs it could not reach another candidate's, and refit the chosen one for as many epochs (0: the library default, %d; -1: no early stop)", semisup.DefaultPatience)),
@@ -301,4 +301,25 @@ func parseRanks(s string) ([]int, error) {
 		ranks = append(ranks, k)
 	}
 	return ranks, nil
+}
+
+// candidatesHelp is -candidates' help, from semisup's table of kinds.
+func candidatesHelp() string {
+	var def, all []string
+	for _, k := range semisup.DefaultKinds() {
+		def = append(def, k.String())
+	}
+	for _, k := range semisup.Kinds() {
+		h := k.String() + " (" + k.Help()
+		if needs := k.Needs(); len(needs) > 0 {
+			names := make([]string, len(needs))
+			for i, n := range needs {
+				names[i] = n.String()
+			}
+			h += "; it needs " + strings.Join(names, " and ") + " too"
+		}
+		all = append(all, h+")")
+	}
+	return "with -choose, the kinds of candidate compared, comma-separated (default: " + strings.Join(def, ",") + "): " +
+		strings.Join(all, ", ") + "; the regressions' C by cross-validation on the known labels. One kind pins the choice"
 }

@@ -110,7 +110,7 @@ func chooseOptions(cfg neuralnmf.Config, opt *ChooseOptions) (ChooseOptions, []f
 		want = defaultKinds
 	}
 	for _, k := range want {
-		if _, ok := kindNames[k]; !ok {
+		if _, ok := table[k]; !ok {
 			return fail("Kinds holds %v, not a kind of candidate", k)
 		}
 		use[k] = true
@@ -124,17 +124,16 @@ func chooseOptions(cfg neuralnmf.Config, opt *ChooseOptions) (ChooseOptions, []f
 	if o.Prior != 0 && o.Prior != NoPrior && o.Prior != CrossValidated && !use[o.Prior] {
 		return fail("Prior %v is not among the kinds of candidate compared (%v): it could not be kept; add it to Kinds, or give another prior", o.Prior, kindList(want))
 	}
-	if use[SupervisedTopicsWords] && !use[TopicsWords] {
-		return fail("Kinds holds supervised-topics+words without topics+words, whose regression it starts from")
-	}
-	if use[SelfTrainedTopicsWords] && !use[TopicsWords] {
-		return fail("Kinds holds self-trained without topics+words, whose regression and C it self-trains")
-	}
-	if use[SelfTrainedWords] && !use[Words] {
-		return fail("Kinds holds self-trained-words without words, whose regression and C it self-trains")
-	}
-	if use[TopicsWordsSpread] && !(use[TopicsWords] && use[SpreadWords]) {
-		return fail("Kinds holds topics+words+spread without topics+words and spread, whose sum it is")
+	for _, k := range kinds {
+		var missing []string
+		for _, n := range table[k].needs {
+			if !use[n] {
+				missing = append(missing, n.String())
+			}
+		}
+		if use[k] && missing != nil {
+			return fail("Kinds holds %v without %s, %s", k, strings.Join(missing, " and "), table[k].why)
+		}
 	}
 	return o, balances, use, nil
 }
@@ -189,7 +188,7 @@ func trainChoosing(cfg neuralnmf.Config, opt *ChooseOptions, x input, fit func(n
 	nSup := len(c.ch.Candidates)
 	c.ch.Candidates, c.rights = append(c.ch.Candidates, cheap...), append(c.rights, cheapRights...)
 	c.ch.choose(nSup, c.rights, cmp.Or(o.Prior, DefaultPrior), c.fold)
-	m, err := c.refit(c.ch.Candidates[c.ch.Chosen])
+	m, err := c.refit()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -349,4 +348,11 @@ func kindList(ks []Kind) string {
 		names[i] = k.String()
 	}
 	return strings.Join(names, ", ")
+}
+
+// refit refits the chosen candidate on all the known labels, as its kind
+// says (kindInfo.refit).
+func (c *chooser) refit() (*neuralnmf.Model, error) {
+	best := c.ch.Candidates[c.ch.Chosen]
+	return table[best.Kind].refit(c, best)
 }

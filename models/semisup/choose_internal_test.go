@@ -103,3 +103,40 @@ func TestPriorNotComparedIsRefused(t *testing.T) {
 		}
 	}
 }
+
+// Every kind is one complete value of the table (issue 67): a name that
+// ParseKind reads back, a line of help, a way to be scored (cross-validated,
+// or supervised on the held-out fold) and refitted, and needs that are
+// kinds; the default kinds need nothing outside the defaults.
+func TestKindTableIsComplete(t *testing.T) {
+	seen := map[string]bool{}
+	for _, k := range Kinds() {
+		in := table[k]
+		require.NotNil(t, in, "%v", k)
+		require.NotEmpty(t, in.name)
+		require.False(t, seen[in.name], "%s named twice", in.name)
+		seen[in.name] = true
+		got, err := ParseKind(k.String())
+		require.NoError(t, err)
+		require.Equal(t, k, got)
+		require.NotEmpty(t, k.Help(), "%v", k)
+		require.NotNil(t, in.refit, "%v", k)
+		require.True(t, in.supervised != (in.score != nil), "%v: scored either on the folds or as a supervised fit", k)
+		for _, n := range k.Needs() {
+			require.NotNil(t, table[n], "%v needs %v", k, n)
+			require.NotEmpty(t, in.why, "%v says why it needs %v", k, n)
+		}
+	}
+	require.Len(t, table, len(Kinds()))
+	def := map[Kind]bool{}
+	for _, k := range DefaultKinds() {
+		def[k] = true
+	}
+	for k := range def {
+		for _, n := range k.Needs() {
+			require.True(t, def[n], "default %v needs %v, not a default", k, n)
+		}
+	}
+	_, err := ParseKind("lasso")
+	require.ErrorContains(t, err, "want supervised, supervised-readout, supervised-topics+words, readout, words, topics+words, self-trained, self-trained-words, spread or topics+words+spread")
+}

@@ -3,7 +3,6 @@ package semisup
 import (
 	"fmt"
 	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
-	"slices"
 
 	"github.com/neuralnmf/neuralnmf/tensor"
 )
@@ -92,117 +91,6 @@ const DefaultFolds = 3
 // DefaultHoldOut is the share of the known labels TrainChoosing holds out
 // by default.
 const DefaultHoldOut = 1.0 / 3
-
-// Kind is a kind of candidate that TrainChoosing compares.
-type Kind int
-
-const (
-	// SupervisedFit is the supervised fit with its own classifier.
-	SupervisedFit Kind = iota + 1
-	// SupervisedReadout is the supervised fit's S of one layer with a
-	// least-squares read-out B = Y·S† (the supervised model's topics
-	// with another classifier; it costs no fit).
-	SupervisedReadout
-	// UnsupervisedReadout is the unsupervised fit's S of one layer with
-	// a least-squares read-out: ignoring the labels in training.
-	UnsupervisedReadout
-	// Words is a logistic regression on the columns of X themselves (see
-	// "A classifier that can read the words"), with the unsupervised
-	// fit's topics.
-	Words
-	// TopicsWords is a logistic regression on the unsupervised fit's
-	// first-layer topics beside the columns of X.
-	TopicsWords
-	// SpreadWords spreads the known labels to every column over a graph
-	// of nearest neighbours on the words (as scikit-learn's
-	// LabelSpreading), then fits Words' regression to the spread classes
-	// (see "Spreading the known labels").
-	SpreadWords
-	// TopicsWordsSpread sums the scores of TopicsWords' and SpreadWords'
-	// regressions: one linear classifier on the first layer's topics and
-	// the words. Not among the default kinds (ChooseOptions.Kinds): it
-	// is being weighed in experiments/semisup.
-	TopicsWordsSpread
-	// SupervisedTopicsWords trains the unsupervised fit's topics with
-	// the labels through TopicsWords' regression, which reads them beside
-	// the words (see "Topics trained with the labels beside the words"):
-	// a supervised fit scored, as SupervisedFit, on the held-out fold. It
-	// needs TopicsWords among the kinds. Not among the default kinds: it is
-	// being weighed in experiments/semisup.
-	SupervisedTopicsWords
-	// SelfTrainedTopicsWords is TopicsWords' regression self-trained on
-	// the documents whose labels are unknown (classify.SelfTraining, as
-	// scikit-learn's SelfTrainingClassifier: the documents it predicts
-	// with probability above 0.75 take that class, for up to 10 rounds),
-	// with TopicsWords' C. It is cross-validated as the regressions are,
-	// each fold's labels left unknown, and needs TopicsWords among the
-	// kinds. Not among the default kinds: it is being weighed in
-	// experiments/semisup. When every column's label is known, neither
-	// self-trained kind is a candidate: the refit would be the regression
-	// it self-trains, which stands in for it (as the prior too).
-	SelfTrainedTopicsWords
-	// SelfTrainedWords is Words' regression self-trained on the documents
-	// whose labels are unknown, as SelfTrainedTopicsWords is TopicsWords',
-	// with Words' C: scikit-learn's SelfTrainingClassifier around the
-	// regression on the words. It needs Words among the kinds, and
-	// unknown labels (as SelfTrainedTopicsWords). A default kind since
-	// experiments/semisup's tenth comparison (select-selfwords.log): on
-	// the validation splits it was chosen in both godoc runs at 30 %
-	// known, raising their mean from 0.774 to 0.812, and changed no other
-	// cell's mean.
-	SelfTrainedWords
-)
-
-// Kinds are every Kind, in the order TrainChoosing lists its candidates.
-var kinds = []Kind{SupervisedFit, SupervisedReadout, SupervisedTopicsWords, UnsupervisedReadout, Words, TopicsWords, SelfTrainedTopicsWords, SelfTrainedWords, SpreadWords, TopicsWordsSpread}
-
-// defaultKinds are the kinds compared when ChooseOptions.Kinds is nil.
-var defaultKinds = []Kind{SupervisedFit, SupervisedReadout, UnsupervisedReadout, Words, TopicsWords, SelfTrainedWords, SpreadWords}
-
-// DefaultKinds returns the kinds compared when ChooseOptions.Kinds is nil,
-// in a new slice.
-func DefaultKinds() []Kind { return slices.Clone(defaultKinds) }
-
-var kindNames = map[Kind]string{SupervisedFit: "supervised", SupervisedReadout: "supervised-readout",
-	UnsupervisedReadout: "readout", Words: "words", TopicsWords: "topics+words", SpreadWords: "spread", TopicsWordsSpread: "topics+words+spread",
-	SupervisedTopicsWords: "supervised-topics+words", SelfTrainedTopicsWords: "self-trained", SelfTrainedWords: "self-trained-words",
-	NoPrior: "none", CrossValidated: "cross-validated"}
-
-// String returns the kind's name, as ParseKind reads it.
-func (k Kind) String() string {
-	if n, ok := kindNames[k]; ok {
-		return n
-	}
-	return fmt.Sprintf("Kind(%d)", int(k))
-}
-
-// ParseKind returns the Kind named name: supervised, supervised-readout,
-// supervised-topics+words, readout, words, topics+words, self-trained,
-// self-trained-words, spread or topics+words+spread.
-func ParseKind(name string) (Kind, error) {
-	for _, k := range kinds {
-		if kindNames[k] == name {
-			return k, nil
-		}
-	}
-	return 0, fmt.Errorf("unknown kind of candidate %q: want supervised, supervised-readout, supervised-topics+words, readout, words, topics+words, self-trained, self-trained-words, spread or topics+words+spread", name)
-}
-
-// ParsePrior returns the ChooseOptions.Prior named name: a kind that
-// ParseKind reads, none (NoPrior) or cross-validated (CrossValidated).
-func ParsePrior(name string) (Kind, error) {
-	switch name {
-	case "none":
-		return NoPrior, nil
-	case "cross-validated":
-		return CrossValidated, nil
-	}
-	k, err := ParseKind(name)
-	if err != nil {
-		return 0, fmt.Errorf("unknown prior %q: want a kind (supervised, supervised-readout, supervised-topics+words, readout, words, topics+words, self-trained, self-trained-words, spread or topics+words+spread), none or cross-validated", name)
-	}
-	return k, nil
-}
 
 // Candidate is one way to use the labels that TrainChoosing compared.
 type Candidate struct {

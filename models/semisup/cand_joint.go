@@ -9,6 +9,17 @@ import (
 	"github.com/neuralnmf/neuralnmf/tensor"
 )
 
+// SupervisedTopicsWords: the unsupervised fit's topics trained with the
+// labels through TopicsWords' regression, which reads them beside the
+// words, given to the trainer as a neuralnmf.Head.
+var jointKind = kindInfo{
+	name:  "supervised-topics+words",
+	help:  "the unsupervised first layer's topics trained with the labels through the regression on them and the words",
+	needs: []Kind{TopicsWords}, why: "whose regression it starts from",
+	supervised: true,
+	refit:      (*chooser).refitJoint,
+}
+
 // newJointHead returns the joint head that starts from l, a regression on
 // the unsupervised model's first-layer topics (c.regressions[TopicsWords])
 // and the words with inverse penalty C.
