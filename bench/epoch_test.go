@@ -298,7 +298,7 @@ func BenchmarkEpochNews20(b *testing.B) {
 	a0 := []*tensor.Dense{tensor.Uniform(d.X.Rows, 10, 0, 1, rng), tensor.Uniform(10, 6, 0, 1, rng)}
 	cfg := neuralnmf.Config{Ranks: []int{10, 6}, Init: neuralnmf.GivenInit, InitA: a0, Optimizer: neuralnmf.GD,
 		LR: 1e-6, Tol: -1, Restarts: 1}
-	sparse := func(c neuralnmf.Config) (*neuralnmf.Model, error) { return neuralnmf.TrainSparse(d.X, c) }
+	sparse := func(c neuralnmf.Config) (*neuralnmf.Model, error) { return neuralnmf.Train(d.X, c) }
 	dst := make([]float64, 10*d.X.Cols)
 	fl := newNewsFloor(d.X, a0[0], a0[1])
 	news20Floor(fl) // touch the output buffers' pages before any timing

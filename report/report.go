@@ -39,7 +39,7 @@ type Input struct {
 	Vocab []string
 	// S, if not nil, is the documents' S of every layer (k⁽ˡ⁾ × M, for
 	// example Model.Transform of the training columns), used instead of
-	// Model.S: a model trained by TrainColumns (streamed) holds no S.
+	// Model.S: a model trained on streamed Columns holds no S.
 	// Without either, the page has no document shares, no S heatmap and
 	// no label sections.
 	S []*tensor.Dense
@@ -104,7 +104,7 @@ func Write(w io.Writer, in Input) error {
 		M = S[0].Cols
 	}
 	if in.Labels != nil && S == nil {
-		return errors.New("report: Labels need the documents' S: the model holds none (trained by TrainColumns); give Input.S")
+		return errors.New("report: Labels need the documents' S: the model holds none (trained on streamed columns); give Input.S")
 	}
 	if in.Quality != nil && !qualityFits(in.Quality, m) {
 		return errors.New("report: Quality does not describe the model's layers and topics")

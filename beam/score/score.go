@@ -1,7 +1,7 @@
 // Package score runs a trained Neural NMF model over sharded documents as
 // an Apache Beam pipeline: each element is one shard file (a Matrix Market
 // matrix of features × documents, .mtx or .mtx.gz), and each is
-// transformed on its own (neuralnmf.Model.TransformSparse, the forward pass
+// transformed on its own (neuralnmf.Model.Transform, the forward pass
 // of `neuralnmf transform`) and written as one output file, so the
 // pipeline scales with the runner's workers and its result does not depend
 // on how the runner splits or orders the work: every output is what the
@@ -272,7 +272,7 @@ func Shard(m *neuralnmf.Model, r io.Reader, name string, layer int) (*tensor.Den
 	}
 	var out []*tensor.Dense
 	if x.Sparse != nil {
-		out, err = m.TransformSparse(x.Sparse)
+		out, err = m.Transform(x.Sparse)
 	} else {
 		out, err = m.Transform(x.Dense)
 	}

@@ -82,7 +82,7 @@ func TestTrainPrism(t *testing.T) {
 	require.Equal(t, train.Progress{Pass: 3, First: 1, Step: 4, Steps: 4, RelError: want.History.RelError[2], Elapsed: steps[2].Elapsed}, steps[2])
 	t.Logf("relative error: start %.4f, passes %.4f, final %.4f", want.History.RelError[0], want.History.RelError, want.History.FinalRelError)
 	require.Less(t, want.History.FinalRelError, want.History.RelError[0])
-	full, err := neuralnmf.TrainSparse(x, neuralnmf.Config{Ranks: []int{4, 2}, Seed: 7})
+	full, err := neuralnmf.Train(x, neuralnmf.Config{Ranks: []int{4, 2}, Seed: 7})
 	require.NoError(t, err)
 	t.Logf("full batch: %.4f", full.History.FinalRelError)
 	require.Less(t, want.History.FinalRelError, 1.02*full.History.FinalRelError, "3 passes reach full batch")

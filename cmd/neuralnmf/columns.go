@@ -474,7 +474,7 @@ func quoteList(s []string, n int) string {
 // classifier, and returns the scores B·S of the last layer.
 func classifyColumns(m *neuralnmf.Model, x *matio.Matrix) ([]int, *tensor.Dense, error) {
 	if x.Sparse != nil {
-		return m.ClassifySparse(x.Sparse)
+		return m.Classify(x.Sparse)
 	}
 	return m.Classify(x.Dense)
 }
@@ -482,7 +482,7 @@ func classifyColumns(m *neuralnmf.Model, x *matio.Matrix) ([]int, *tensor.Dense,
 // forward runs the new columns through the model.
 func forward(m *neuralnmf.Model, x *matio.Matrix) ([]*tensor.Dense, error) {
 	if x.Sparse != nil {
-		return m.TransformSparse(x.Sparse)
+		return m.Transform(x.Sparse)
 	}
 	return m.Transform(x.Dense)
 }

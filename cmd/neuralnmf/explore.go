@@ -60,7 +60,7 @@ Flags:
 		return err
 	}
 	warnQuality(stderr, q, quality.DefaultTop)
-	s, err := m.TransformSparse(docs)
+	s, err := m.Transform(docs)
 	if err != nil {
 		return err
 	}

@@ -174,7 +174,7 @@ func train(d *fitData, cfg neuralnmf.Config, choose *semisup.ChooseOptions, prog
 	if choose != nil {
 		model, choice, err = semisup.TrainChoosing(d.data(), cfg, choose)
 	} else {
-		model, err = neuralnmf.Fit(d.data(), cfg)
+		model, err = neuralnmf.Train(d.data(), cfg)
 	}
 	if d.stream != nil {
 		d.stream.Close()

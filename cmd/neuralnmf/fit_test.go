@@ -239,7 +239,7 @@ func TestPredict(t *testing.T) {
 	require.Equal(t, 2+2, d.Cols)
 	x, err := matio.ReadMatrix(p("x.mtx"))
 	require.NoError(t, err)
-	want, _, err := m.ClassifySparse(x.Sparse) // the library on the same columns
+	want, _, err := m.Classify(x.Sparse) // the library on the same columns
 	require.NoError(t, err)
 	for j := 0; j < 20; j++ {
 		require.Equal(t, float64(j+1), d.At(j, 0))

@@ -72,7 +72,7 @@ func writeChoice(w io.Writer, c *semisup.Choice, m *neuralnmf.Model, x *matio.Ma
 	var pred []int
 	var err error
 	if x.Sparse != nil {
-		pred, _, err = m.ScoresSparse(x.Sparse, m.S)
+		pred, _, err = m.Scores(x.Sparse, m.S)
 	} else {
 		pred, _, err = m.Scores(x.Dense, m.S)
 	}

@@ -115,7 +115,7 @@ func predictStream(m *neuralnmf.Model, xPath, labelsPath, out string, batch int,
 	head := predictionHead("column", m.ClassNames, m.B.Rows)
 	var pred []int
 	st, err := streamRows(xPath, out, batch, m, head, func(first int, x *tensor.Sparse, s []*tensor.Dense, empty []bool) ([][]string, error) {
-		p, scores, err := m.ScoresSparse(x, s)
+		p, scores, err := m.Scores(x, s)
 		if err != nil {
 			return nil, err
 		}

@@ -55,7 +55,7 @@ func streamRows(xPath, out string, batch int, m *neuralnmf.Model, head []string,
 				inErr = err
 				return err
 			}
-			s, err := m.TransformSparse(x)
+			s, err := m.Transform(x)
 			if err != nil {
 				inErr = fmt.Errorf("-x %s, columns %d to %d: %w", xPath, st.cols+1, st.cols+x.Cols, err)
 				return inErr

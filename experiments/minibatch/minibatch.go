@@ -272,7 +272,7 @@ func Full(d Data, starts map[neuralnmf.Init][]*tensor.Dense) (Baseline, error) {
 			continue
 		}
 		t0 := time.Now()
-		m, err := neuralnmf.TrainSparse(d.X, neuralnmf.Config{Ranks: d.Ranks, Seed: d.Seed, Init: neuralnmf.GivenInit, InitA: start})
+		m, err := neuralnmf.Train(d.X, neuralnmf.Config{Ranks: d.Ranks, Seed: d.Seed, Init: neuralnmf.GivenInit, InitA: start})
 		if err != nil {
 			return Baseline{}, err
 		}
@@ -291,7 +291,7 @@ func Evaluate(d Data, start []*tensor.Dense, c Candidate, base Baseline) (Run, e
 	r := Run{Data: d.Name, Candidate: c.String(), Base: base}
 	for p := 1; p <= Passes; p++ {
 		t0 := time.Now()
-		m, err := neuralnmf.TrainSparse(d.X, c.Config(d.Ranks, start, d.Seed, p))
+		m, err := neuralnmf.Train(d.X, c.Config(d.Ranks, start, d.Seed, p))
 		if err != nil {
 			return r, fmt.Errorf("%s, %s, %d passes: %w", d.Name, c, p, err)
 		}

@@ -93,7 +93,7 @@ func EvaluateStructure(d Data, start []*tensor.Dense, s Structure, base Baseline
 				x := d.X.SelectColumns(cols)
 				cfg := neuralnmf.Config{Ranks: d.Ranks, Seed: d.Seed + uint64(i), BatchSize: neuralnmf.DefaultBatchSize, Epochs: 1, Tol: -1,
 					Init: neuralnmf.GivenInit, InitA: a, LR: passLR(p), Decay: optim.StepDecay{Every: 1, Factor: 1}}
-				m, err := neuralnmf.TrainSparse(x, cfg)
+				m, err := neuralnmf.Train(x, cfg)
 				if err != nil {
 					return r, fmt.Errorf("%s, %s, pass %d, shard %d: %w", d.Name, s.Name, p, i, err)
 				}
@@ -129,7 +129,7 @@ func EvaluateStructure(d Data, start []*tensor.Dense, s Structure, base Baseline
 	}
 	for p := 1; p <= Passes; p++ {
 		t0 = time.Now()
-		m, err := neuralnmf.TrainSparse(d.X, c.Config(d.Ranks, start, d.Seed, p))
+		m, err := neuralnmf.Train(d.X, c.Config(d.Ranks, start, d.Seed, p))
 		if err != nil {
 			return r, fmt.Errorf("%s, %s, %d passes: %w", d.Name, s.Name, p, err)
 		}

@@ -76,11 +76,11 @@ func TestStructureParts(t *testing.T) {
 	d := minibatch.Generated(f, 7)
 	start, err := minibatch.Start(d.X, d.Ranks, 200, d.Seed, neuralnmf.HNMFBestInit)
 	require.NoError(t, err)
-	m, err := neuralnmf.TrainSparse(d.X, neuralnmf.Config{Ranks: d.Ranks, Init: neuralnmf.GivenInit, InitA: start, Epochs: 3, Tol: -1})
+	m, err := neuralnmf.Train(d.X, neuralnmf.Config{Ranks: d.Ranks, Init: neuralnmf.GivenInit, InitA: start, Epochs: 3, Tol: -1})
 	require.NoError(t, err)
 	e, err := minibatch.RelError(d.X, m.A)
 	require.NoError(t, err)
-	tr, err := m.TransformSparse(d.X)
+	tr, err := m.Transform(d.X)
 	require.NoError(t, err)
 	require.InEpsilon(t, e, relOf(d.X, m.A, tr[len(tr)-1]), 1e-9)
 	for _, s := range minibatch.Structures {

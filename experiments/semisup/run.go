@@ -225,12 +225,12 @@ func (c Candidate) SemiChoice(sp *Split, known []bool, seed uint32, start []*ten
 	if c.Choose != nil {
 		m, ch, err = choice.TrainChoosing(sp.XTrain, cfg, c.Choose)
 	} else {
-		m, err = neuralnmf.TrainSparse(sp.XTrain, cfg)
+		m, err = neuralnmf.Train(sp.XTrain, cfg)
 	}
 	if err != nil {
 		return Run{}, nil, err
 	}
-	pred, _, err := m.ClassifySparse(sp.XEval)
+	pred, _, err := m.Classify(sp.XEval)
 	if err != nil {
 		return Run{}, nil, err
 	}
@@ -245,12 +245,12 @@ func (c Candidate) SemiChoice(sp *Split, known []bool, seed uint32, start []*ten
 // UnsupervisedName.
 func Unsupervised(sp *Split, known []bool, seed uint32, start []*tensor.Dense) ([]Run, error) {
 	t0 := time.Now()
-	m, err := neuralnmf.TrainSparse(sp.XTrain, sp.config(seed, start))
+	m, err := neuralnmf.Train(sp.XTrain, sp.config(seed, start))
 	if err != nil {
 		return nil, err
 	}
 	seen, _ := classify.SplitLabels(sp.YTrain, known)
-	s, err := m.TransformSparse(sp.XEval)
+	s, err := m.Transform(sp.XEval)
 	if err != nil {
 		return nil, err
 	}

@@ -361,7 +361,7 @@ func TestEnsembles(t *testing.T) {
 				cfg := neuralnmf.Config{Ranks: sp.Ranks(), Init: neuralnmf.GivenInit, InitA: start, Seed: uint64(seed), Supervision: sup}
 				m, _, err := choice.TrainChoosing(sp.XTrain, cfg, opt)
 				require.NoError(t, err)
-				pred, sc, err := m.ClassifySparse(sp.XEval)
+				pred, sc, err := m.Classify(sp.XEval)
 				require.NoError(t, err)
 				scores[k], acc[k] = sc, classify.Accuracy(pred, sp.YEval)
 			}

@@ -45,7 +45,7 @@ func TestStartUpdates(t *testing.T) {
 				require.NoError(t, err)
 				startSecs := time.Since(t0).Seconds()
 				t0 = time.Now()
-				m, err := neuralnmf.TrainSparse(sp.XTrain, neuralnmf.Config{Ranks: sp.Ranks(), Init: neuralnmf.GivenInit, InitA: h.A, Seed: uint64(seed)})
+				m, err := neuralnmf.Train(sp.XTrain, neuralnmf.Config{Ranks: sp.Ranks(), Init: neuralnmf.GivenInit, InitA: h.A, Seed: uint64(seed)})
 				require.NoError(t, err)
 				t.Logf("%-8s at most %4d updates, seed %d: start %v updates %6.2f s; fit %4d epochs %6.2f s; relative error %.5f",
 					name, iters, seed, h.Iterations, startSecs, len(m.History.Loss), time.Since(t0).Seconds(), m.History.FinalRelError)

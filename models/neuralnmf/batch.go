@@ -14,7 +14,7 @@ import (
 //
 // The files batch*.go hold one family: training that steps on part of X's
 // columns at a time. On one machine, mini-batches (Config.BatchSize;
-// TrainColumns streams them from a Columns source): trainBatches takes one
+// Train streams them from Columns): trainBatches takes one
 // batch's step at a time (trainer.batchStep). Over many, sharded steps:
 // each shard computes its slice's StepShare at the current A's, a driver
 // adds the shares and a ShardedTrainer takes the step from the total (a
@@ -25,7 +25,7 @@ import (
 // a pass alike (trainer.endPass: the history, the stopping rule).
 
 // Columns is a source of X's columns in blocks, read in order, pass after
-// pass: what TrainColumns trains on without ever holding X.
+// pass: what Train trains on without ever holding X.
 // matio.ColumnReader (a Matrix Market file whose entries are sorted by
 // column) implements it.
 type Columns interface {
@@ -39,17 +39,10 @@ type Columns interface {
 	Rewind() error
 }
 
-// TrainColumns trains a model by mini-batches (Config.BatchSize; 0 means
-// DefaultBatchSize) on the columns src streams, never holding more than
-// one batch of X: memory is the model's and one batch's, whatever M. The
-// model has no S (it would grow with M). Supervision.Labels and Known
-// index the whole stream. History has one entry per pass; FinalRelError
-// is measured by one more pass. It returns an error for an invalid
-// configuration, a block of the wrong rows, a negative or non-finite
-// entry, or a stream whose column count differs from Dims.
-func TrainColumns(src Columns, cfg Config) (*Model, error) {
+// trainColumns is Train for Columns.
+func trainColumns(src Columns, cfg Config) (*Model, error) {
 	if src == nil {
-		return nil, fmt.Errorf("neuralnmf: TrainColumns: src is nil")
+		return nil, fmt.Errorf("neuralnmf: X is nil")
 	}
 	if cfg.BatchSize == 0 {
 		cfg.BatchSize = DefaultBatchSize

@@ -167,7 +167,7 @@ func (s *Share) Add(o *Share) error {
 // slice j of every shard. A worker computes its slice's Share (StepShare:
 // loss, gradients, Gram matrix) from the current A's; the driver adds the
 // shares in a fixed order (Share.Add) and hands the total to Step, which
-// steps exactly as TrainColumns does from a batch, except that a collinear
+// steps exactly as Train on Columns does from a batch, except that a collinear
 // topic is found from the new A's Gram matrix. Between steps the whole
 // state is MarshalBinary's bytes: a checkpoint that resumes bit for bit.
 // Only the unsupervised reconstruction loss without penalties, mask or
@@ -194,9 +194,9 @@ const (
 
 // NewShardedTrainer starts sharded training of an N×M X (rows, cols) in
 // steps steps per pass from the start cfg.Init makes of sample (N×B, the
-// columns the start factorises: HNMFBestInit by default, as TrainColumns
+// columns the start factorises: HNMFBestInit by default, as Train on Columns
 // does on its first batches; GivenInit takes cfg.InitA and ignores the
-// sample but for its rows). cfg is read as for TrainColumns with a batch
+// sample but for its rows). cfg is read as by Train on Columns with a batch
 // of ⌈cols/steps⌉ columns: its defaults, Epochs (passes), Tol, Window and
 // Seed apply; LR, Decay (per pass) and Forget apply when set, and are
 // otherwise DefaultShardedLR, constant and DefaultShardedForget. It returns an error for a

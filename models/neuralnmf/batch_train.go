@@ -17,7 +17,7 @@ import (
 // Mini-batch defaults, chosen in experiments/minibatch (docs/minibatch.md;
 // see Config.BatchSize).
 const (
-	// DefaultBatchSize is TrainColumns' batch size when Config.BatchSize is 0.
+	// DefaultBatchSize is the batch size of Train on Columns when Config.BatchSize is 0.
 	DefaultBatchSize = 250
 	// DefaultBatchEpochs caps a mini-batch run at this many passes when
 	// Config.Epochs is 0.

@@ -285,7 +285,7 @@ type Config struct {
 	// DataMask, if not nil, is an N×M 0/1 (or weight) mask W of the known
 	// entries of a dense X: the loss's term on X becomes ‖W∘(X − ·)‖². The
 	// NNLS layers still see X as given, so unknown entries should hold a
-	// neutral value (0, or an imputation). Not supported with TrainSparse.
+	// neutral value (0, or an imputation). Not supported with a sparse X.
 	DataMask *tensor.Dense
 	// CustomLoss, if not nil, replaces the built-in loss: it must return a
 	// 1×1 variable built from f with ops. With Supervision it must add the
@@ -360,8 +360,8 @@ type Config struct {
 	// BatchSize, if positive, trains by mini-batches of that many columns
 	// (docs/minibatch.md): each step solves the NNLS layers exactly for
 	// one batch and updates A⁽⁰⁾ as BatchUpdate says, the others by one
-	// Adam step. Train and TrainSparse draw the batches in a new random
-	// order each pass; TrainColumns takes the stream's. The start factorises
+	// Adam step. Train of a matrix draws the batches in a new random
+	// order each pass; of Columns, takes the stream's. The start factorises
 	// the first StartColumns columns, so Ranks[0] ≤ max(BatchSize,
 	// StartColumns) unless Init is RandomInit or GivenInit. Epochs counts
 	// passes (the Batch defaults apply). Not with Algorithm1, Restarts > 1

@@ -182,7 +182,7 @@ func ExampleForwardLoss() {
 	as := []*tensor.Dense{tensor.Uniform(8, 3, 0.1, 1, tensor.NewRand(2)), tensor.Uniform(3, 2, 0.1, 1, tensor.NewRand(3))}
 	_, err := gradcheck.Check(neuralnmf.ForwardLoss(x, kl), as, nil)
 	fmt.Println("dense:", err)
-	_, err = gradcheck.Check(neuralnmf.ForwardLossSparse(tensor.SparseFromDense(x), kl), as, nil)
+	_, err = gradcheck.Check(neuralnmf.ForwardLoss(tensor.SparseFromDense(x), kl), as, nil)
 	fmt.Println("sparse:", err)
 	// Output:
 	// dense: <nil>

@@ -52,7 +52,7 @@ type fileHeader struct {
 	Loss    string `json:"loss"`
 	Classes int    `json:"classes,omitempty"`
 	// Matrices names the stored matrices in order: "A0", "A1", …, "S0", …
-	// (absent for a model trained by TrainColumns, which has no S), and
+	// (absent for a model trained on Columns, which has no S), and
 	// "B" when the model has a classifier, then "BX" and "Intercept" when
 	// it has them.
 	Matrices []string `json:"matrices"`
@@ -89,7 +89,7 @@ func (m *Model) Save(path string) error {
 }
 
 // validate checks that m is a usable model: at least one layer, an S for
-// every A or none (a model trained by TrainColumns), shapes that chain (A⁽ˡ⁾ k⁽ˡ⁻¹⁾×k⁽ˡ⁾ and S⁽ˡ⁾ k⁽ˡ⁾×M), finite and
+// every A or none (a model trained on Columns), shapes that chain (A⁽ˡ⁾ k⁽ˡ⁻¹⁾×k⁽ˡ⁾ and S⁽ˡ⁾ k⁽ˡ⁾×M), finite and
 // nonnegative A, finite S, and a B (if any) with k⁽ᴸ⁾ columns. A zero Model
 // fails it, so its methods return errors instead of panicking.
 func (m *Model) validate() error {

@@ -69,10 +69,10 @@ func TestTrainKL(t *testing.T) {
 			}
 		}
 
-		ms, err := neuralnmf.TrainSparse(xs, cfg)
+		ms, err := neuralnmf.Train(xs, cfg)
 		require.NoError(t, err)
 		require.InEpsilon(t, h[len(h)-1], ms.History.Loss[len(h)-1], 1e-9, "sparse and dense X")
-		outS, err := ms.TransformSparse(xs)
+		outS, err := ms.Transform(xs)
 		require.NoError(t, err)
 		require.InDelta(t, ms.S[0].Data[0], outS[0].Data[0], 1e-9*(1+ms.S[0].Data[0]))
 

@@ -30,7 +30,7 @@ func TestKLScaleEquivariant(t *testing.T) {
 		for _, sparse := range []bool{false, true} {
 			var m *neuralnmf.Model
 			if sparse {
-				m, err = neuralnmf.TrainSparse(tensor.SparseFromDense(cx), cfg)
+				m, err = neuralnmf.Train(tensor.SparseFromDense(cx), cfg)
 			} else {
 				m, err = neuralnmf.Train(cx, cfg)
 			}
@@ -100,7 +100,7 @@ func TestKLTransformUnusedFeature(t *testing.T) {
 	require.NoError(t, err)
 	got, err := m.Transform(xNew)
 	require.NoError(t, err)
-	gotS, err := m.TransformSparse(tensor.SparseFromDense(xNew))
+	gotS, err := m.Transform(tensor.SparseFromDense(xNew))
 	require.NoError(t, err)
 	for l := range want {
 		require.Equal(t, want[l].Data, got[l].Data, "layer %d", l+1)

@@ -306,39 +306,42 @@ func fitX(f *Forward, w, h *autograd.Var) *autograd.Var {
 
 // ForwardLoss returns loss (a Config.CustomLoss) as a function of the A's
 // alone, in the form gradcheck.Check takes: given A⁽⁰⁾…A⁽ᴸ⁾ on a tape, it
-// records the forward pass S⁽ˡ⁾ = q(A⁽ˡ⁾, S⁽ˡ⁻¹⁾) on x with ops.NNLS and
+// records the forward pass S⁽ˡ⁾ = q(A⁽ˡ⁾, S⁽ˡ⁻¹⁾) on x (a *tensor.Dense,
+// Forward.X, or a *tensor.Sparse, Forward.XSparse) with ops.NNLS and
 // returns loss of it. So a CustomLoss is gradchecked as written:
 //
 //	rep, err := gradcheck.Check(neuralnmf.ForwardLoss(x, myLoss), startAs, nil)
 //
 // There is no Supervision here: Forward.Y, Z and B are nil, and
-// Forward.AddSupervision panics.
-func ForwardLoss(x *tensor.Dense, loss func(*autograd.Tape, *Forward) *autograd.Var) func(*autograd.Tape, []*autograd.Var) *autograd.Var {
+// Forward.AddSupervision panics. Another kind of x is a programmer error
+// (a panic).
+func ForwardLoss(x Data, loss func(*autograd.Tape, *Forward) *autograd.Var) func(*autograd.Tape, []*autograd.Var) *autograd.Var {
+	if xs, ok := x.(*tensor.Sparse); ok {
+		return func(t *autograd.Tape, a []*autograd.Var) *autograd.Var {
+			f := &Forward{XSparse: xs}
+			var in *autograd.Var
+			for l, av := range a {
+				var s *autograd.Var
+				if l == 0 {
+					s, _ = ops.NNLSSparse(av, xs, nil)
+				} else {
+					s, _ = ops.NNLS(av, in, nil)
+				}
+				f.A, f.S = append(f.A, av), append(f.S, s)
+				in = s
+			}
+			return loss(t, f)
+		}
+	}
+	xd, ok := x.(*tensor.Dense)
+	if !ok {
+		panic(fmt.Sprintf("neuralnmf: ForwardLoss: x is a %T: want a *tensor.Dense or a *tensor.Sparse", x))
+	}
 	return func(t *autograd.Tape, a []*autograd.Var) *autograd.Var {
-		f := &Forward{X: t.Const(x)}
+		f := &Forward{X: t.Const(xd)}
 		in := f.X
 		for _, av := range a {
 			s, _ := ops.NNLS(av, in, nil)
-			f.A, f.S = append(f.A, av), append(f.S, s)
-			in = s
-		}
-		return loss(t, f)
-	}
-}
-
-// ForwardLossSparse is ForwardLoss for a sparse x (Forward.XSparse; X is
-// nil).
-func ForwardLossSparse(x *tensor.Sparse, loss func(*autograd.Tape, *Forward) *autograd.Var) func(*autograd.Tape, []*autograd.Var) *autograd.Var {
-	return func(t *autograd.Tape, a []*autograd.Var) *autograd.Var {
-		f := &Forward{XSparse: x}
-		var in *autograd.Var
-		for l, av := range a {
-			var s *autograd.Var
-			if l == 0 {
-				s, _ = ops.NNLSSparse(av, x, nil)
-			} else {
-				s, _ = ops.NNLS(av, in, nil)
-			}
 			f.A, f.S = append(f.A, av), append(f.S, s)
 			in = s
 		}

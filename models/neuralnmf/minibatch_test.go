@@ -121,13 +121,13 @@ func TestMiniBatchReachesFullBatch(t *testing.T) {
 	require.Equal(t, mb.A[0].Data, again.A[0].Data)
 }
 
-// TrainColumns never asks for more than a batch and keeps no S; a stream
+// Train on Columns never asks for more than a batch and keeps no S; a stream
 // and the in-memory mini-batch trainer agree on the error they report.
-func TestTrainColumns(t *testing.T) {
+func TestTrainOnColumns(t *testing.T) {
 	xd, _ := blockHierarchy(30, 900, 2)
 	x := tensor.SparseFromDense(xd)
 	src := &blockColumns{x: x}
-	m, err := neuralnmf.TrainColumns(src, neuralnmf.Config{Ranks: []int{4, 2}, BatchSize: 128, Epochs: 3, Seed: 1})
+	m, err := neuralnmf.Train(src, neuralnmf.Config{Ranks: []int{4, 2}, BatchSize: 128, Epochs: 3, Seed: 1})
 	require.NoError(t, err)
 	require.Nil(t, m.S)
 	require.Len(t, m.History.Loss, 3)
@@ -155,15 +155,15 @@ func TestMiniBatchSupervision(t *testing.T) {
 	}
 	for _, c := range []neuralnmf.Classifier{neuralnmf.LeastSquares, neuralnmf.CrossEntropy} {
 		sup := &neuralnmf.Supervision{Labels: labels, Known: known, Classes: 2, Classifier: c}
-		m, err := neuralnmf.TrainColumns(&blockColumns{x: x}, neuralnmf.Config{Ranks: []int{4, 2}, BatchSize: 100, Epochs: 3, Seed: 1, Supervision: sup})
+		m, err := neuralnmf.Train(&blockColumns{x: x}, neuralnmf.Config{Ranks: []int{4, 2}, BatchSize: 100, Epochs: 3, Seed: 1, Supervision: sup})
 		require.NoError(t, err, c)
-		pred, _, err := m.ClassifySparse(x)
+		pred, _, err := m.Classify(x)
 		require.NoError(t, err)
 		_, held := classify.SplitLabels(labels, known)
 		require.Greater(t, classify.Accuracy(pred, held), 0.95, c)
 		require.Greater(t, m.History.HeldOutAccuracy[2], 0.95, c)
 		if c == neuralnmf.LeastSquares {
-			s, err := m.TransformSparse(x)
+			s, err := m.Transform(x)
 			require.NoError(t, err)
 			seen, _ := classify.SplitLabels(labels, known)
 			y, _ := tensor.OneHot(seen, 2)
@@ -189,7 +189,7 @@ func TestMiniBatchErrors(t *testing.T) {
 		{"restarts", &blockColumns{x: x}, neuralnmf.Config{Ranks: []int{3}, BatchSize: 10, Restarts: 2}, "trains one start"},
 		{"rows", &blockColumns{x: x, rows: 19}, neuralnmf.Config{Ranks: []int{3}, BatchSize: 10}, "a block has 19 rows, the stream declared 20"},
 		{"short", &blockColumns{x: x, short: 50}, neuralnmf.Config{Ranks: []int{3}, BatchSize: 10}, "the stream ended after 50 columns; it declared 100"},
-		{"nil", nil, neuralnmf.Config{Ranks: []int{3}}, "src is nil"},
+		{"nil", nil, neuralnmf.Config{Ranks: []int{3}}, "X is nil"},
 		{"forget", &blockColumns{x: x}, neuralnmf.Config{Ranks: []int{3}, BatchSize: 10, Forget: 1.5}, "Forget is 1.5"},
 		{"forget NaN", &blockColumns{x: x}, neuralnmf.Config{Ranks: []int{3}, BatchSize: 10, Forget: math.NaN()}, "Forget is NaN"},
 		{"update", &blockColumns{x: x}, neuralnmf.Config{Ranks: []int{3}, BatchSize: 10, BatchUpdate: 7}, "BatchUpdate is 7"},
@@ -200,7 +200,7 @@ func TestMiniBatchErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := neuralnmf.TrainColumns(c.src, c.cfg)
+			_, err := neuralnmf.Train(c.src, c.cfg)
 			require.ErrorContains(t, err, c.want)
 		})
 	}
@@ -216,13 +216,13 @@ func TestMiniBatchErrors(t *testing.T) {
 		}
 	}
 	custom.Phase = record
-	_, err := neuralnmf.TrainColumns(&blockColumns{x: x}, custom)
+	_, err := neuralnmf.Train(&blockColumns{x: x}, custom)
 	require.NoError(t, err)
-	_, err = neuralnmf.TrainColumns(&blockColumns{x: x}, neuralnmf.Config{Ranks: []int{3}, BatchSize: 10, Epochs: 1, Phase: record})
+	_, err = neuralnmf.Train(&blockColumns{x: x}, neuralnmf.Config{Ranks: []int{3}, BatchSize: 10, Epochs: 1, Phase: record})
 	require.NoError(t, err)
 	require.Equal(t, []neuralnmf.BatchUpdate{neuralnmf.Gradient, neuralnmf.Statistics}, ran, "the update each ran, as Phase reports it")
 	neg := tensor.SparseFromDense(xd)
 	neg.Val[len(neg.Val)-1] = -1
-	_, err = neuralnmf.TrainColumns(&blockColumns{x: neg}, neuralnmf.Config{Ranks: []int{3}, BatchSize: 10})
+	_, err = neuralnmf.Train(&blockColumns{x: neg}, neuralnmf.Config{Ranks: []int{3}, BatchSize: 10})
 	require.ErrorContains(t, err, "columns 91 to 100")
 }

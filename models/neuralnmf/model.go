@@ -54,7 +54,7 @@ type Model struct {
 	// A[ℓ] is k⁽ˡ⁻¹⁾×k⁽ˡ⁾ with k⁽⁻¹⁾ = N.
 	A []*tensor.Dense
 	// S[ℓ] = q(A[ℓ], S[ℓ−1]) for the training data, k⁽ˡ⁾×M; nil for a
-	// model trained by TrainColumns, whose S would grow with M.
+	// model trained on Columns, whose S would grow with M.
 	S []*tensor.Dense
 	// B is the P×k classifier of the S of layer ClassifierLayer (k its
 	// rank); nil without supervision.
@@ -88,34 +88,39 @@ type Model struct {
 	cfg             Config
 }
 
-// Data is X as Fit takes it, features × columns: a *tensor.Dense, a
-// *tensor.Sparse, or Columns that mini-batch training streams.
+// Data is X as Train takes it, features × columns: a *tensor.Dense, a
+// *tensor.Sparse (CSC), or Columns that mini-batch training streams.
 type Data interface {
 	Dims() (rows, cols int)
 }
 
-// Fit fits a Neural NMF model to x: Train for a *tensor.Dense,
-// TrainSparse for a *tensor.Sparse, TrainColumns for Columns (which needs
-// Config.BatchSize). Any other Data is an error.
-func Fit(x Data, cfg Config) (*Model, error) {
+// Train fits a Neural NMF model to X (N×M, nonnegative, columns are
+// samples) as configured by cfg. X is a *tensor.Dense, a *tensor.Sparse
+// (no dense N×M matrix is formed: the first NNLS layer, the loss term on X
+// and the start work on the non-zeros, and the fit holds X's transpose,
+// 16 more bytes per non-zero; the same model as dense up to rounding), or
+// Columns, trained by mini-batches (Config.BatchSize, 0 meaning
+// DefaultBatchSize) without ever holding more than one batch: that model
+// has no S, Supervision indexes the whole stream, and FinalRelError is
+// measured by one more pass. It returns an error for invalid data or
+// configuration (naming the field), and if an NNLS layer or the backward
+// pass fails during training (naming the epoch).
+func Train(x Data, cfg Config) (*Model, error) {
 	switch x := x.(type) {
 	case *tensor.Dense:
-		return Train(x, cfg)
+		return trainDense(x, cfg)
 	case *tensor.Sparse:
-		return TrainSparse(x, cfg)
+		return trainSparse(x, cfg)
 	case Columns:
-		return TrainColumns(x, cfg)
+		return trainColumns(x, cfg)
 	case nil:
 		return nil, fmt.Errorf("neuralnmf: X is nil")
 	}
 	return nil, fmt.Errorf("neuralnmf: X is a %T: want a *tensor.Dense, a *tensor.Sparse or Columns", x)
 }
 
-// Train fits a Neural NMF model to X (N×M, nonnegative, columns are
-// samples) as configured by cfg. It returns an error for invalid data or
-// configuration (naming the field) and if an NNLS layer or the backward pass
-// fails during training (naming the epoch).
-func Train(x *tensor.Dense, cfg Config) (*Model, error) {
+// trainDense is Train for a dense X.
+func trainDense(x *tensor.Dense, cfg Config) (*Model, error) {
 	if err := tensor.CheckData("X", x); err != nil {
 		return nil, fmt.Errorf("neuralnmf: %w", err)
 	}
@@ -159,14 +164,8 @@ func checkScale(mx float64) error {
 	return nil
 }
 
-// TrainSparse is Train for a sparse X (N×M in CSC form). No dense N×M matrix
-// is formed: the first NNLS layer, the loss term on X and the HNMF
-// initialisation all work on the non-zeros. Given the same data, it trains
-// the same model as Train up to rounding. For the fit it holds a transpose
-// of X (tensor.Sparse.WithRows: 16 more bytes per non-zero), from which
-// every epoch's X·Uᵀ reads X's rows (not with BatchSize, whose batches
-// are new matrices every step).
-func TrainSparse(x *tensor.Sparse, cfg Config) (*Model, error) {
+// trainSparse is Train for a sparse X.
+func trainSparse(x *tensor.Sparse, cfg Config) (*Model, error) {
 	if err := tensor.CheckSparseData("X", x); err != nil {
 		return nil, fmt.Errorf("neuralnmf: %w", err)
 	}
@@ -525,7 +524,7 @@ func relError(x data, xNorm float64, f *Forward) float64 {
 }
 
 // Reconstruction returns A⁽⁰⁾⋯A⁽ᴸ⁾S⁽ᴸ⁾ for the training data, or nil for
-// a model without S (TrainColumns).
+// a model without S (trained on Columns).
 func (m *Model) Reconstruction() *tensor.Dense {
 	if len(m.S) == 0 {
 		return nil

@@ -270,7 +270,7 @@ func TestTrainErrors(t *testing.T) {
 	// The model needs nonnegative data, although the NNLS solver does not.
 	_, err = m.Transform(neg)
 	require.ErrorContains(t, err, "x: negative entry: entry (2, 3)")
-	_, err = m.TransformSparse(tensor.SparseFromDense(neg))
+	_, err = m.Transform(tensor.SparseFromDense(neg))
 	require.ErrorContains(t, err, "x: negative entry: entry (2, 3)")
 }
 
@@ -315,7 +315,7 @@ func TestSparseAndDenseTrainTheSameModel(t *testing.T) {
 	for i, cfg := range cfgs {
 		md, err := neuralnmf.Train(x, cfg)
 		require.NoError(t, err)
-		ms, err := neuralnmf.TrainSparse(xs, cfg)
+		ms, err := neuralnmf.Train(xs, cfg)
 		require.NoError(t, err)
 		for l := range md.A {
 			for j := range md.A[l].Data {
@@ -328,7 +328,7 @@ func TestSparseAndDenseTrainTheSameModel(t *testing.T) {
 		for e := range md.History.Loss {
 			require.InEpsilon(t, md.History.Loss[e], ms.History.Loss[e], 1e-10, "config %d epoch %d", i, e)
 		}
-		st, err := ms.TransformSparse(xs)
+		st, err := ms.Transform(xs)
 		require.NoError(t, err)
 		for j := range st[0].Data {
 			require.InDelta(t, ms.S[0].Data[j], st[0].Data[j], 1e-12)
@@ -450,7 +450,7 @@ func TestZeroModel(t *testing.T) {
 	var m neuralnmf.Model
 	_, err := m.Transform(tensor.Uniform(3, 2, 0, 1, tensor.NewRand(1)))
 	require.ErrorContains(t, err, "no layers")
-	_, err = m.TransformSparse(tensor.SparseFromDense(tensor.Uniform(3, 2, 0, 1, tensor.NewRand(1))))
+	_, err = m.Transform(tensor.SparseFromDense(tensor.Uniform(3, 2, 0, 1, tensor.NewRand(1))))
 	require.ErrorContains(t, err, "no layers")
 	path := filepath.Join(t.TempDir(), "zero.nnmf")
 	require.ErrorContains(t, m.Save(path), "no layers")
@@ -462,7 +462,7 @@ func TestZeroModel(t *testing.T) {
 // Train return an error that says what to use instead, not panic.
 func TestCustomLossOnSparseXIsAnError(t *testing.T) {
 	x := tensor.SparseFromDense(tensor.Uniform(10, 8, 0, 1, tensor.NewRand(2)))
-	_, err := neuralnmf.TrainSparse(x, neuralnmf.Config{Ranks: []int{3}, Epochs: 2, CustomLoss: func(tp *autograd.Tape, f *neuralnmf.Forward) *autograd.Var {
+	_, err := neuralnmf.Train(x, neuralnmf.Config{Ranks: []int{3}, Epochs: 2, CustomLoss: func(tp *autograd.Tape, f *neuralnmf.Forward) *autograd.Var {
 		return ops.FrobeniusLoss(f.X, ops.MatMul(f.A[0], f.S[0]))
 	}})
 	require.ErrorContains(t, err, "CustomLoss panicked")
@@ -508,7 +508,7 @@ func TestClassify(t *testing.T) {
 	require.Equal(t, m.Predict(), pred)
 	require.Equal(t, 9, scores.Rows)
 	require.Equal(t, x.Cols, scores.Cols)
-	sp, _, err := m.ClassifySparse(tensor.SparseFromDense(x))
+	sp, _, err := m.Classify(tensor.SparseFromDense(x))
 	require.NoError(t, err)
 	require.Equal(t, pred, sp)
 	u, err := neuralnmf.Train(x, neuralnmf.Config{Ranks: []int{9}, Epochs: 3})
@@ -588,7 +588,7 @@ func TestTrainingIsDeterministic(t *testing.T) {
 		var m *neuralnmf.Model
 		var err error
 		if sparse {
-			m, err = neuralnmf.TrainSparse(tensor.SparseFromDense(x), cfg)
+			m, err = neuralnmf.Train(tensor.SparseFromDense(x), cfg)
 		} else {
 			m, err = neuralnmf.Train(x, cfg)
 		}

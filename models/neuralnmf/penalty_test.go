@@ -49,7 +49,7 @@ func zeros(d *tensor.Dense) int {
 
 // With AlphaS every layer solves the elastic-net problem (its optimality
 // conditions hold to rounding, at α = AlphaS × the layer input's rows),
-// its S has more zeros than without, Transform and TransformSparse give
+// its S has more zeros than without, Transform of dense and sparse x give
 // the training S again, and the model file keeps the penalty.
 func TestElasticNetLayers(t *testing.T) {
 	rng := tensor.NewRand(5)
@@ -78,9 +78,9 @@ func TestElasticNetLayers(t *testing.T) {
 		for l := range ss {
 			require.InDeltaSlice(t, m.S[l].Data, ss[l].Data, 1e-9, "ρ %g: Transform, layer %d", rho, l+1)
 		}
-		sp, err := m.TransformSparse(tensor.SparseFromDense(x))
+		sp, err := m.Transform(tensor.SparseFromDense(x))
 		require.NoError(t, err)
-		require.InDeltaSlice(t, ss[1].Data, sp[1].Data, 1e-9, "ρ %g: TransformSparse", rho)
+		require.InDeltaSlice(t, ss[1].Data, sp[1].Data, 1e-9, "ρ %g: Transform of sparse x", rho)
 
 		var buf bytes.Buffer
 		require.NoError(t, m.Write(&buf))
@@ -93,7 +93,7 @@ func TestElasticNetLayers(t *testing.T) {
 	}
 }
 
-// TrainSparse with AlphaS trains the same problems as Train (its first
+// Train of a sparse X with AlphaS trains the same problems as Train (its first
 // layer on the sparse augmented X), and AlphaA shrinks the A's.
 func TestElasticNetSparseAndFactorPenalty(t *testing.T) {
 	rng := tensor.NewRand(9)
@@ -101,7 +101,7 @@ func TestElasticNetSparseAndFactorPenalty(t *testing.T) {
 	cfg := neuralnmf.Config{Ranks: []int{5}, Epochs: 20, Seed: 3, AlphaS: 0.02, L1Ratio: 0.3}
 	dense, err := neuralnmf.Train(d, cfg)
 	require.NoError(t, err)
-	sparse, err := neuralnmf.TrainSparse(tensor.SparseFromDense(d), cfg)
+	sparse, err := neuralnmf.Train(tensor.SparseFromDense(d), cfg)
 	require.NoError(t, err)
 	require.InDelta(t, dense.History.FinalRelError, sparse.History.FinalRelError, 1e-8)
 	require.Less(t, elasticKKT(sparse.A[0], d, sparse.S[0], 0.02*50, 0.3), 1e-9)

@@ -14,7 +14,7 @@ import (
 // Predict returns the predicted class of each training column,
 // argmax_p (B·S)_pm with S the training S of the classifier's layer (plus
 // the Intercept). It returns nil for a model trained without supervision
-// or without S (TrainColumns), and for one whose classifier reads the
+// or without S (trained on Columns), and for one whose classifier reads the
 // columns of X (BX): use Scores with the training X.
 func (m *Model) Predict() []int {
 	if m.B == nil || len(m.S) == 0 || m.BX != nil {
@@ -44,17 +44,16 @@ func (m *Model) ReadoutLayer() int {
 }
 
 // Classify predicts the class of new columns x (N×M′, nonnegative, the
-// training data's rows): it runs the forward pass and returns each
-// column's class with the scores (P×M′, owned by the caller) of Scores.
-// It returns an error for a model trained without supervision (it has no
-// B), and as Transform for bad x.
-func (m *Model) Classify(x *tensor.Dense) ([]int, *tensor.Dense, error) {
-	return m.classify("Classify", data{dense: x}, func() ([]*tensor.Dense, error) { return m.Transform(x) })
-}
-
-// ClassifySparse is Classify for a sparse x.
-func (m *Model) ClassifySparse(x *tensor.Sparse) ([]int, *tensor.Dense, error) {
-	return m.classify("ClassifySparse", data{sparse: x}, func() ([]*tensor.Dense, error) { return m.TransformSparse(x) })
+// training data's rows; a *tensor.Dense or a *tensor.Sparse): it runs the
+// forward pass and returns each column's class with the scores (P×M′,
+// owned by the caller) of Scores. It returns an error for a model trained
+// without supervision (it has no B), and as Transform for bad x.
+func (m *Model) Classify(x Data) ([]int, *tensor.Dense, error) {
+	d, err := dataOf("Classify", x)
+	if err != nil {
+		return nil, nil, err
+	}
+	return m.classify("Classify", d, func() ([]*tensor.Dense, error) { return m.Transform(x) })
 }
 
 // classify runs transform and scores its S and x.
@@ -74,15 +73,15 @@ func (m *Model) classify(name string, x data, transform func() ([]*tensor.Dense,
 // plus BX·x/‖x‖₂ (each column at unit length) and the Intercept when the
 // model has them (P×M′, owned by the caller), and each column's predicted
 // class, their argmax. x may be nil when the classifier does not read X
-// (BX nil). The model must have a classifier B. It returns an error when
+// (BX nil); else a *tensor.Dense or a *tensor.Sparse. The model must have
+// a classifier B. It returns an error when
 // x is needed and missing or has the wrong shape.
-func (m *Model) Scores(x *tensor.Dense, s []*tensor.Dense) (pred []int, scores *tensor.Dense, err error) {
-	return m.scores(data{dense: x}, s)
-}
-
-// ScoresSparse is Scores for a sparse x.
-func (m *Model) ScoresSparse(x *tensor.Sparse, s []*tensor.Dense) (pred []int, scores *tensor.Dense, err error) {
-	return m.scores(data{sparse: x}, s)
+func (m *Model) Scores(x Data, s []*tensor.Dense) (pred []int, scores *tensor.Dense, err error) {
+	d, err := dataOf("Scores", x)
+	if err != nil {
+		return nil, nil, err
+	}
+	return m.scores(d, s)
 }
 
 func (m *Model) scores(x data, s []*tensor.Dense) ([]int, *tensor.Dense, error) {
@@ -93,13 +92,28 @@ func (m *Model) scores(x data, s []*tensor.Dense) ([]int, *tensor.Dense, error) 
 	return classify.ArgmaxColumns(scores), scores, nil
 }
 
-// TransformSparse is Transform for a sparse x.
-func (m *Model) TransformSparse(x *tensor.Sparse) ([]*tensor.Dense, error) {
+// Transform runs the forward pass on new columns x (N×M′, nonnegative; a
+// *tensor.Dense or a *tensor.Sparse): S⁽⁰⁾ = q(A⁽⁰⁾, x),
+// S⁽ˡ⁾ = q(A⁽ˡ⁾, S⁽ˡ⁻¹⁾). It returns every layer's S and does not change
+// the model.
+func (m *Model) Transform(x Data) ([]*tensor.Dense, error) {
+	if s, ok := x.(*tensor.Sparse); ok {
+		return m.transformSparse(s)
+	}
+	d, err := dataOf("Transform", x)
+	if err != nil {
+		return nil, err
+	}
+	return m.transformDense(d.dense)
+}
+
+// transformSparse is Transform for a sparse x.
+func (m *Model) transformSparse(x *tensor.Sparse) ([]*tensor.Dense, error) {
 	rows := 0
 	if x != nil {
 		rows = x.Rows
 	}
-	return m.transform("TransformSparse", rows, func(opt *nnls.Options) (*tensor.Dense, error) {
+	return m.transform("Transform", rows, func(opt *nnls.Options) (*tensor.Dense, error) {
 		if err := tensor.CheckSparseData("x", x); err != nil {
 			return nil, err
 		}
@@ -114,10 +128,8 @@ func (m *Model) TransformSparse(x *tensor.Sparse) ([]*tensor.Dense, error) {
 	})
 }
 
-// Transform runs the forward pass on new columns x (N×M′, nonnegative):
-// S⁽⁰⁾ = q(A⁽⁰⁾, x), S⁽ˡ⁾ = q(A⁽ˡ⁾, S⁽ˡ⁻¹⁾). It returns every layer's S and
-// does not change the model.
-func (m *Model) Transform(x *tensor.Dense) ([]*tensor.Dense, error) {
+// transformDense is Transform for a dense x.
+func (m *Model) transformDense(x *tensor.Dense) ([]*tensor.Dense, error) {
 	rows := 0
 	if x != nil {
 		rows = x.Rows
@@ -128,6 +140,21 @@ func (m *Model) Transform(x *tensor.Dense) ([]*tensor.Dense, error) {
 		}
 		return m.solveLayer(0, x, opt)
 	})
+}
+
+// dataOf returns x, a *tensor.Dense or a *tensor.Sparse (nil, or a nil
+// one, are the callee's to report), as data; for another Data, an error
+// naming the method.
+func dataOf(method string, x Data) (data, error) {
+	switch x := x.(type) {
+	case *tensor.Dense:
+		return data{dense: x}, nil
+	case *tensor.Sparse:
+		return data{sparse: x}, nil
+	case nil:
+		return data{}, nil
+	}
+	return data{}, fmt.Errorf("neuralnmf: %s: x is a %T: want a *tensor.Dense or a *tensor.Sparse", method, x)
 }
 
 // Loss returns the loss the model was trained with, which Transform's

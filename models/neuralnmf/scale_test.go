@@ -23,7 +23,7 @@ func TestStartIsTheFit(t *testing.T) {
 	startOnly := func(cfg neuralnmf.Config) (bool, *neuralnmf.Model) {
 		var stages []neuralnmf.Stage
 		cfg.Phase = func(s neuralnmf.Stage) { stages = append(stages, s) }
-		m, err := neuralnmf.TrainSparse(x, cfg)
+		m, err := neuralnmf.Train(x, cfg)
 		require.NoError(t, err)
 		require.NotEmpty(t, stages)
 		for _, s := range stages[1:] {
@@ -38,7 +38,7 @@ func TestStartIsTheFit(t *testing.T) {
 	res, err := nnls.SolveSparse(m.A[0], x, nil)
 	require.NoError(t, err)
 	require.Equal(t, res.S.Data, m.S[0].Data)
-	trained, err := neuralnmf.TrainSparse(x, neuralnmf.Config{Ranks: []int{6}, Init: neuralnmf.NNDSVDInit, Epochs: 40, Tol: -1})
+	trained, err := neuralnmf.Train(x, neuralnmf.Config{Ranks: []int{6}, Init: neuralnmf.NNDSVDInit, Epochs: 40, Tol: -1})
 	require.NoError(t, err)
 	require.Len(t, trained.History.Loss, 40)
 	require.InDelta(t, m.History.FinalRelError, trained.History.FinalRelError, 1e-3*m.History.FinalRelError,

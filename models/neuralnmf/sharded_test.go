@@ -74,8 +74,8 @@ func trainSharded(t *testing.T, cfg neuralnmf.Config, x *tensor.Sparse, sample *
 }
 
 // With one shard, a sharded step is a mini-batch step: the sharded trainer
-// trains TrainColumns' model bit for bit when its steps are TrainColumns'
-// batches and its sample the columns TrainColumns' start reads.
+// trains the model of Train on Columns bit for bit when its steps are its
+// batches and its sample the columns its start reads.
 func TestShardedIsMiniBatch(t *testing.T) {
 	xd, _ := blockHierarchy(30, 1200, 4)
 	x := tensor.SparseFromDense(xd)
@@ -84,7 +84,7 @@ func TestShardedIsMiniBatch(t *testing.T) {
 		Decay: optim.StepDecay{Every: 1, Factor: neuralnmf.DefaultBatchDecay}, Forget: neuralnmf.DefaultForget}
 	mb := cfg
 	mb.BatchSize = 300 // the start reads 4 batches: all of X
-	want, err := neuralnmf.TrainColumns(&blockColumns{x: x}, mb)
+	want, err := neuralnmf.Train(&blockColumns{x: x}, mb)
 	require.NoError(t, err)
 	got := trainSharded(t, cfg, x, x, 1, 4, false)
 	for l := range want.A {

@@ -93,7 +93,7 @@ func (c *chooser) refitJoint(best Candidate) (*neuralnmf.Model, error) {
 // columns of X from m's own S.
 func (c *chooser) scores(m *neuralnmf.Model) ([]int, *tensor.Dense, error) {
 	if c.x.sparse != nil {
-		return m.ScoresSparse(c.x.sparse, m.S)
+		return m.Scores(c.x.sparse, m.S)
 	}
 	return m.Scores(c.x.dense, m.S)
 }

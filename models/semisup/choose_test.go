@@ -214,7 +214,7 @@ func TestTrainChoosingReadsTheWords(t *testing.T) {
 	require.Greater(t, classify.Accuracy(pred, yNew), 0.9, "unseen columns")
 	s, err := m.Transform(xNew)
 	require.NoError(t, err)
-	pred2, scores2, err := m.ScoresSparse(tensor.SparseFromDense(xNew), s)
+	pred2, scores2, err := m.Scores(tensor.SparseFromDense(xNew), s)
 	require.NoError(t, err)
 	require.Equal(t, pred, pred2)
 	require.InDeltaSlice(t, scores.Data, scores2.Data, 1e-12)

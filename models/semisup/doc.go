@@ -3,7 +3,7 @@
 // do with them (what `neuralnmf fit -labels` does): TrainChoosing.
 //
 // It is a client of package neuralnmf: every fit it compares is a
-// neuralnmf.Fit, sharing one start (neuralnmf.Config.Starts); its
+// neuralnmf.Train, sharing one start (neuralnmf.Config.Starts); its
 // supervised validation fits stop once they cannot catch up with the
 // candidates already scored (neuralnmf.Supervision.Target), and its
 // candidate that trains the topics with a regression on the words gives

@@ -183,5 +183,5 @@ func TrainChoosing(x neuralnmf.Data, cfg neuralnmf.Config, opt *ChooseOptions) (
 	default:
 		return nil, nil, fmt.Errorf("semisup: TrainChoosing: X is a %T: want a *tensor.Dense or a *tensor.Sparse", x)
 	}
-	return trainChoosing(cfg, opt, in, func(c neuralnmf.Config) (*neuralnmf.Model, error) { return neuralnmf.Fit(x, c) })
+	return trainChoosing(cfg, opt, in, func(c neuralnmf.Config) (*neuralnmf.Model, error) { return neuralnmf.Train(x, c) })
 }

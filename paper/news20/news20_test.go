@@ -131,7 +131,7 @@ func TestUnseenPosts(t *testing.T) {
 }
 
 // TestDefaultSemiSupervised scores what `fit -labels` does with no preset
-// on the paper's matrix: TrainSparseChoosing with the library's default
+// on the paper's matrix: semisup.TrainChoosing with the library's default
 // Supervision (classifier, balance) and the 750 known labels, ranks 10,6, three seeds; its
 // classifier on the 250 evaluation documents and on 100 unseen test posts
 // per group (LoadTestSet's sample, seed 0, as `neuralnmf experiment
@@ -151,11 +151,11 @@ func TestDefaultSemiSupervised(t *testing.T) {
 		for i, c := range ch.Candidates {
 			t.Logf("seed %d: %-64s scored %.3f on %d, held-out %.3f%s", seed, c.Name, c.Accuracy, c.Scored, c.HeldOutAccuracy, map[bool]string{true: " (chosen)"}[i == ch.Chosen])
 		}
-		pred, _, err := m.ScoresSparse(d.X, m.S)
+		pred, _, err := m.Scores(d.X, m.S)
 		require.NoError(t, err)
 		_, held := classify.SplitLabels(d.Super, d.KnownNNMF)
 		eval := classify.Accuracy(pred, held)
-		tp, _, err := m.ClassifySparse(ts.X)
+		tp, _, err := m.Classify(ts.X)
 		require.NoError(t, err)
 		test := classify.Accuracy(tp, ts.Super)
 		t.Logf("seed %d: %d epochs (%s), evaluation documents %.3f, unseen test posts %.3f", seed, len(m.History.Loss), m.History.Stopped, eval, test)

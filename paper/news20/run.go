@@ -282,7 +282,7 @@ func neural(d *Data, labels []int, known []bool, semi bool, seed uint64, nc Neur
 	if semi {
 		cfg.Supervision = &neuralnmf.Supervision{Labels: labels, Classes: Classes, Known: known, Lambda: nc.Lambda, Classifier: nc.Classifier}
 	}
-	m, err := neuralnmf.TrainSparse(d.X, cfg)
+	m, err := neuralnmf.Train(d.X, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("Neural NMF: %w", err)
 	}

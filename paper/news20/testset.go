@@ -122,7 +122,7 @@ func LoadTestSet(dir string, d *Data, perGroup int, seed uint64) (*TestSet, erro
 func TestAccuracy(r *Result, d *Data, ts *TestSet) ([2]float64, error) {
 	var acc [2]float64
 	m := &neuralnmf.Model{A: r.A, S: r.S}
-	st, err := m.TransformSparse(ts.X)
+	st, err := m.Transform(ts.X)
 	if err != nil {
 		return acc, err
 	}

@@ -76,7 +76,7 @@ func main() {
 	for _, sf := range strings.Split(*seedsFlag, ",") {
 		seed, err := strconv.ParseUint(sf, 10, 64)
 		check(err)
-		def, err := neuralnmf.TrainSparse(x, neuralnmf.Config{Ranks: ranks, Seed: seed})
+		def, err := neuralnmf.Train(x, neuralnmf.Config{Ranks: ranks, Seed: seed})
 		check(err)
 		a0, a1 := def.A[0], def.A[1]
 		fmt.Printf("seed %d: default %s, error %.5f, model error %.5f\n", seed, npmi(def.A...), relErr(a0, a1), def.History.FinalRelError)
@@ -104,7 +104,7 @@ func main() {
 		fmt.Printf("  dominant child alone: layer 2 %.3f; its shares %s\n", dom/float64(a1.Cols), strings.Join(shares, " "))
 		for _, p := range []int{1, 2} {
 			t := keep(a1, p, func(j, c int) float64 { return a1.At(j, c) }, true)
-			tr, err := neuralnmf.TrainSparse(x, neuralnmf.Config{Ranks: ranks, Seed: seed, Init: neuralnmf.GivenInit, InitA: []*tensor.Dense{a0, t}})
+			tr, err := neuralnmf.Train(x, neuralnmf.Config{Ranks: ranks, Seed: seed, Init: neuralnmf.GivenInit, InitA: []*tensor.Dense{a0, t}})
 			check(err)
 			fmt.Printf("  A1 kept to each fine topic's %d largest parent(s): untrained %s, error %.5f; trained %s, error %.5f, model error %.5f\n",
 				p, npmi(a0, t), relErr(a0, t), npmi(tr.A...), relErr(tr.A[0], tr.A[1]), tr.History.FinalRelError)
@@ -119,11 +119,11 @@ func main() {
 		if !*slow {
 			continue
 		}
-		en, err := neuralnmf.TrainSparse(x, neuralnmf.Config{Ranks: ranks, Seed: seed, Loss: neuralnmf.Energy})
+		en, err := neuralnmf.Train(x, neuralnmf.Config{Ranks: ranks, Seed: seed, Loss: neuralnmf.Energy})
 		check(err)
 		fmt.Printf("  Energy loss %s, error %.5f, model error %.5f\n", npmi(en.A...), relErr(en.A[0], en.A[1]), en.History.FinalRelError)
 		st := topDown(x, flat, seed)
-		td, err := neuralnmf.TrainSparse(x, neuralnmf.Config{Ranks: ranks, Seed: seed, Init: neuralnmf.GivenInit, InitA: st})
+		td, err := neuralnmf.Train(x, neuralnmf.Config{Ranks: ranks, Seed: seed, Init: neuralnmf.GivenInit, InitA: st})
 		check(err)
 		fmt.Printf("  top-down start: untrained %s; trained %s, error %.5f, model error %.5f\n", npmi(st...), npmi(td.A...), relErr(td.A[0], td.A[1]), td.History.FinalRelError)
 	}

@@ -65,7 +65,7 @@ func main() {
 	for _, sf := range strings.Split(*seedsFlag, ",") {
 		seed, _ := strconv.ParseUint(sf, 10, 64)
 		t0 := time.Now()
-		def, err := neuralnmf.TrainSparse(x, neuralnmf.Config{Ranks: ranks, Seed: seed})
+		def, err := neuralnmf.Train(x, neuralnmf.Config{Ranks: ranks, Seed: seed})
 		tDef := time.Since(t0)
 		if err != nil {
 			log.Fatal(err)
@@ -89,7 +89,7 @@ func main() {
 			log.Fatal(err)
 		}
 		start := []*tensor.Dense{f1.A, r.S}
-		flat, err := neuralnmf.TrainSparse(x, neuralnmf.Config{Ranks: ranks, Seed: seed, Init: neuralnmf.GivenInit, InitA: start})
+		flat, err := neuralnmf.Train(x, neuralnmf.Config{Ranks: ranks, Seed: seed, Init: neuralnmf.GivenInit, InitA: start})
 		if err != nil {
 			log.Fatal(err)
 		}
@@ -100,7 +100,7 @@ func main() {
 		if err != nil {
 			log.Fatal(err)
 		}
-		hyb, err := neuralnmf.TrainSparse(x, neuralnmf.Config{Ranks: ranks, Seed: seed, Init: neuralnmf.GivenInit, InitA: []*tensor.Dense{def.A[0], r2.S}})
+		hyb, err := neuralnmf.Train(x, neuralnmf.Config{Ranks: ranks, Seed: seed, Init: neuralnmf.GivenInit, InitA: []*tensor.Dense{def.A[0], r2.S}})
 		if err != nil {
 			log.Fatal(err)
 		}

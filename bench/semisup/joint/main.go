@@ -100,7 +100,7 @@ func run(xPath, knownPath, truePath string) error {
 		if err != nil {
 			return err
 		}
-		pred, _, err := m.ScoresSparse(x.Sparse, m.S)
+		pred, _, err := m.Scores(x.Sparse, m.S)
 		if err != nil {
 			return err
 		}

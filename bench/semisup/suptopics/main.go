@@ -140,7 +140,7 @@ func main() {
 	}
 	eval("words alone", nil)
 	base := neuralnmf.Config{Ranks: []int{20, 10}, Seed: 1}
-	um, err := neuralnmf.TrainSparse(x, base)
+	um, err := neuralnmf.Train(x, base)
 	check(err)
 	eval("unsupervised layer-1 topics + words", um.S[0])
 	acc := func(m *neuralnmf.Model) float64 { return onUnknown(m.Predict()) }
@@ -194,7 +194,7 @@ func main() {
 			}
 			cfg := neuralnmf.Config{Ranks: []int{20, 10}, Seed: 1, Epochs: epochs, Init: neuralnmf.GivenInit, InitA: um.A,
 				Supervision: &neuralnmf.Supervision{Labels: pl, Known: pk, Classes: classes, Classifier: neuralnmf.CrossEntropy, Balance: 0.3}}
-			sm, err := neuralnmf.TrainSparse(x, cfg)
+			sm, err := neuralnmf.Train(x, cfg)
 			check(err)
 			fmt.Printf("self-trained topics: threshold %.2f, %d pseudo labels (%.3f right), %d epochs: own classifier unknown %.4f, rel. error %.5f\n", thr, added, float64(right)/float64(added), epochs, acc(sm), sm.History.FinalRelError)
 			eval("  its layer-1 topics + words (known labels)", sm.S[0])
@@ -205,7 +205,7 @@ func main() {
 	for _, ranks := range [][]int{{20, 10}, {20}} {
 		for _, b := range []float64{0.3, 1, 3} {
 			cfg := neuralnmf.Config{Ranks: ranks, Seed: 1, Supervision: &neuralnmf.Supervision{Labels: y, Known: known, Classes: classes, Classifier: neuralnmf.CrossEntropy, Balance: b}}
-			sm, err := neuralnmf.TrainSparse(x, cfg)
+			sm, err := neuralnmf.Train(x, cfg)
 			check(err)
 			fmt.Printf("supervised %v balance %g: own classifier unknown %.4f, %d epochs, rel. error %.5f\n", ranks, b, acc(sm), len(sm.History.Loss), sm.History.FinalRelError)
 			eval("  its layer-1 topics + words", sm.S[0])
