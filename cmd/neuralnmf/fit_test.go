@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -298,4 +299,27 @@ func TestFitProgressAndConfiguration(t *testing.T) {
 	code, _, errOut = cli(t, "fit", "-x", p("x.mtx"), "-ranks", "2", "-quiet", "-o", p("m.nnmf"))
 	require.Equal(t, 0, code, errOut)
 	require.Empty(t, errOut)
+}
+
+// fit --help groups its flags in sections that follow the library's
+// Config (issue 67), and every flag is in one: none falls to "Other".
+func TestFitHelpSections(t *testing.T) {
+	code, _, errOut := cli(t, "fit", "--help")
+	require.Equal(t, 0, code)
+	last := -1
+	for _, sec := range fitSections {
+		i := strings.Index(errOut, "\n"+sec.title+":\n")
+		require.Greater(t, i, last, "section %q, in order", sec.title)
+		last = i
+	}
+	require.NotContains(t, errOut, "\nOther:\n", "a flag in no section")
+	f := newFitFlags(io.Discard)
+	seen := map[string]string{}
+	for _, sec := range fitSections {
+		for _, n := range sec.names {
+			require.NotNil(t, f.fs.Lookup(n), "section %q names -%s, not a flag of fit", sec.title, n)
+			require.Empty(t, seen[n], "-%s is in %q and %q", n, seen[n], sec.title)
+			seen[n] = sec.title
+		}
+	}
 }

@@ -86,12 +86,63 @@ Trains a Neural NMF model on X (columns are samples), or on the TF-IDF
 matrix of documents, and saves it. Labels (-labels, or -label-field with
 -text) make it semi-supervised: unknown labels are -1, or empty/missing.
 
-Flags:
 `)
-		fs.PrintDefaults()
+		printSections(stderr, fs, fitSections)
 		fmt.Fprintln(stderr, "\n"+exitCodesHelp)
 	}
 	return f
+}
+
+// fitSections are fit's flags in the sections of its --help, which follow
+// the library's Config: the data, the model, its start, the stopping rule,
+// mini-batches, the labels and the choice, the output.
+var fitSections = []flagSection{
+	{"Data", []string{"x", "text", "field", "data-mask", "stopwords", "min-df", "max-df", "max-features", "counts", "sublinear-tf", "no-idf", "no-smooth-idf", "norm", "keep-case", "newsgroups"}},
+	{"Model", []string{"ranks", "loss", "normalize", "alpha-s", "alpha-a", "l1-ratio", "preset"}},
+	{"Start", []string{"init", "init-restarts", "init-iters", "restarts", "seed"}},
+	{"Training and stopping", []string{"optimizer", "lr", "decay", "decay-every", "epochs", "tol", "window", "algorithm1"}},
+	{"Mini-batches (corpora that do not fit)", []string{"batch-size", "batch-update", "forget"}},
+	{"Labels", []string{"labels", "label-field", "label-mask", "classifier", "lambda", "balance"}},
+	{"The choice with labels (-choose)", []string{"choose", "candidates", "prior", "readout-layer", "patience", "folds", "hold-out"}},
+	{"Output", []string{"o", "quiet"}},
+}
+
+// flagSection is a titled group of a command's flags in its --help.
+type flagSection struct {
+	title string
+	names []string
+}
+
+// printSections writes fs's flags to w as flag.PrintDefaults does, section
+// by section; a flag of fs in no section comes last, under "Other" (a test
+// keeps that empty).
+func printSections(w io.Writer, fs *flag.FlagSet, sections []flagSection) {
+	placed := map[string]bool{}
+	print := func(title string, names []string) {
+		sub := flag.NewFlagSet(fs.Name(), flag.ContinueOnError)
+		sub.SetOutput(w)
+		for _, n := range names {
+			if f := fs.Lookup(n); f != nil {
+				sub.Var(f.Value, f.Name, f.Usage)
+				sub.Lookup(n).DefValue = f.DefValue
+				placed[n] = true
+			}
+		}
+		fmt.Fprintf(w, "\n%s:\n", title)
+		sub.PrintDefaults()
+	}
+	for _, sec := range sections {
+		print(sec.title, sec.names)
+	}
+	var rest []string
+	fs.VisitAll(func(f *flag.Flag) {
+		if !placed[f.Name] {
+			rest = append(rest, f.Name)
+		}
+	})
+	if len(rest) > 0 {
+		print("Other", rest)
+	}
 }
 
 // check validates the flags by themselves, before any file is read.

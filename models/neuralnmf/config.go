@@ -273,6 +273,8 @@ type Epoch struct {
 // generated data by experiments/defaults and experiments/scale
 // (docs/defaults.md); Config.Phase reports what a fit resolved them to.
 type Config struct {
+	// ## Model: the layers, the loss and its terms.
+	//
 	// Ranks are k⁽⁰⁾ > k⁽¹⁾ > … > k⁽ᴸ⁾, one per layer.
 	Ranks []int
 	Loss  Loss
@@ -299,16 +301,10 @@ type Config struct {
 	// ½(1−ρ)‖A‖²) for every A to the built-in loss; ρ = L1Ratio in [0, 1].
 	// All 0 (the default): no penalty. Not with BatchSize.
 	AlphaS, AlphaA, L1Ratio float64
-	Optimizer               Optimizer
-	// LR is the learning rate. Default 0.01 for Adam (relative to the mean
-	// entry of each A), 1e-3 for GD; DefaultBatchLR with BatchSize. Decay
-	// multiplies it on a schedule counted in epochs (passes with BatchSize,
-	// where the default is DefaultBatchDecay after every pass). No value
-	// makes full-batch training diverge: see the safeguard in the package
-	// doc.
-	LR    float64
-	Decay optim.StepDecay
-	Init  Init
+
+	// ## Start: the initial A matrices.
+	//
+	Init Init
 	// InitA holds the initial A matrices for GivenInit (copied; shapes
 	// k⁽ˡ⁻¹⁾×k⁽ˡ⁾, nonnegative).
 	InitA []*tensor.Dense
@@ -330,6 +326,21 @@ type Config struct {
 	// BurnIn is the number of epochs each restart gets. Default 50.
 	BurnIn int
 	Seed   uint64
+	// Starts, if not nil, keeps the starts computed for this X and gives
+	// them to later fits of the same X that share it (StartCache).
+	Starts *StartCache
+
+	// ## Training and stopping.
+	//
+	Optimizer Optimizer
+	// LR is the learning rate. Default 0.01 for Adam (relative to the mean
+	// entry of each A), 1e-3 for GD; DefaultBatchLR with BatchSize. Decay
+	// multiplies it on a schedule counted in epochs (passes with BatchSize,
+	// where the default is DefaultBatchDecay after every pass). No value
+	// makes full-batch training diverge: see the safeguard in the package
+	// doc.
+	LR    float64
+	Decay optim.StepDecay
 	// Epochs is the maximum number of epochs. Default 1000.
 	Epochs int
 	// Tol and Window are the stopping rule: training stops when the loss
@@ -346,17 +357,9 @@ type Config struct {
 	// collinear topics, one start (Restarts 1) and, unless Tol is set, no
 	// early stop. Optimizer must be GD or the default.
 	Algorithm1 bool
-	// Phase, if not nil, is called when training enters a phase, with
-	// what it is about to run (Stage): the library reports the
-	// configuration it resolved for this X, so that a caller never
-	// predicts it.
-	Phase func(Stage)
-	// Progress, if not nil, is called after every epoch, including the
-	// burn-in epochs of every restart (Epoch.Epoch counts from 1 for each).
-	Progress func(Epoch)
-	// Starts, if not nil, keeps the starts computed for this X and gives
-	// them to later fits of the same X that share it (StartCache).
-	Starts *StartCache
+
+	// ## Mini-batches (docs/minibatch.md).
+	//
 	// BatchSize, if positive, trains by mini-batches of that many columns
 	// (docs/minibatch.md): each step solves the NNLS layers exactly for
 	// one batch and updates A⁽⁰⁾ as BatchUpdate says, the others by one
@@ -374,6 +377,17 @@ type Config struct {
 	// 0 means DefaultForget).
 	BatchUpdate BatchUpdate
 	Forget      float64
+
+	// ## Reporting and resources.
+	//
+	// Phase, if not nil, is called when training enters a phase, with
+	// what it is about to run (Stage): the library reports the
+	// configuration it resolved for this X, so that a caller never
+	// predicts it.
+	Phase func(Stage)
+	// Progress, if not nil, is called after every epoch, including the
+	// burn-in epochs of every restart (Epoch.Epoch counts from 1 for each).
+	Progress func(Epoch)
 	// Workers bounds the NNLS goroutines; 0 means GOMAXPROCS. Training is
 	// deterministic given Seed: the result is bit-for-bit the same for any
 	// Workers and any GOMAXPROCS.
