@@ -115,7 +115,8 @@ function showLayer(n) {
     el("tr", {}, el("td", {}, link("topic=" + t.id, t.id)), el("td", {}, pct(t.weight)), el("td", {}, fmtNPMI(t.npmi)),
       el("td", {}, t.words.slice(0, 8).map(w => w.w).join(" "))));
   view("layer", el("h2", {}, "Layer " + n + ": " + lay.topics.length + " topics"),
-    el("p", {}, "NPMI " + fmtNPMI(lay.npmi) + ", diversity " + lay.diversity.toFixed(3) +
+    el("p", {}, "NPMI " + fmtNPMI(lay.npmi) + ", diversity " + lay.diversity.toFixed(3) + ", specialization " + fmtNPMI(lay.specialization) +
+      (lay.affinityChildren === null ? "" : ", affinity to layer " + (n - 1) + ": children " + fmtNPMI(lay.affinityChildren) + ", others " + fmtNPMI(lay.affinityOthers)) +
       ". The map places topics by the Jensen–Shannon distance of their words; circles are sized by weight."),
     svg, el("table", {class: "words"}, el("tr", {}, el("th", {}, "topic"), el("th", {}, "weight"), el("th", {}, "NPMI"), el("th", {}, "words")), ...rows));
 }

@@ -1,8 +1,12 @@
 // Package quality measures how interpretable the topics of a hierarchy
 // are, as topic-model users measure them: the coherence of each topic's top
 // words by their co-occurrence in documents (NPMI), the diversity of a
-// layer's topics, and how much of a topic below the first comes from a
-// single parent.
+// layer's topics, how much of a topic below the first comes from a
+// single parent, and the measures papers on hierarchical topic models
+// report beside them (docs/quality.md): each topic's specialization
+// (broad topics should be more general than fine ones) and the
+// hierarchical affinity of each layer to the one before (children should
+// be closer to their parent than to other topics).
 //
 // Documents are a sparse features × documents matrix (a column a document,
 // as neuralnmf and its text pipeline make them); only which entries are
@@ -55,6 +59,12 @@ type Topic struct {
 	// the only documents where a pair of them co-occurs. Below MinDocs the
 	// NPMI rests on too few documents to mean much.
 	Docs int
+	// Specialization is 1 − the cosine similarity between the topic's
+	// word weights (its column of A⁽⁰⁾⋯A⁽ˡ⁾) and the corpus's word vector
+	// (the row sums of the documents' matrix) (Kim et al., 2012): 0 for a
+	// topic that is the corpus's own word distribution, 1 for one that
+	// shares no word with it. NaN for a zero topic.
+	Specialization float64
 	// ParentShare is, below the first layer, the share of the topic's mass
 	// in word space that its largest parent (a topic of the layer above it
 	// in A⁽ˡ⁾'s column) contributes: 1 when one parent makes it, 1/k when k
@@ -73,7 +83,25 @@ type Layer struct {
 	// Diversity is the share of distinct words among the layer's topics'
 	// DiversityTop top words: 1 when no two topics share a top word.
 	Diversity float64
-	Topics    []Topic
+	// Specialization is the mean over the layer's topics of Topic's:
+	// broader topics should be more general (lower) than finer ones.
+	Specialization float64
+	// Affinity compares, below the first layer, this layer's topics with
+	// their children in the layer before (NaN fields on the first layer).
+	Affinity Affinity
+	Topics   []Topic
+}
+
+// Affinity is hierarchical affinity (Kim et al., 2012) between a layer ℓ
+// and the layer before it, ℓ−1: a topic i of ℓ−1 is the child of the
+// topic j of ℓ with its largest weight in A⁽ˡ⁾'s row i (the first such j
+// on ties), and the measure is the mean cosine similarity of the word
+// weights (columns of A⁽⁰⁾⋯A⁽ˡ⁾ and A⁽⁰⁾⋯A⁽ˡ⁻¹⁾) over the parent–child
+// pairs (Children) and over every other pair (NonChildren). A hierarchy
+// whose children are clearly closer to their parent than to the other
+// parents has Children well above NonChildren.
+type Affinity struct {
+	Children, NonChildren float64
 }
 
 // Measure returns the quality of every layer of the hierarchy a (the A's
@@ -110,15 +138,20 @@ func Measure(docs *tensor.Sparse, a []*tensor.Dense, opt *Options) ([]Layer, err
 	}
 	co := NewCooccurrence(docs)
 	topics := neuralnmf.LayerTopics(a)
+	corpus := rowSums(docs)
 	var out []Layer
 	var mass []float64 // the mass in word space of each topic of the layer above
 	for l, t := range topics {
-		lay := Layer{Layer: l}
+		lay := Layer{Layer: l, Affinity: Affinity{math.NaN(), math.NaN()}}
+		if l > 0 {
+			lay.Affinity = HierarchicalAffinity(topics[l-1], t, a[l])
+		}
 		tops := TopWords(t, o.Top)
 		var sum float64
 		scored := 0
 		for j, words := range tops {
-			tp := Topic{Layer: l, Index: j, Words: words, NPMI: math.NaN(), ParentShare: math.NaN()}
+			tp := Topic{Layer: l, Index: j, Words: words, NPMI: math.NaN(), ParentShare: math.NaN(),
+				Specialization: 1 - cosineColumn(t, j, corpus)}
 			if len(words) >= 2 {
 				tp.NPMI = co.NPMI(words)
 				tp.Docs = co.DocsWithTwo(words)
@@ -135,6 +168,7 @@ func Measure(docs *tensor.Sparse, a []*tensor.Dense, opt *Options) ([]Layer, err
 			lay.NPMI = sum / float64(scored)
 		}
 		lay.Diversity = Diversity(TopWords(t, o.DiversityTop))
+		lay.Specialization = meanOf(lay.Topics, func(t Topic) float64 { return t.Specialization })
 		out = append(out, lay)
 		mass = columnSums(t)
 	}
@@ -328,4 +362,98 @@ func (c *Cooccurrence) NPMI(words []int) float64 {
 		return 0
 	}
 	return sum / float64(n)
+}
+
+// rowSums returns the sum of each row of docs (features × documents): the
+// corpus's word vector.
+func rowSums(docs *tensor.Sparse) []float64 {
+	s := make([]float64, docs.Rows)
+	for j := range docs.Cols {
+		rows, vals := docs.Column(j)
+		for p, w := range rows {
+			s[w] += vals[p]
+		}
+	}
+	return s
+}
+
+// cosineColumn returns the cosine similarity between column j of t and v
+// (NaN when either is zero).
+func cosineColumn(t *tensor.Dense, j int, v []float64) float64 {
+	var dot, nt, nv float64
+	for i, x := range v {
+		y := t.At(i, j)
+		dot += x * y
+		nt += y * y
+		nv += x * x
+	}
+	if nt == 0 || nv == 0 {
+		return math.NaN()
+	}
+	return dot / math.Sqrt(nt*nv)
+}
+
+// cosineColumns returns the cosine similarity between column i of a and
+// column j of b (same rows; NaN when either is zero).
+func cosineColumns(a *tensor.Dense, i int, b *tensor.Dense, j int) float64 {
+	var dot, na, nb float64
+	for r := range a.Rows {
+		x, y := a.At(r, i), b.At(r, j)
+		dot += x * y
+		na += x * x
+		nb += y * y
+	}
+	if na == 0 || nb == 0 {
+		return math.NaN()
+	}
+	return dot / math.Sqrt(na*nb)
+}
+
+// HierarchicalAffinity returns the Affinity between the topics of a layer
+// (broad, words × k⁽ˡ⁾) and those of the layer before (fine, words ×
+// k⁽ˡ⁻¹⁾), whose A⁽ˡ⁾ (k⁽ˡ⁻¹⁾ × k⁽ˡ⁾) says each fine topic's parent. Pairs
+// with a zero topic are left out; a mean over no pair is NaN.
+func HierarchicalAffinity(fine, broad, al *tensor.Dense) Affinity {
+	var sumC, sumN float64
+	var nC, nN int
+	for i := range fine.Cols {
+		parent := 0
+		for j := 1; j < al.Cols; j++ {
+			if al.At(i, j) > al.At(i, parent) {
+				parent = j
+			}
+		}
+		for j := range broad.Cols {
+			c := cosineColumns(fine, i, broad, j)
+			if math.IsNaN(c) {
+				continue
+			}
+			if j == parent {
+				sumC, nC = sumC+c, nC+1
+			} else {
+				sumN, nN = sumN+c, nN+1
+			}
+		}
+	}
+	return Affinity{ratio(sumC, nC), ratio(sumN, nN)}
+}
+
+func ratio(sum float64, n int) float64 {
+	if n == 0 {
+		return math.NaN()
+	}
+	return sum / float64(n)
+}
+
+// meanOf is the mean of f over the topics where it is not NaN (NaN if
+// none).
+func meanOf(ts []Topic, f func(Topic) float64) float64 {
+	var sum float64
+	n := 0
+	for _, t := range ts {
+		if v := f(t); !math.IsNaN(v) {
+			sum, n = sum+v, n+1
+		}
+	}
+	return ratio(sum, n)
 }

@@ -120,3 +120,42 @@ func TestTopWordsArePositive(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 2, quality.EmptyDocs(x))
 }
+
+// Issue 69: specialization and hierarchical affinity agree with an
+// independent computation (plain Python on the same numbers, in this
+// comment's stead):
+//
+//	X (words × docs) = [[1,0,2,0],[0,1,1,0],[3,0,0,1],[0,2,0,1]]
+//	A0 = [[.9,.1,0],[.1,.8,.2],[0,.1,.9],[0,0,.3]], A1 = [[.7,.1],[.6,.2],[.1,.8]]
+//	specialization, layer 1: 0.480484 0.540734 0.180139 (mean 0.400452)
+//	specialization, layer 2: 0.303207 0.111010 (mean 0.207108)
+//	parents of the fine topics: 0 0 1; affinity children 0.843268, others 0.322749
+func TestSpecializationAndAffinity(t *testing.T) {
+	var e []tensor.Entry
+	for i, row := range [][]float64{{1, 0, 2, 0}, {0, 1, 1, 0}, {3, 0, 0, 1}, {0, 2, 0, 1}} {
+		for j, v := range row {
+			if v != 0 {
+				e = append(e, tensor.Entry{Row: i, Col: j, Val: v})
+			}
+		}
+	}
+	x, err := tensor.NewSparse(4, 4, e)
+	require.NoError(t, err)
+	a0, err := tensor.FromRows([][]float64{{.9, .1, 0}, {.1, .8, .2}, {0, .1, .9}, {0, 0, .3}})
+	require.NoError(t, err)
+	a1, err := tensor.FromRows([][]float64{{.7, .1}, {.6, .2}, {.1, .8}})
+	require.NoError(t, err)
+	layers, err := quality.Measure(x, []*tensor.Dense{a0, a1}, &quality.Options{Top: 2})
+	require.NoError(t, err)
+	for j, want := range []float64{0.480484, 0.540734, 0.180139} {
+		require.InDelta(t, want, layers[0].Topics[j].Specialization, 1e-3)
+	}
+	for j, want := range []float64{0.303207, 0.111010} {
+		require.InDelta(t, want, layers[1].Topics[j].Specialization, 1e-3)
+	}
+	require.InDelta(t, 0.400452, layers[0].Specialization, 1e-3)
+	require.InDelta(t, 0.207108, layers[1].Specialization, 1e-3)
+	require.True(t, math.IsNaN(layers[0].Affinity.Children), "no layer before the first")
+	require.InDelta(t, 0.843268, layers[1].Affinity.Children, 1e-3)
+	require.InDelta(t, 0.322749, layers[1].Affinity.NonChildren, 1e-3)
+}

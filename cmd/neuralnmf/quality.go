@@ -21,7 +21,7 @@ func runQuality(args []string, stdout, stderr io.Writer) error {
 	vocabPath := fs.String("vocab", "", "vocabulary for the words of the text output: one word per line (default: the model's own, from fit -text)")
 	n := fs.Int("n", 10, "top words per topic whose pairs NPMI averages (all the model's features where it has fewer)")
 	div := fs.Int("diversity-n", 25, "top words per topic that topic diversity counts")
-	format := fs.String("format", "text", "output: text (per layer, then per topic) or csv (one row a topic: layer,topic,npmi,parent_share,...,words,n_words,docs)")
+	format := fs.String("format", "text", "output: text (per layer, then per topic) or csv (one row a topic: layer,topic,npmi,parent_share,...,words,n_words,docs,specialization,...)")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, `Usage: neuralnmf quality -model m.nnmf -text docs.jsonl [-n 10] [-format text|csv]
        neuralnmf quality -model m.nnmf -x X.mtx [-vocab vocab.txt]
@@ -37,6 +37,13 @@ documents, or others), as topic-model users do, to standard output:
                 -diversity-n words (1: no topic shares a top word)
   parent share  below the first layer, how much of a topic's mass its
                 largest parent in the layer above gives (1: one parent)
+  specialization  1 - the cosine of a topic's word weights and the
+                corpus's word counts (Kim et al. 2012): broad topics
+                should be more general (lower) than fine ones
+  affinity      below the first layer, the mean cosine of each topic's
+                words with its children's in the layer before (a topic's
+                parent is the topic with its largest weight in A), against
+                the same with the other topics: children should be closer
 
 A topic's top words are its words of positive weight: a topic with fewer
 than -n is scored on those it has, one with fewer than 2 has no NPMI (-)
@@ -223,7 +230,11 @@ func fmtShare(v float64) string {
 
 func writeQualityText(w io.Writer, layers []quality.Layer, vocab []string, top int) error {
 	for _, l := range layers {
-		fmt.Fprintf(w, "Layer %d (%d topics): NPMI %s, diversity %.3f\n", l.Layer+1, len(l.Topics), fmtNPMI(l.NPMI), l.Diversity)
+		fmt.Fprintf(w, "Layer %d (%d topics): NPMI %s, diversity %.3f, specialization %s", l.Layer+1, len(l.Topics), fmtNPMI(l.NPMI), l.Diversity, fmtNPMI(l.Specialization))
+		if !math.IsNaN(l.Affinity.Children) || !math.IsNaN(l.Affinity.NonChildren) {
+			fmt.Fprintf(w, ", affinity to layer %d: children %s, others %s", l.Layer, fmtNPMI(l.Affinity.Children), fmtNPMI(l.Affinity.NonChildren))
+		}
+		fmt.Fprintln(w)
 		for _, t := range l.Topics {
 			share := ""
 			if !math.IsNaN(t.ParentShare) {
@@ -245,11 +256,13 @@ func fmtFloat(v float64) string {
 
 func writeQualityCSV(w io.Writer, layers []quality.Layer, vocab []string, _ int) error {
 	cw := csv.NewWriter(w)
-	cw.Write([]string{"layer", "topic", "npmi", "parent_share", "layer_npmi", "layer_diversity", "words", "n_words", "docs"})
+	cw.Write([]string{"layer", "topic", "npmi", "parent_share", "layer_npmi", "layer_diversity", "words", "n_words", "docs",
+		"specialization", "layer_specialization", "affinity_children", "affinity_others"})
 	for _, l := range layers {
 		for _, t := range l.Topics {
 			cw.Write([]string{strconv.Itoa(l.Layer + 1), strconv.Itoa(t.Index + 1), fmtFloat(t.NPMI), fmtShare(t.ParentShare),
-				fmtFloat(l.NPMI), strconv.FormatFloat(l.Diversity, 'g', -1, 64), wordsOf(t.Words, vocab), strconv.Itoa(len(t.Words)), strconv.Itoa(t.Docs)})
+				fmtFloat(l.NPMI), strconv.FormatFloat(l.Diversity, 'g', -1, 64), wordsOf(t.Words, vocab), strconv.Itoa(len(t.Words)), strconv.Itoa(t.Docs),
+				fmtFloat(t.Specialization), fmtFloat(l.Specialization), fmtFloat(l.Affinity.Children), fmtFloat(l.Affinity.NonChildren)})
 		}
 	}
 	cw.Flush()

@@ -38,12 +38,15 @@ func TestQuality(t *testing.T) {
 	require.Contains(t, out, "Layer 1 (2 topics): NPMI")
 	require.Contains(t, out, "Layer 2 (1 topics): NPMI")
 	require.Contains(t, out, "parent share")
+	require.Regexp(t, `Layer 1 \(2 topics\): NPMI [-0-9.]+, diversity [0-9.]+, specialization [0-9.]+\n`, out)
+	require.Regexp(t, `Layer 2 \(1 topics\): NPMI [-0-9.]+, diversity [0-9.]+, specialization [0-9.]+, affinity to layer 1: children [0-9.]+, others -\n`, out, "one broad topic: every fine topic is its child")
 
 	code, out, errOut = cli(t, "quality", "-model", p("m.nnmf"), "-text", p("docs.jsonl"), "-field", "body", "-n", "3", "-format", "csv")
 	require.Equal(t, 0, code, errOut)
 	recs, err := csv.NewReader(strings.NewReader(out)).ReadAll()
 	require.NoError(t, err)
-	require.Equal(t, []string{"layer", "topic", "npmi", "parent_share", "layer_npmi", "layer_diversity", "words", "n_words", "docs"}, recs[0])
+	require.Equal(t, []string{"layer", "topic", "npmi", "parent_share", "layer_npmi", "layer_diversity", "words", "n_words", "docs",
+		"specialization", "layer_specialization", "affinity_children", "affinity_others"}, recs[0])
 	require.Len(t, recs, 4) // 2 + 1 topics
 	var sum float64
 	for _, r := range recs[1:3] {
