@@ -380,33 +380,29 @@ func rowSums(docs *tensor.Sparse) []float64 {
 // cosineColumn returns the cosine similarity between column j of t and v
 // (NaN when either is zero).
 func cosineColumn(t *tensor.Dense, j int, v []float64) float64 {
-	var dot, nt, nv float64
-	for i, x := range v {
-		y := t.At(i, j)
-		dot += x * y
-		nt += y * y
-		nv += x * x
-	}
-	if nt == 0 || nv == 0 {
-		return math.NaN()
-	}
-	return dot / math.Sqrt(nt*nv)
+	return cosine(len(v), func(i int) (float64, float64) { return t.At(i, j), v[i] })
 }
 
 // cosineColumns returns the cosine similarity between column i of a and
 // column j of b (same rows; NaN when either is zero).
 func cosineColumns(a *tensor.Dense, i int, b *tensor.Dense, j int) float64 {
-	var dot, na, nb float64
-	for r := range a.Rows {
-		x, y := a.At(r, i), b.At(r, j)
+	return cosine(a.Rows, func(r int) (float64, float64) { return a.At(r, i), b.At(r, j) })
+}
+
+// cosine returns the cosine similarity of two vectors of n entries, the
+// r-th pair of entries given by at(r) (NaN when either is zero).
+func cosine(n int, at func(r int) (float64, float64)) float64 {
+	var dot, nx, ny float64
+	for r := range n {
+		x, y := at(r)
 		dot += x * y
-		na += x * x
-		nb += y * y
+		nx += x * x
+		ny += y * y
 	}
-	if na == 0 || nb == 0 {
+	if nx == 0 || ny == 0 {
 		return math.NaN()
 	}
-	return dot / math.Sqrt(na*nb)
+	return dot / math.Sqrt(nx*ny)
 }
 
 // HierarchicalAffinity returns the Affinity between the topics of a layer

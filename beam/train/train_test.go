@@ -202,16 +202,12 @@ func TestTrainErrors(t *testing.T) {
 // slices were cut (a run stopped, or a work directory kept) is refused on
 // resume, naming it, instead of training the old slices silently.
 func TestResumeRefusesChangedShard(t *testing.T) {
-	dir := t.TempDir()
-	shards := writeShards(t, Corpus(3*50, 2), 3, dir)
 	ctx := context.Background()
-	work := filepath.Join(dir, "work")
-	_, err := train.Train(ctx, options(shards, work), &failAfter{n: 2})
-	require.ErrorIs(t, err, errStopped)
+	shards, work := stoppedRun(t)
 	// Touched: the size is kept, the time is not.
 	later := time.Now().Add(time.Hour)
 	require.NoError(t, os.Chtimes(shards[1], later, later))
-	_, err = train.Train(ctx, options(shards, work), train.Local{})
+	_, err := train.Train(ctx, options(shards, work), train.Local{})
 	require.ErrorIs(t, err, train.ErrShardChanged)
 	require.ErrorContains(t, err, shards[1])
 	// Other documents under the same name.
@@ -226,12 +222,8 @@ func TestResumeRefusesChangedShard(t *testing.T) {
 // its modification time kept (cp -p, rsync -a, tar x) is refused on resume
 // by its content's hash; the untouched shards resume.
 func TestResumeRefusesShardWithKeptTimes(t *testing.T) {
-	dir := t.TempDir()
-	shards := writeShards(t, Corpus(3*50, 2), 3, dir)
 	ctx := context.Background()
-	work := filepath.Join(dir, "work")
-	_, err := train.Train(ctx, options(shards, work), &failAfter{n: 2})
-	require.ErrorIs(t, err, errStopped)
+	shards, work := stoppedRun(t)
 	st, err := os.Stat(shards[1])
 	require.NoError(t, err)
 	b, err := os.ReadFile(shards[1])
@@ -272,4 +264,15 @@ func TestTreeReducePrism(t *testing.T) {
 	require.NoError(t, err)
 	requireSameModel(t, want, got)
 	require.Equal(t, []int{1, 1}, jobs, "one job a pass")
+}
+
+// stoppedRun trains 3 shards of generated documents in a new work
+// directory and stops after 2 steps, so that the same Options resume it.
+func stoppedRun(t *testing.T) (shards []string, work string) {
+	dir := t.TempDir()
+	shards = writeShards(t, Corpus(3*50, 2), 3, dir)
+	work = filepath.Join(dir, "work")
+	_, err := train.Train(context.Background(), options(shards, work), &failAfter{n: 2})
+	require.ErrorIs(t, err, errStopped)
+	return shards, work
 }

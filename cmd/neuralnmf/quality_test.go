@@ -24,11 +24,7 @@ func TestQuality(t *testing.T) {
 	dir := t.TempDir()
 	p := func(n string) string { return filepath.Join(dir, n) }
 	var b strings.Builder
-	words := [][]string{{"engine", "wheel", "brake", "motor"}, {"planet", "orbit", "rocket", "moon"}}
-	for d := 0; d < 40; d++ {
-		g := d % 2
-		fmt.Fprintf(&b, `{"id":"d%d","body":"%s %s %s"}`+"\n", d, words[g][d%4], words[g][(d+1)%4], words[g][(d+2)%4])
-	}
+	words := twoGroups(&b)
 	require.NoError(t, os.WriteFile(p("docs.jsonl"), []byte(b.String()), 0o644))
 	code, _, errOut := cli(t, "fit", "-text", p("docs.jsonl"), "-field", "body", "-ranks", "2,1", "-o", p("m.nnmf"), "-quiet")
 	require.Equal(t, 0, code, errOut)
@@ -107,11 +103,7 @@ func TestQualitySaysWhatItRestsOn(t *testing.T) {
 	dir := t.TempDir()
 	p := func(n string) string { return filepath.Join(dir, n) }
 	var b strings.Builder
-	words := [][]string{{"engine", "wheel", "brake", "motor"}, {"planet", "orbit", "rocket", "moon"}}
-	for d := 0; d < 40; d++ {
-		g := d % 2
-		fmt.Fprintf(&b, `{"id":"d%d","body":"%s %s %s"}`+"\n", d, words[g][d%4], words[g][(d+1)%4], words[g][(d+2)%4])
-	}
+	twoGroups(&b)
 	require.NoError(t, os.WriteFile(p("train.jsonl"), []byte(b.String()), 0o644))
 	b.WriteString(`{"id":"e1","body":"nothing known here"}` + "\n")
 	require.NoError(t, os.WriteFile(p("docs.jsonl"), []byte(b.String()), 0o644))
@@ -231,4 +223,16 @@ func mustFloat(t *testing.T, s string) float64 {
 	v, err := strconv.ParseFloat(s, 64)
 	require.NoError(t, err)
 	return v
+}
+
+// twoGroups writes to b 40 JSON lines (id, body) of two groups of four
+// words that never meet across groups, three words a document, and
+// returns the groups.
+func twoGroups(b *strings.Builder) [][]string {
+	words := [][]string{{"engine", "wheel", "brake", "motor"}, {"planet", "orbit", "rocket", "moon"}}
+	for d := 0; d < 40; d++ {
+		g := d % 2
+		fmt.Fprintf(b, `{"id":"d%d","body":"%s %s %s"}`+"\n", d, words[g][d%4], words[g][(d+1)%4], words[g][(d+2)%4])
+	}
+	return words
 }
