@@ -31,15 +31,9 @@ const (
 	KL
 )
 
-func (l Loss) String() string {
-	switch l {
-	case Energy:
-		return "energy"
-	case KL:
-		return "kl"
-	}
-	return "reconstruction"
-}
+// String returns the loss's name, as the command line and the model file
+// name it.
+func (l Loss) String() string { return l.impl().name() }
 
 // Classifier selects the supervision term.
 type Classifier int
@@ -444,25 +438,6 @@ func (e *ConfigError) Unwrap() error { return ErrConfig }
 // became NaN or infinite: its fixed step LR was too large.
 var ErrDiverged = errors.New("training diverged")
 
-// checkKL refuses what the KL loss does not support.
-func (c *Config) checkKL() error {
-	if c.Loss < Reconstruction || c.Loss > KL {
-		return fmt.Errorf("neuralnmf: %w: Loss is %d, want Reconstruction, Energy or KL", ErrConfig, int(c.Loss))
-	}
-	if c.Loss != KL {
-		return nil
-	}
-	for _, o := range []struct {
-		name string
-		set  bool
-	}{{"DataMask", c.DataMask != nil}, {"AlphaS", c.AlphaS != 0}, {"AlphaA", c.AlphaA != 0}, {"BatchSize", c.BatchSize != 0},
-		{"Supervision", c.Supervision != nil}, {"CustomLoss", c.CustomLoss != nil}, {"Algorithm1", c.Algorithm1}} {
-		if o.set {
-			return fmt.Errorf("neuralnmf: %w: Loss KL does not support %s", ErrConfig, o.name)
-		}
-	}
-	return nil
-}
 
 // Validate returns the configuration error Train would return for c and
 // an X of rows × cols before any work (wrapping ErrConfig, and naming the
@@ -504,7 +479,10 @@ func (c *Config) validate(rows, cols int) error {
 			return fmt.Errorf("neuralnmf: %w: %s is %g: α times the %d %s of X is %g, above %g, where the penalised problem overflows float64; a penalty that large zeroes every weight long before: want a smaller %s", ErrConfig, f.name, f.alpha, f.times, f.of, a, MaxPenalty, f.name)
 		}
 	}
-	if err := c.checkKL(); err != nil {
+	if c.Loss < Reconstruction || c.Loss > KL {
+		return fmt.Errorf("neuralnmf: %w: Loss is %d, want Reconstruction, Energy or KL", ErrConfig, int(c.Loss))
+	}
+	if err := c.Loss.impl().check(c); err != nil {
 		return err
 	}
 	if c.InitIters < 0 {

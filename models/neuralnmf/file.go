@@ -149,8 +149,8 @@ func (m *Model) validate() error {
 	if m.Intercept != nil && (m.Intercept.Rows != m.B.Rows || m.Intercept.Cols != 1) {
 		return fmt.Errorf("the classifier's Intercept is %d×%d, want %d×1", m.Intercept.Rows, m.Intercept.Cols, m.B.Rows)
 	}
-	if m.cfg.Loss == KL && (m.B != nil || m.AlphaS != 0) {
-		return fmt.Errorf("a model of the KL loss has no classifier and no penalty (its training refuses both), and this one has a %s", map[bool]string{true: "classifier B", false: "penalty AlphaS"}[m.B != nil])
+	if err := m.cfg.Loss.impl().checkModel(m); err != nil {
+		return err
 	}
 	if m.ClassNames != nil && (m.B == nil || len(m.ClassNames) != m.B.Rows) {
 		p := 0
@@ -373,17 +373,13 @@ func Read(r io.Reader) (*Model, error) {
 			m.History.Accuracy = h.TrainAccuracy
 		}
 	}
-	switch h.Loss {
-	case Reconstruction.String(), "":
-	case Energy.String():
-		m.cfg.Loss = Energy
-	case KL.String():
-		m.cfg.Loss = KL
-	default:
+	loss, ok := lossNamed(h.Loss)
+	if !ok {
 		// A misspelt loss must not load as another: a KL model's layers
 		// solve another problem than NNLS.
 		return nil, bad("the loss is %q: want %q, %q or %q", h.Loss, Reconstruction.String(), Energy.String(), KL.String())
 	}
+	m.cfg.Loss = loss
 	m.cfg.Ranks = h.Ranks
 	m.A, mats = mats[:L], mats[L:]
 	if withS {

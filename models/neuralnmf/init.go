@@ -16,12 +16,12 @@ func (t *trainer) init() error {
 	t.xNorm = t.x.norm()
 	n, _ := t.x.dims()
 	switch {
-	case c.Loss == KL && c.Init.factorises():
-		h, err := t.hnmfKL()
+	case c.Loss.impl().ownStart(c.Init):
+		a, err := c.Loss.impl().start(t)
 		if err != nil {
 			return err
 		}
-		t.a = h.A
+		t.a = a
 	case c.Init == HNMFInit || c.Init == NNDSVDInit || c.Init == HNMFBestInit:
 		if a := c.Starts.get(c.Init, c.InitRestarts, c.InitIters, t.seed); a != nil {
 			t.a = a
@@ -125,25 +125,6 @@ const halsStartTol = 1e-4
 // the rest to the epochs that follow.
 const klStartTol = DefaultTol
 
-// hnmfKL is the KL start: KL-HNMF of the trainer's X by multiplicative
-// updates from NNDSVDa (ssnmf.HNMFKL), at most InitIters updates a layer.
-func (t *trainer) hnmfKL() (*ssnmf.Hierarchy, error) {
-	opt := &ssnmf.Options{Seed: t.seed, MaxIter: t.cfg.InitIters, Tol: klStartTol}
-	var h *ssnmf.Hierarchy
-	var err error
-	if t.x.sparse != nil {
-		h, err = ssnmf.HNMFKLSparse(t.x.sparse, t.cfg.Ranks, opt)
-	} else {
-		h, err = ssnmf.HNMFKL(t.x.dense, t.cfg.Ranks, opt)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("neuralnmf: KL-HNMF initialisation: %w", err)
-	}
-	for _, a := range h.A {
-		flushNegligible(a)
-	}
-	return h, nil
-}
 
 // negligible is the share of its row's largest entry below which
 // flushNegligible sets an entry of A to 0: 2⁻⁶⁰, below the rounding of any

@@ -61,11 +61,10 @@ func (t *trainer) forward(tape *autograd.Tape) (*Forward, []*nnls.Result) {
 		pen, penalised := layerPenalty(t.cfg.AlphaS, t.cfg.L1Ratio, a.Rows)
 		ridge := penalised && !pen.pure
 		lopt := pen.options(opt)
+		ls, own := t.cfg.Loss.impl().layer(t, f, l, av, in)
 		switch {
-		case t.cfg.Loss == KL && l == 0 && f.XSparse != nil:
-			s = ops.KLLayerSparseFrom(av, f.XSparse, t.klStart(l))
-		case t.cfg.Loss == KL:
-			s = ops.KLLayerFrom(av, in, t.klStart(l))
+		case own:
+			s = ls
 		case ridge && l == 0:
 			// The augmented system's X part is formed once for the fit.
 			aug := ops.ConcatRows(av, tape.Const(pen.ridge(a.Cols)))
@@ -104,14 +103,6 @@ func (t *trainer) forward(tape *autograd.Tape) (*Forward, []*nnls.Result) {
 	return f, res
 }
 
-// klStart is layer l's S of the last accepted epoch, where its KL layer's
-// Newton iterations start (ops.KLLayerFrom), or nil before the first.
-func (t *trainer) klStart(l int) *tensor.Dense {
-	if l < len(t.klWarm) {
-		return t.klWarm[l]
-	}
-	return nil
-}
 
 // prepared returns t.x prepared for the first layer's solves, made on the
 // first call after x was set (setBatch drops it with every mini-batch), or
@@ -149,16 +140,11 @@ func (t *trainer) augmentedX(pen elasticNet, k int) data {
 // ‖X − A⁽⁰⁾⋯S⁽ᴸ⁾‖² (Reconstruction loss, no data mask), from which the
 // epoch's relative error is read; nil otherwise.
 func (t *trainer) builtinLoss(f *Forward) (loss, fit *autograd.Var) {
+	if loss, fit, own := t.cfg.Loss.impl().loss(t, f); own {
+		return loss, fit
+	}
 	L := len(f.A)
 	n, mcols := t.x.dims()
-	if t.cfg.Loss == KL {
-		// The relative error is measured apart (relError): fit stays nil.
-		below := belowFirst(f)
-		if f.XSparse != nil {
-			return t.per(ops.SparseKLLoss(f.XSparse, f.A[0], below), n*mcols), nil
-		}
-		return t.per(ops.KLDivergence(f.X, ops.MatMul(f.A[0], below)), n*mcols), nil
-	}
 	if t.cfg.Loss == Energy {
 		loss = t.per(fitX(f, f.A[0], f.S[0]), n*mcols)
 		for l := 1; l < L; l++ {

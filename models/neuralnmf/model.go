@@ -221,90 +221,10 @@ func train(x data, cfg Config) (*Model, error) {
 	if err := cfg.validate(x.dims()); err != nil {
 		return nil, err
 	}
-	if cfg.Loss == KL {
-		return trainKLScaled(x, cfg)
-	}
-	return trainAt(x, cfg)
+	return cfg.Loss.impl().train(x, cfg)
 }
 
-// trainKLScaled trains the KL loss on X/s, for s the mean of X's non-zero
-// entries, and returns that model with every S and loss multiplied by s
-// (A does not change). D(cX ‖ cY) = c·D(X ‖ Y), so this is the same
-// problem; whatever X's scale, the start (whose NNDSVDa floor, as
-// scikit-learn's, is an absolute 1e-6), the solvers and Adam see X with a
-// mean entry of 1, so the fit of c·X is the fit of X with every S times c:
-// to the rounding of c·X and of the division, and bit for bit when c is a
-// power of two.
-func trainKLScaled(x data, cfg Config) (*Model, error) {
-	s := klScale(x)
-	if s == 1 {
-		return trainAt(x, cfg)
-	}
-	var xs data
-	if sp := x.sparse; sp != nil {
-		val := make([]float64, len(sp.Val))
-		for i, v := range sp.Val {
-			val[i] = v / s
-		}
-		xs.sparse = (&tensor.Sparse{Rows: sp.Rows, Cols: sp.Cols, ColPtr: sp.ColPtr, RowIdx: sp.RowIdx, Val: val}).WithRows()
-	} else {
-		xs.dense = tensor.New(x.dense.Rows, x.dense.Cols)
-		for i := 0; i < x.dense.Rows; i++ {
-			dst := xs.dense.Row(i)
-			for j, v := range x.dense.Row(i) {
-				dst[j] = v / s
-			}
-		}
-	}
-	c := cfg
-	if cfg.Progress != nil {
-		c.Progress = func(e Epoch) {
-			e.Loss *= s
-			cfg.Progress(e)
-		}
-	}
-	m, err := trainAt(xs, c)
-	if err != nil {
-		return nil, err
-	}
-	m.cfg = cfg
-	m.cfg.Starts = nil
-	for _, sl := range m.S {
-		tensor.Scale(sl, s, sl)
-	}
-	for i := range m.History.Loss {
-		m.History.Loss[i] *= s
-	}
-	return m, nil
-}
 
-// klScale returns the mean of X's non-zero entries (1 for an X without
-// any).
-func klScale(x data) float64 {
-	var sum float64
-	n := 0
-	if x.sparse != nil {
-		for _, v := range x.sparse.Val {
-			if v != 0 {
-				sum += v
-				n++
-			}
-		}
-	} else {
-		for i := 0; i < x.dense.Rows; i++ {
-			for _, v := range x.dense.Row(i) {
-				if v != 0 {
-					sum += v
-					n++
-				}
-			}
-		}
-	}
-	if n == 0 || math.IsInf(sum, 0) {
-		return 1
-	}
-	return sum / float64(n)
-}
 
 func trainAt(x data, cfg Config) (*Model, error) {
 	c := cfg.resolvedForData(x.entries(), x.dense != nil)
@@ -379,7 +299,7 @@ func withEpochs(c Config, epochs int) Config {
 // (q(A, X) is S's minimiser). Epochs left at 0 is the default this
 // decides; a caller who sets them trains.
 func startIsTheFit(cfg, c Config) bool {
-	return cfg.Epochs == 0 && c.Init == NNDSVDInit && len(c.Ranks) == 1 && (c.Loss == Reconstruction || c.Loss == Energy) &&
+	return cfg.Epochs == 0 && c.Init == NNDSVDInit && len(c.Ranks) == 1 && c.Loss.impl().leastSquares() &&
 		c.Supervision == nil && c.AlphaA == 0 && c.AlphaS == 0 && c.DataMask == nil && c.CustomLoss == nil &&
 		!c.Algorithm1 && c.BatchSize == 0 && c.InitIters == 0
 }

@@ -117,8 +117,8 @@ func (m *Model) transformSparse(x *tensor.Sparse) ([]*tensor.Dense, error) {
 		if err := tensor.CheckSparseData("x", x); err != nil {
 			return nil, err
 		}
-		if m.cfg.Loss == KL {
-			return solvedKL(nnkl.SolveSparse(m.A[0], knownRowsSparse(m.A[0], x), nil))
+		if s, own, err := m.cfg.Loss.impl().solveFirstSparse(m, x); own {
+			return s, err
 		}
 		pen, ok := layerPenalty(m.AlphaS, m.L1Ratio, m.A[0].Rows)
 		if ok && !pen.pure {
@@ -279,8 +279,8 @@ func solved(r *nnls.Result, err error) (*tensor.Dense, error) {
 // layer, the elastic-net layer or NNLS, as the model was trained.
 func (m *Model) solveLayer(l int, in *tensor.Dense, opt *nnls.Options) (*tensor.Dense, error) {
 	a := m.A[l]
-	if m.cfg.Loss == KL {
-		return solvedKL(nnkl.Solve(a, knownRows(a, in), nil))
+	if s, own, err := m.cfg.Loss.impl().solveLayer(m, l, in); own {
+		return s, err
 	}
 	pen, ok := layerPenalty(m.AlphaS, m.L1Ratio, a.Rows)
 	if ok && !pen.pure {

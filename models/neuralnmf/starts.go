@@ -131,7 +131,7 @@ func (c *Config) sizeStarts(entries int, dense bool) {
 	// fits (experiments/scale); a supervised fit keeps the defaults
 	// experiments/semisup chose with.
 	unsupervised := c.Supervision == nil
-	if c.Init == DefaultInit && c.Loss != KL && unsupervised && work >= halsWork {
+	if c.Init == DefaultInit && !c.Loss.impl().ownStart(NNDSVDInit) && unsupervised && work >= halsWork {
 		c.Init = NNDSVDInit
 	}
 	if c.Tol == 0 && !c.Algorithm1 && unsupervised {
@@ -146,7 +146,7 @@ func (c *Config) sizeStarts(entries int, dense bool) {
 	}
 	if c.Restarts <= 0 {
 		c.Restarts = r
-		if c.Algorithm1 || c.Loss == KL && c.Init.factorises() {
+		if c.Algorithm1 || c.Loss.impl().ownStart(c.Init) {
 			c.Restarts = 1 // one start as the paper's; the KL start is deterministic
 		}
 	}

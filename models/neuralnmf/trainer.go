@@ -174,12 +174,7 @@ func (t *trainer) train(upTo int) error {
 			c.Progress(Epoch{Epoch: epoch, Epochs: c.Epochs, Loss: lv, RelError: rel, Accuracy: acc, HeldOutAccuracy: held,
 				Decrease: dec, Elapsed: time.Since(t.start)})
 		}
-		if c.Loss == KL { // the KL layers' S, fresh memory each epoch, start the next
-			t.klWarm = t.klWarm[:0]
-			for _, sv := range f.S {
-				t.klWarm = append(t.klWarm, sv.Value())
-			}
-		}
+		c.Loss.impl().epochDone(t, f)
 		t.warm = t.warm[:0]
 		for _, r := range res {
 			var sup *nnls.Support // nil: a KL layer, which starts cold
