@@ -438,7 +438,6 @@ func (e *ConfigError) Unwrap() error { return ErrConfig }
 // became NaN or infinite: its fixed step LR was too large.
 var ErrDiverged = errors.New("training diverged")
 
-
 // Validate returns the configuration error Train would return for c and
 // an X of rows × cols before any work (wrapping ErrConfig, and naming the
 // field, such as a rank above the rows), or nil. It reads no data: errors

@@ -125,7 +125,6 @@ const halsStartTol = 1e-4
 // the rest to the epochs that follow.
 const klStartTol = DefaultTol
 
-
 // negligible is the share of its row's largest entry below which
 // flushNegligible sets an entry of A to 0: 2⁻⁶⁰, below the rounding of any
 // (A·S)_ij it enters (2⁻⁵² of the sum) unless its entry of S outweighs the

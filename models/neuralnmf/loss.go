@@ -103,7 +103,6 @@ func (t *trainer) forward(tape *autograd.Tape) (*Forward, []*nnls.Result) {
 	return f, res
 }
 
-
 // prepared returns t.x prepared for the first layer's solves, made on the
 // first call after x was set (setBatch drops it with every mini-batch), or
 // nil if X has a non-finite entry (the unfused op then records the error).

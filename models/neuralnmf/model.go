@@ -224,8 +224,6 @@ func train(x data, cfg Config) (*Model, error) {
 	return cfg.Loss.impl().train(x, cfg)
 }
 
-
-
 func trainAt(x data, cfg Config) (*Model, error) {
 	c := cfg.resolvedForData(x.entries(), x.dense != nil)
 	if startIsTheFit(cfg, c) {
