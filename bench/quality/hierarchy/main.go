@@ -56,6 +56,7 @@ func main() {
 	docs := flag.String("docs", "", "JSON Lines documents (field text)")
 	news := flag.Bool("newsgroups", false, "the 20 Newsgroups cleaning before vectorising")
 	seedsFlag := flag.String("seeds", "1-10", "seeds: a range a-b or a comma-separated list")
+	epochsFlag := flag.String("epochs", "", "also the default fit stopped at these epochs (a comma-separated list, such as 1,10,50,200: 1 is its start, measured after one epoch), to see what training does to each layer")
 	flag.Parse()
 	seeds := parseSeeds(*seedsFlag)
 	_, x, err := text.Fit(text.Source{Path: *docs}.Texts(), text.Options{StopWords: text.EnglishStopWords(), MinDF: text.Docs(2), MaxDF: text.Share(0.5), Newsgroups: *news})
@@ -73,7 +74,12 @@ func main() {
 		h := measure(x, []*tensor.Dense{fine.A, broad.A})
 		flat, err := quality.Measure(x, []*tensor.Dense{fine.A}, nil)
 		check(err)
-		fmt.Printf("seed %d\n  ours: %v\n  HNMF: %v\n  flat NMF(%d): NPMI %.3f\n", seed, ours, h, ranks[0], flat[0].NPMI)
+		fmt.Printf("seed %d\n  ours: %v (%d epochs)\n  HNMF: %v\n  flat NMF(%d): NPMI %.3f\n", seed, ours, len(def.History.Loss), h, ranks[0], flat[0].NPMI)
+		for _, e := range parseList(*epochsFlag) {
+			m, err := neuralnmf.Train(x, neuralnmf.Config{Ranks: ranks, Seed: seed, Epochs: e, Tol: -1})
+			check(err)
+			fmt.Printf("  ours after %d epoch(s): %v\n", e, measure(x, m.A))
+		}
 		dBroad = append(dBroad, ours.npmi[1]-h.npmi[1])
 		dFine = append(dFine, ours.npmi[0]-flat[0].NPMI)
 		dSpec = append(dSpec, ours.spec[1]-h.spec[1])
@@ -120,6 +126,19 @@ func parseSeeds(s string) []uint64 {
 	}
 	for _, f := range strings.Split(s, ",") {
 		v, err := strconv.ParseUint(strings.TrimSpace(f), 10, 64)
+		check(err)
+		out = append(out, v)
+	}
+	return out
+}
+
+func parseList(s string) []int {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
+		}
+		v, err := strconv.Atoi(f)
 		check(err)
 		out = append(out, v)
 	}
