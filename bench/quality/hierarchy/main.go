@@ -56,15 +56,21 @@ func main() {
 	docs := flag.String("docs", "", "JSON Lines documents (field text)")
 	news := flag.Bool("newsgroups", false, "the 20 Newsgroups cleaning before vectorising")
 	seedsFlag := flag.String("seeds", "1-10", "seeds: a range a-b or a comma-separated list")
+	initFlag := flag.String("init", "", "our fit's start instead of the default: hnmf, nndsvd, hnmf-best or random")
 	epochsFlag := flag.String("epochs", "", "also the default fit stopped at these epochs (a comma-separated list, such as 1,10,50,200: 1 is its start, measured after one epoch), to see what training does to each layer")
 	flag.Parse()
 	seeds := parseSeeds(*seedsFlag)
+	inits := map[string]neuralnmf.Init{"": neuralnmf.DefaultInit, "hnmf": neuralnmf.HNMFInit, "nndsvd": neuralnmf.NNDSVDInit, "hnmf-best": neuralnmf.HNMFBestInit, "random": neuralnmf.RandomInit}
+	init, ok := inits[*initFlag]
+	if !ok {
+		log.Fatalf("-init %q: want hnmf, nndsvd, hnmf-best or random", *initFlag)
+	}
 	_, x, err := text.Fit(text.Source{Path: *docs}.Texts(), text.Options{StopWords: text.EnglishStopWords(), MinDF: text.Docs(2), MaxDF: text.Share(0.5), Newsgroups: *news})
 	check(err)
-	fmt.Printf("# %s: %d words × %d documents (stop words, min-df 2, max-df 0.5), ranks %v, seeds %v\n", *docs, x.Rows, x.Cols, ranks, seeds)
+	fmt.Printf("# %s: %d words × %d documents (stop words, min-df 2, max-df 0.5), ranks %v, seeds %v, our start %q (empty: the default)\n", *docs, x.Rows, x.Cols, ranks, seeds, *initFlag)
 	var dBroad, dFine, dSpec, ourGap, hGap []float64
 	for _, seed := range seeds {
-		def, err := neuralnmf.Train(x, neuralnmf.Config{Ranks: ranks, Seed: seed})
+		def, err := neuralnmf.Train(x, neuralnmf.Config{Ranks: ranks, Seed: seed, Init: init})
 		check(err)
 		ours := measure(x, def.A)
 		fine, err := ssnmf.NMFSparse(x, ranks[0], &ssnmf.Options{Seed: seed, Solver: ssnmf.HALS})
@@ -76,7 +82,7 @@ func main() {
 		check(err)
 		fmt.Printf("seed %d\n  ours: %v (%d epochs)\n  HNMF: %v\n  flat NMF(%d): NPMI %.3f\n", seed, ours, len(def.History.Loss), h, ranks[0], flat[0].NPMI)
 		for _, e := range parseList(*epochsFlag) {
-			m, err := neuralnmf.Train(x, neuralnmf.Config{Ranks: ranks, Seed: seed, Epochs: e, Tol: -1})
+			m, err := neuralnmf.Train(x, neuralnmf.Config{Ranks: ranks, Seed: seed, Init: init, Epochs: e, Tol: -1})
 			check(err)
 			fmt.Printf("  ours after %d epoch(s): %v\n", e, measure(x, m.A))
 		}
