@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# RcppML's NMF beside a default one-layer `neuralnmf fit`, on the same Matrix
+# Market file, alternated in one run (issue 68; no default is chosen from
+# it). Ours is timed as a whole process (reading included); RcppML's fit
+# alone (Matrix::readMM before the clock), at tol 1e-4 for seeds 1-4 (its
+# start is random). Each prints the relative error ‖X − W·D·H‖_F/‖X‖_F, which
+# for RcppML is computed without forming W·D·H (‖X‖² − 2·tr(Wᵀ X Hᵀ) +
+# ‖W·D·H‖², W scaled by D). Both on THREADS threads (OMP_NUM_THREADS and
+# RcppML::setRcppMLthreads; GOMAXPROCS).
+#
+#   bash bench/rcppml/compare.sh X.mtx[.gz] RANK [ROUNDS] [THREADS]
+#
+# Needs Debian's r-cran-rcppml and r-cran-matrix
+# (apt-get install r-cran-rcppml r-cran-matrix).
+set -euo pipefail
+x=${1:?usage: compare.sh X.mtx RANK [ROUNDS] [THREADS]}
+k=${2:?rank}
+rounds=${3:-2}
+threads=${4:-2}
+root=$(cd "$(dirname "$0")/../.." && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+(cd "$root" && go build -o "$work/neuralnmf" ./cmd/neuralnmf)
+mtx=$x
+if [[ $x == *.gz ]]; then
+  mtx=$work/x.mtx
+  zcat "$x" > "$mtx"
+fi
+cat > "$work/rcppml.R" <<'REOF'
+args <- commandArgs(TRUE)
+suppressMessages({library(Matrix); library(RcppML)})
+A <- as(readMM(args[1]), "CsparseMatrix")
+k <- as.integer(args[2]); seed <- as.integer(args[3])
+setRcppMLthreads(as.integer(args[4]))
+t0 <- Sys.time()
+m <- RcppML::nmf(A, k, tol = 1e-4, seed = seed, verbose = FALSE)
+t1 <- Sys.time()
+w <- m$w %*% diag(m$d); h <- m$h
+xx <- sum(A@x^2)
+cross <- sum(as.matrix(crossprod(w, A)) * h)
+wh <- sum(crossprod(w) * tcrossprod(h))
+cat(sprintf("rcppml seed %d: %.2f s, relative error %.6f, %d iterations\n", seed, as.numeric(t1 - t0, units = "secs"),
+    sqrt(max(xx - 2 * cross + wh, 0) / xx), if (is.null(m$iter)) NA_integer_ else as.integer(m$iter)))
+REOF
+echo "# $x, rank $k, $threads threads, $(nproc) cores"
+for r in $(seq "$rounds"); do
+  t0=$(date +%s.%N)
+  out=$(GOMAXPROCS=$threads "$work/neuralnmf" fit -x "$x" -ranks "$k" -quiet -o "$work/m.nnmf")
+  t1=$(date +%s.%N)
+  echo "ours round $r: $(echo "$t1 - $t0" | bc) s (whole process), $(echo "$out" | grep -o 'relative error [0-9.]*' | head -1)"
+  for s in 1 2 3 4; do
+    OMP_NUM_THREADS=$threads Rscript "$work/rcppml.R" "$mtx" "$k" "$s" "$threads"
+  done
+done
