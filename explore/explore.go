@@ -234,7 +234,7 @@ func Build(a, s []*tensor.Dense, docs []Doc, vocab []string, q []quality.Layer, 
 		tops := quality.TopWords(t, o.SearchWords)
 		for j := 0; j < t.Cols; j++ {
 			qt := q[l].Topics[j]
-			td := TopicData{ID: topicID(l, j), Weight: weights[j], NPMI: orNull(qt.NPMI), Note: note(qt), X: xy[j][0], Y: xy[j][1],
+			td := TopicData{ID: topicID(l, j), Weight: weights[j], NPMI: orNull(qt.NPMI), Note: strings.Join(qt.Caveats(quality.DefaultTop), "; "), X: xy[j][0], Y: xy[j][1],
 				Words: []WordWeight{}, MadeOf: []Link{}, PartOf: []Link{}, Docs: []int{}} // [] on the page, not null
 			if ps := q[l].Topics[j].ParentShare; !math.IsNaN(ps) {
 				td.ParentShare = &ps
@@ -522,23 +522,4 @@ func orNull(v float64) *float64 {
 		return nil
 	}
 	return &v
-}
-
-// note says what a topic's NPMI (measured with quality's defaults) rests
-// on where that is little: fewer words of positive weight than
-// quality.DefaultTop, fewer than quality.MinDocs documents.
-func note(t quality.Topic) string {
-	var notes []string
-	switch k := len(t.Words); {
-	case k == 0:
-		notes = append(notes, "no word of positive weight: no NPMI")
-	case k == 1:
-		notes = append(notes, "one word of positive weight: no NPMI")
-	case k < quality.DefaultTop:
-		notes = append(notes, fmt.Sprintf("NPMI of its only %d words of positive weight", k))
-	}
-	if len(t.Words) >= 2 && t.Docs < quality.MinDocs {
-		notes = append(notes, fmt.Sprintf("NPMI from %d document(s) holding two of its words", t.Docs))
-	}
-	return strings.Join(notes, "; ")
 }

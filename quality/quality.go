@@ -17,7 +17,6 @@ package quality
 import (
 	"fmt"
 	"math"
-	"slices"
 
 	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
 	"github.com/neuralnmf/neuralnmf/tensor"
@@ -73,6 +72,26 @@ type Topic struct {
 	ParentShare float64
 }
 
+// Caveats says, in words, what the topic's NPMI rests on where that is
+// little, measured with top words a topic (Options.Top): fewer words of
+// positive weight than top (none, or one: no NPMI), or fewer than MinDocs
+// documents holding two of them. Nil when the NPMI rests on enough.
+func (t Topic) Caveats(top int) []string {
+	var c []string
+	switch k := len(t.Words); {
+	case k == 0:
+		c = append(c, "no word of positive weight: no NPMI")
+	case k == 1:
+		c = append(c, "one word of positive weight: no NPMI")
+	case k < top:
+		c = append(c, fmt.Sprintf("NPMI of its only %d words of positive weight", k))
+	}
+	if len(t.Words) >= 2 && t.Docs < MinDocs {
+		c = append(c, fmt.Sprintf("NPMI from %d document(s) holding two of its words", t.Docs))
+	}
+	return c
+}
+
 // Layer is the quality of one layer's topics.
 type Layer struct {
 	// Layer counts from 0.
@@ -111,7 +130,7 @@ type Affinity struct {
 // error if a is empty or not a chain of nonnegative, finite matrices, or
 // if docs has another number of features or no documents. Documents with
 // no entry count in the total that NPMI's probabilities divide by, as in
-// gensim's document co-occurrence; EmptyDocs counts them.
+// gensim's document co-occurrence.
 func Measure(docs *tensor.Sparse, a []*tensor.Dense, opt *Options) ([]Layer, error) {
 	o := withDefaults(opt)
 	if len(a) == 0 {
@@ -189,19 +208,6 @@ func TopWords(t *tensor.Dense, n int) [][]int {
 		tops[j] = rows[:k:k]
 	}
 	return tops
-}
-
-// EmptyDocs returns the number of documents (columns of docs) with no
-// positive entry: documents with no word of the topics' vocabulary.
-func EmptyDocs(docs *tensor.Sparse) int {
-	n := 0
-	for j := range docs.Cols {
-		_, vals := docs.Column(j)
-		if !slices.ContainsFunc(vals, func(v float64) bool { return v > 0 }) {
-			n++
-		}
-	}
-	return n
 }
 
 func rowsOf(s *tensor.Sparse) int {

@@ -115,10 +115,11 @@ func TestTopWordsArePositive(t *testing.T) {
 	require.InDelta(t, want2, tp[2].NPMI, 1e-6)
 	require.Equal(t, 3, tp[2].Docs)
 	require.InDelta(t, (0.557493+want2)/2, layers[0].NPMI, 1e-6)
-	require.Equal(t, 0, quality.EmptyDocs(docs(t)))
-	x, err := tensor.NewSparse(4, 3, []tensor.Entry{{Row: 1, Col: 1, Val: 2}})
-	require.NoError(t, err)
-	require.Equal(t, 2, quality.EmptyDocs(x))
+	// What each NPMI rests on, said: two words of three, in 2 documents;
+	// one word; three words in 3 documents (all below MinDocs).
+	require.Equal(t, []string{"NPMI of its only 2 words of positive weight", "NPMI from 2 document(s) holding two of its words"}, tp[0].Caveats(3))
+	require.Equal(t, []string{"one word of positive weight: no NPMI"}, tp[1].Caveats(3))
+	require.Equal(t, []string{"NPMI from 3 document(s) holding two of its words"}, tp[2].Caveats(3))
 }
 
 // Issue 69: specialization and hierarchical affinity agree with an

@@ -14,7 +14,6 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"github.com/neuralnmf/neuralnmf/classify"
 	"html"
 	"html/template"
 	"image/png"
@@ -23,6 +22,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/neuralnmf/neuralnmf/classify"
 	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
 	"github.com/neuralnmf/neuralnmf/plot"
 	"github.com/neuralnmf/neuralnmf/quality"

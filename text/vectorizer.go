@@ -133,34 +133,6 @@ func (o *Options) validate() error {
 	return nil
 }
 
-// ErrBoundsCross is returned (wrapped) by Fit and FitCounts when MaxDF,
-// taken of the corpus's documents, is below MinDF: no word could be kept.
-var ErrBoundsCross = errors.New("text: the document-frequency bounds cross")
-
-// CheckBounds returns an error wrapping ErrBoundsCross when MaxDF, taken
-// of a corpus of n documents, is below MinDF, so that no word could be
-// kept; nil otherwise.
-func (o *Options) CheckBounds(n int) error {
-	hi, lo := math.Inf(1), math.Inf(-1)
-	if o.MaxDF.IsSet {
-		hi = o.MaxDF.limit(n)
-	}
-	if o.MinDF.IsSet {
-		lo = o.MinDF.limit(n)
-	}
-	if hi < lo {
-		return fmt.Errorf("%w: max_df %v keeps words in at most %.4g of the %d documents, min_df %v in at least %.4g", ErrBoundsCross, o.MaxDF, hi, n, o.MinDF, lo)
-	}
-	return nil
-}
-
-// InBounds reports whether a word in df of n documents is kept by MinDF and
-// MaxDF (scikit-learn's min_df ≤ df ≤ max_df, a fraction taken of n).
-func (o *Options) InBounds(df, n int) bool {
-	f := float64(df)
-	return (!o.MaxDF.IsSet || f <= o.MaxDF.limit(n)) && (!o.MinDF.IsSet || f >= o.MinDF.limit(n))
-}
-
 // Vectorizer turns documents into columns of a words × documents matrix in
 // a fixed vocabulary. Fit makes one; it is safe for concurrent use and
 // serialises to JSON (encoding/json) so that new documents can be put in

@@ -110,12 +110,12 @@ func Check(ctx context.Context, opt Options) (int, error) {
 		seen[o] = s
 	}
 	for _, s := range opt.Shards {
-		rows, _, _, err := files.MatrixHeader(ctx, s)
+		h, err := files.MatrixHeader(ctx, s)
 		if err != nil {
 			return 0, fmt.Errorf("score: %w", err)
 		}
-		if rows != m.A[0].Rows {
-			return 0, fmt.Errorf("score: shard %s has %d rows (features); the model was trained on %d", s, rows, m.A[0].Rows)
+		if h.Rows != m.A[0].Rows {
+			return 0, fmt.Errorf("score: shard %s has %d rows (features); the model was trained on %d", s, h.Rows, m.A[0].Rows)
 		}
 	}
 	mine, err := ownRun(ctx, opt, raw, layer)

@@ -10,6 +10,9 @@
 #
 #   bash bench/rcppml/compare.sh X.mtx[.gz] RANK [ROUNDS] [THREADS]
 #
+# OURS, if set, is a list of fit flag sets separated by '|' that each round
+# runs too (an empty set is the default), such as OURS='|-init-iters 10'.
+#
 # Needs Debian's r-cran-rcppml and r-cran-matrix
 # (apt-get install r-cran-rcppml r-cran-matrix).
 set -euo pipefail
@@ -44,10 +47,15 @@ cat(sprintf("rcppml seed %d: %.2f s, relative error %.6f, %d iterations\n", seed
 REOF
 echo "# $x, rank $k, $threads threads, $(nproc) cores"
 for r in $(seq "$rounds"); do
-  t0=$(date +%s.%N)
-  out=$(GOMAXPROCS=$threads "$work/neuralnmf" fit -x "$x" -ranks "$k" -quiet -o "$work/m.nnmf")
-  t1=$(date +%s.%N)
-  echo "ours round $r: $(echo "$t1 - $t0" | bc) s (whole process), $(echo "$out" | grep -o 'relative error [0-9.]*' | head -1)"
+  IFS='|' read -r -a sets <<< "${OURS:-}"
+  [ ${#sets[@]} -eq 0 ] && sets=("")
+  for flags in "${sets[@]}"; do
+    t0=$(date +%s.%N)
+    # shellcheck disable=SC2086
+    out=$(GOMAXPROCS=$threads "$work/neuralnmf" fit -x "$x" -ranks "$k" $flags -quiet -o "$work/m.nnmf")
+    t1=$(date +%s.%N)
+    echo "ours${flags:+ ($flags)} round $r: $(echo "$t1 - $t0" | bc) s (whole process), $(echo "$out" | grep -o 'relative error [0-9.]*' | head -1)"
+  done
   for s in 1 2 3 4; do
     OMP_NUM_THREADS=$threads Rscript "$work/rcppml.R" "$mtx" "$k" "$s" "$threads"
   done

@@ -334,13 +334,15 @@ func (u *unusedFeatures) warn(stderr io.Writer, names []string, total int) {
 		u.cols, total, strings.Join(cols, ", "), len(rows), strings.Join(feats, ", "))
 }
 
-// emptyColumns marks the columns of x without a non-zero entry.
+// emptyColumns marks the columns of x without a non-zero entry (a stored
+// zero is none).
 func emptyColumns(x *matio.Matrix) []bool {
 	_, cols := x.Dims()
 	empty := make([]bool, cols)
 	for j := range empty {
-		if s := x.Sparse; s != nil {
-			empty[j] = s.ColPtr[j] == s.ColPtr[j+1]
+		if s := x.Sparse; s != nil { // no stored entry, or only stored zeros
+			_, vals := s.Column(j)
+			empty[j] = !slices.ContainsFunc(vals, func(v float64) bool { return v != 0 })
 			continue
 		}
 		empty[j] = true

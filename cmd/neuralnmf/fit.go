@@ -161,7 +161,7 @@ func train(d *fitData, cfg neuralnmf.Config, choose *semisup.ChooseOptions, prog
 		cfg.Progress = prog.epoch
 		if choose != nil {
 			o := *choose
-			o.Fitting = func(what string, _ neuralnmf.Config) {
+			o.Fitting = func(what string) {
 				prog.run(what) // writes the last fit's last epoch first
 			}
 			choose = &o

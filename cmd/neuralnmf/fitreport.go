@@ -2,11 +2,11 @@ package main
 
 import (
 	"fmt"
-	"github.com/neuralnmf/neuralnmf/classify"
 	"io"
 	"math"
 	"unicode/utf8"
 
+	"github.com/neuralnmf/neuralnmf/classify"
 	"github.com/neuralnmf/neuralnmf/matio"
 	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
 	"github.com/neuralnmf/neuralnmf/models/semisup"

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -171,7 +172,7 @@ func readTopicDocs(in columnFlags, vocabPath string, stderr io.Writer) (*topicDo
 	if docs.Rows != m.A[0].Rows {
 		return nil, fmt.Errorf("%s: %d rows, but the model has %d features", c.from, docs.Rows, m.A[0].Rows)
 	}
-	if e := quality.EmptyDocs(docs); e == docs.Cols {
+	if !slices.Contains(c.empty, false) {
 		what := "no document holds a word of the model's vocabulary (a wrong -field, language or model?)"
 		if strings.HasPrefix(c.from, "-x ") {
 			what = "every column is zero"
@@ -195,30 +196,21 @@ func wordsOf(words []int, vocab []string) string {
 	return strings.Join(s, " ")
 }
 
-// fmtNPMI is an NPMI to 3 decimals, or "-" where there is none.
-func fmtNPMI(v float64) string {
+// fmt3 is a measure (NPMI, specialization, affinity) to 3 decimals, or
+// "-" where there is none.
+func fmt3(v float64) string {
 	if math.IsNaN(v) {
 		return "-"
 	}
 	return strconv.FormatFloat(v, 'f', 3, 64)
 }
 
-// topicNote says what a topic's NPMI rests on, where that is little.
-func topicNote(t quality.Topic, n int) string {
-	var notes []string
-	switch k := len(t.Words); {
-	case k == 0:
-		notes = append(notes, "no word of positive weight")
-	case k < n:
-		notes = append(notes, fmt.Sprintf("only %d word(s) of positive weight", k))
+// topicNote is t's caveats (quality.Topic.Caveats), in parentheses.
+func topicNote(t quality.Topic, top int) string {
+	if c := t.Caveats(top); c != nil {
+		return "  (" + strings.Join(c, "; ") + ")"
 	}
-	if len(t.Words) >= 2 && t.Docs < quality.MinDocs {
-		notes = append(notes, fmt.Sprintf("NPMI from %d document(s)", t.Docs))
-	}
-	if len(notes) == 0 {
-		return ""
-	}
-	return "  (" + strings.Join(notes, "; ") + ")"
+	return ""
 }
 
 func fmtShare(v float64) string {
@@ -230,9 +222,9 @@ func fmtShare(v float64) string {
 
 func writeQualityText(w io.Writer, layers []quality.Layer, vocab []string, top int) error {
 	for _, l := range layers {
-		fmt.Fprintf(w, "Layer %d (%d topics): NPMI %s, diversity %.3f, specialization %s", l.Layer+1, len(l.Topics), fmtNPMI(l.NPMI), l.Diversity, fmtNPMI(l.Specialization))
+		fmt.Fprintf(w, "Layer %d (%d topics): NPMI %s, diversity %.3f, specialization %s", l.Layer+1, len(l.Topics), fmt3(l.NPMI), l.Diversity, fmt3(l.Specialization))
 		if !math.IsNaN(l.Affinity.Children) || !math.IsNaN(l.Affinity.NonChildren) {
-			fmt.Fprintf(w, ", affinity to layer %d: children %s, others %s", l.Layer, fmtNPMI(l.Affinity.Children), fmtNPMI(l.Affinity.NonChildren))
+			fmt.Fprintf(w, ", affinity to layer %d: children %s, others %s", l.Layer, fmt3(l.Affinity.Children), fmt3(l.Affinity.NonChildren))
 		}
 		fmt.Fprintln(w)
 		for _, t := range l.Topics {
@@ -240,7 +232,7 @@ func writeQualityText(w io.Writer, layers []quality.Layer, vocab []string, top i
 			if !math.IsNaN(t.ParentShare) {
 				share = ", parent share " + fmtShare(t.ParentShare)
 			}
-			fmt.Fprintf(w, "  topic %-3d NPMI %6s%s  %s%s\n", t.Index+1, fmtNPMI(t.NPMI), share, wordsOf(t.Words, vocab), topicNote(t, top))
+			fmt.Fprintf(w, "  topic %-3d NPMI %6s%s  %s%s\n", t.Index+1, fmt3(t.NPMI), share, wordsOf(t.Words, vocab), topicNote(t, top))
 		}
 	}
 	return nil

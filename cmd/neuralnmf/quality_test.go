@@ -146,7 +146,7 @@ func TestQualitySaysWhatItRestsOn(t *testing.T) {
 
 	code, out, errOut = cli(t, "quality", "-model", p("sparse.nnmf"), "-text", p("docs.jsonl"), "-field", "body", "-n", "5")
 	require.Equal(t, 0, code, errOut)
-	require.Regexp(t, `topic 2 +NPMI +- .*\(only 1 word\(s\) of positive weight\)`, out)
+	require.Regexp(t, `topic 2 +NPMI +- .*\(one word of positive weight: no NPMI\)`, out)
 	require.NotContains(t, out, "NaN")
 
 	// Few documents: every topic's NPMI rests on fewer than 10.

@@ -4,12 +4,12 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/neuralnmf/neuralnmf/classify"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/neuralnmf/neuralnmf/classify"
 	"github.com/neuralnmf/neuralnmf/matio"
 	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
 	"github.com/neuralnmf/neuralnmf/quality"

@@ -49,8 +49,8 @@ func fitText(from string, docs iter.Seq2[string, error], o text.Options) (*text.
 	if errors.Is(err, text.ErrNoDocuments) || errors.Is(err, text.ErrNoWords) {
 		return nil, nil, fmt.Errorf("%s: %w", from, err)
 	}
-	if errors.Is(err, text.ErrBoundsCross) {
-		return nil, nil, usageError{fmt.Errorf("%s: -max-df is below -min-df for these documents (%v): no word could be kept; lower -min-df or raise -max-df", from, strings.TrimPrefix(err.Error(), text.ErrBoundsCross.Error()+": "))}
+	if u := textflags.CrossedBounds(err); u != nil {
+		return nil, nil, usageError{fmt.Errorf("%s: %w", from, u)}
 	}
 	return v, x, err
 }

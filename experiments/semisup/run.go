@@ -2,10 +2,10 @@ package semisup
 
 import (
 	"fmt"
-	"github.com/neuralnmf/neuralnmf/classify"
 	"strings"
 	"time"
 
+	"github.com/neuralnmf/neuralnmf/classify"
 	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
 	choice "github.com/neuralnmf/neuralnmf/models/semisup"
 	"github.com/neuralnmf/neuralnmf/models/ssnmf"

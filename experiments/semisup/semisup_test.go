@@ -2,7 +2,6 @@ package semisup_test
 
 import (
 	"fmt"
-	"github.com/neuralnmf/neuralnmf/classify"
 	"math"
 	"os"
 	"path/filepath"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/neuralnmf/neuralnmf/classify"
 	"github.com/neuralnmf/neuralnmf/experiments/corpora"
 	"github.com/neuralnmf/neuralnmf/experiments/semisup"
 	"github.com/neuralnmf/neuralnmf/models/neuralnmf"

@@ -123,6 +123,17 @@ func (t Flags) Options() (text.Options, error) {
 	return o, nil
 }
 
+// CrossedBounds returns, for an error of bounds that cross for the
+// documents at hand (text.BoundsError, found once they are counted), the
+// usage error that says so in the flags' terms; nil for any other error.
+func CrossedBounds(err error) error {
+	var b *text.BoundsError
+	if !errors.As(err, &b) {
+		return nil
+	}
+	return &UsageError{fmt.Errorf("-max-df is below -min-df for these documents (%s): no word could be kept; lower -min-df or raise -max-df", b.Detail("-max-df", "-min-df"))}
+}
+
 // IsUsage says whether err is a flag's bad value.
 func IsUsage(err error) bool {
 	var u *UsageError

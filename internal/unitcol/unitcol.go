@@ -43,3 +43,26 @@ func Each(dense *tensor.Dense, sparse *tensor.Sparse, j int, f func(row int, v f
 		}
 	}
 }
+
+// AddScores adds bx·x/‖x‖₂ (each column of X at unit length, as Each
+// walks it; bx is P×N) and the intercept (P×1) to scores (P×M, M the
+// columns of X): the part of a classifier's scores that reads the words.
+// Either of bx and intercept may be nil; the caller checks the shapes.
+func AddScores(scores, bx, intercept *tensor.Dense, dense *tensor.Dense, sparse *tensor.Sparse) {
+	if bx != nil {
+		for j := 0; j < scores.Cols; j++ {
+			Each(dense, sparse, j, func(row int, v float64) {
+				for p := 0; p < bx.Rows; p++ {
+					scores.Set(p, j, scores.At(p, j)+v*bx.At(p, row))
+				}
+			})
+		}
+	}
+	if intercept != nil {
+		for p := 0; p < scores.Rows; p++ {
+			for j := 0; j < scores.Cols; j++ {
+				scores.Set(p, j, scores.At(p, j)+intercept.Data[p])
+			}
+		}
+	}
+}

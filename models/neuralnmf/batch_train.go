@@ -3,13 +3,13 @@ package neuralnmf
 import (
 	"errors"
 	"fmt"
-	"github.com/neuralnmf/neuralnmf/classify"
 	"io"
 	"math"
 	"math/rand/v2"
 	"time"
 
 	"github.com/neuralnmf/neuralnmf/autograd"
+	"github.com/neuralnmf/neuralnmf/classify"
 	"github.com/neuralnmf/neuralnmf/ops"
 	"github.com/neuralnmf/neuralnmf/tensor"
 )

@@ -531,52 +531,61 @@ func (c *Config) validate(rows, cols int) error {
 		return fmt.Errorf("neuralnmf: %w: LR is %v", ErrConfig, c.LR)
 	}
 	if s := c.Supervision; s != nil {
-		if s.Classes < 1 || s.Classes > x.Cols {
-			return fmt.Errorf("neuralnmf: %w: Supervision.Classes is %d, want 1 to the %d columns of X", ErrConfig, s.Classes, x.Cols)
+		if err := s.validate(c.Ranks, x.Cols); err != nil {
+			return err
 		}
-		if len(s.Labels) != x.Cols {
-			return fmt.Errorf("neuralnmf: %w: %d labels for %d columns of X", ErrConfig, len(s.Labels), x.Cols)
+	}
+	return nil
+}
+
+// validate checks the supervision of a fit of the given ranks on an X of
+// cols columns.
+func (s *Supervision) validate(ranks []int, cols int) error {
+	if s.Classes < 1 || s.Classes > cols {
+		return fmt.Errorf("neuralnmf: %w: Supervision.Classes is %d, want 1 to the %d columns of X", ErrConfig, s.Classes, cols)
+	}
+	if len(s.Labels) != cols {
+		return fmt.Errorf("neuralnmf: %w: %d labels for %d columns of X", ErrConfig, len(s.Labels), cols)
+	}
+	if s.Patience < 0 {
+		return fmt.Errorf("neuralnmf: %w: Supervision.Patience is %d, want 0 (no early stop) or a number of epochs", ErrConfig, s.Patience)
+	}
+	if s.Known != nil && len(s.Known) != cols {
+		return fmt.Errorf("neuralnmf: %w: Known has %d entries for %d columns of X", ErrConfig, len(s.Known), cols)
+	}
+	hasLabel := make([]bool, s.Classes)
+	for m, l := range s.Labels {
+		known := s.Known == nil || s.Known[m]
+		if known && (l < 0 || l >= s.Classes) || l < -1 || l >= s.Classes {
+			return fmt.Errorf("neuralnmf: %w: label %d of column %d is not in 0..%d (or -1 for a column that is not Known)", ErrConfig, l, m, s.Classes-1)
 		}
-		if s.Patience < 0 {
-			return fmt.Errorf("neuralnmf: %w: Supervision.Patience is %d, want 0 (no early stop) or a number of epochs", ErrConfig, s.Patience)
+		if known {
+			hasLabel[l] = true
 		}
-		if s.Known != nil && len(s.Known) != x.Cols {
-			return fmt.Errorf("neuralnmf: %w: Known has %d entries for %d columns of X", ErrConfig, len(s.Known), x.Cols)
+	}
+	for p, h := range hasLabel {
+		if !h {
+			return fmt.Errorf("neuralnmf: %w: class %d has no Known labelled column; Supervision.Classes must count only classes that occur", ErrConfig, p)
 		}
-		hasLabel := make([]bool, s.Classes)
-		for m, l := range s.Labels {
-			known := s.Known == nil || s.Known[m]
-			if known && (l < 0 || l >= s.Classes) || l < -1 || l >= s.Classes {
-				return fmt.Errorf("neuralnmf: %w: label %d of column %d is not in 0..%d (or -1 for a column that is not Known)", ErrConfig, l, m, s.Classes-1)
-			}
-			if known {
-				hasLabel[l] = true
-			}
+	}
+	if s.Lambda < 0 || math.IsNaN(s.Lambda) || math.IsInf(s.Lambda, 0) {
+		return fmt.Errorf("neuralnmf: %w: Supervision.Lambda is %v", ErrConfig, s.Lambda)
+	}
+	if s.Balance < 0 || math.IsNaN(s.Balance) || math.IsInf(s.Balance, 0) {
+		return fmt.Errorf("neuralnmf: %w: Supervision.Balance is %v, want a positive ratio (0 for the default %g)", ErrConfig, s.Balance, DefaultBalance)
+	}
+	if s.Classifier < DefaultClassifier || s.Classifier > CrossEntropy {
+		return fmt.Errorf("neuralnmf: %w: Supervision.Classifier is %d, want LeastSquares or CrossEntropy", ErrConfig, int(s.Classifier))
+	}
+	if !(s.Target >= 0 && s.Target <= 1) {
+		return fmt.Errorf("neuralnmf: %w: Supervision.Target is %v, want an accuracy in [0, 1]", ErrConfig, s.Target)
+	}
+	if s.Head != nil {
+		if s.Classifier == LeastSquares {
+			return fmt.Errorf("neuralnmf: %w: Supervision.Head is trained by the cross-entropy; Classifier is LeastSquares", ErrConfig)
 		}
-		for p, h := range hasLabel {
-			if !h {
-				return fmt.Errorf("neuralnmf: %w: class %d has no Known labelled column; Supervision.Classes must count only classes that occur", ErrConfig, p)
-			}
-		}
-		if s.Lambda < 0 || math.IsNaN(s.Lambda) || math.IsInf(s.Lambda, 0) {
-			return fmt.Errorf("neuralnmf: %w: Supervision.Lambda is %v", ErrConfig, s.Lambda)
-		}
-		if s.Balance < 0 || math.IsNaN(s.Balance) || math.IsInf(s.Balance, 0) {
-			return fmt.Errorf("neuralnmf: %w: Supervision.Balance is %v, want a positive ratio (0 for the default %g)", ErrConfig, s.Balance, DefaultBalance)
-		}
-		if s.Classifier < DefaultClassifier || s.Classifier > CrossEntropy {
-			return fmt.Errorf("neuralnmf: %w: Supervision.Classifier is %d, want LeastSquares or CrossEntropy", ErrConfig, int(s.Classifier))
-		}
-		if !(s.Target >= 0 && s.Target <= 1) {
-			return fmt.Errorf("neuralnmf: %w: Supervision.Target is %v, want an accuracy in [0, 1]", ErrConfig, s.Target)
-		}
-		if s.Head != nil {
-			if s.Classifier == LeastSquares {
-				return fmt.Errorf("neuralnmf: %w: Supervision.Head is trained by the cross-entropy; Classifier is LeastSquares", ErrConfig)
-			}
-			if err := s.Head.check(c.Ranks, s.Classes, x.Cols); err != nil {
-				return err
-			}
+		if err := s.Head.check(ranks, s.Classes, cols); err != nil {
+			return err
 		}
 	}
 	return nil

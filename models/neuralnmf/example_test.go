@@ -2,11 +2,11 @@ package neuralnmf_test
 
 import (
 	"fmt"
-	"github.com/neuralnmf/neuralnmf/classify"
 	"math"
 	"strings"
 
 	"github.com/neuralnmf/neuralnmf/autograd"
+	"github.com/neuralnmf/neuralnmf/classify"
 	"github.com/neuralnmf/neuralnmf/datasets/synthetic"
 	"github.com/neuralnmf/neuralnmf/gradcheck"
 	"github.com/neuralnmf/neuralnmf/models/neuralnmf"

@@ -2,10 +2,10 @@ package neuralnmf
 
 import (
 	"fmt"
-	"github.com/neuralnmf/neuralnmf/classify"
 	"math"
 
 	"github.com/neuralnmf/neuralnmf/autograd"
+	"github.com/neuralnmf/neuralnmf/classify"
 	"github.com/neuralnmf/neuralnmf/ops"
 	"github.com/neuralnmf/neuralnmf/tensor"
 )

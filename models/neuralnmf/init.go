@@ -2,9 +2,9 @@ package neuralnmf
 
 import (
 	"fmt"
-	"github.com/neuralnmf/neuralnmf/classify"
 	"math"
 
+	"github.com/neuralnmf/neuralnmf/classify"
 	"github.com/neuralnmf/neuralnmf/models/ssnmf"
 	"github.com/neuralnmf/neuralnmf/nnls"
 	"github.com/neuralnmf/neuralnmf/optim"

@@ -53,40 +53,7 @@ func (t *trainer) forward(tape *autograd.Tape) (*Forward, []*nnls.Result) {
 		if t.warm != nil {
 			opt.Warm = t.warm[l]
 		}
-		var s *autograd.Var
-		var r *nnls.Result
-		// The pure ℓ₁ layer is NNLS with the solver's L1 shift (pen.options):
-		// the unpenalised cases below take it. The elastic-net layer with a
-		// ridge part is NNLS of an augmented system.
-		pen, penalised := layerPenalty(t.cfg.AlphaS, t.cfg.L1Ratio, a.Rows)
-		ridge := penalised && !pen.pure
-		lopt := pen.options(opt)
-		ls, own := t.cfg.Loss.impl().layer(t, f, l, av, in)
-		switch {
-		case own:
-			s = ls
-		case ridge && l == 0:
-			// The augmented system's X part is formed once for the fit.
-			aug := ops.ConcatRows(av, tape.Const(pen.ridge(a.Cols)))
-			xa := t.augmentedX(pen, a.Cols)
-			if xa.sparse != nil {
-				s, r = ops.NNLSSparse(aug, xa.sparse, opt)
-			} else {
-				s, r = ops.NNLS(aug, tape.Const(xa.dense), opt)
-			}
-		case ridge:
-			s, r = ops.NNLSElasticNet(av, in, pen.alpha, t.cfg.L1Ratio, opt)
-		case l == 0 && t.prepared() != nil:
-			// With the fit's loss (fitX) fused: the loss reads AᵀX and AᵀA
-			// from the solve and leaves its ∂/∂A to this layer's backward
-			// pass.
-			f.first = ops.NNLSData(av, t.prep, lopt)
-			s, r = f.first.S, f.first.Result
-		case l == 0 && f.XSparse != nil:
-			s, r = ops.NNLSSparse(av, f.XSparse, lopt) // records X's error
-		default:
-			s, r = ops.NNLS(av, in, lopt)
-		}
+		s, r := t.cfg.Loss.impl().layer(t, f, l, av, in, opt)
 		f.A = append(f.A, av)
 		f.S = append(f.S, s)
 		res = append(res, r)
@@ -101,6 +68,40 @@ func (t *trainer) forward(tape *autograd.Tape) (*Forward, []*nnls.Result) {
 		}
 	}
 	return f, res
+}
+
+// nnlsLayer records layer l of a least-squares loss, S = q(A, in), on f's
+// tape: NNLS, with the first layer fused with the fit's loss where X
+// allows, or the elastic-net problem of the layers' penalty.
+func (t *trainer) nnlsLayer(f *Forward, l int, av, in *autograd.Var, opt *nnls.Options) (*autograd.Var, *nnls.Result) {
+	a, tape := av.Value(), av.Tape()
+	// The pure ℓ₁ layer is NNLS with the solver's L1 shift (pen.options):
+	// the unpenalised cases below take it. The elastic-net layer with a
+	// ridge part is NNLS of an augmented system.
+	pen, penalised := layerPenalty(t.cfg.AlphaS, t.cfg.L1Ratio, a.Rows)
+	ridge := penalised && !pen.pure
+	lopt := pen.options(opt)
+	switch {
+	case ridge && l == 0:
+		// The augmented system's X part is formed once for the fit.
+		aug := ops.ConcatRows(av, tape.Const(pen.ridge(a.Cols)))
+		xa := t.augmentedX(pen, a.Cols)
+		if xa.sparse != nil {
+			return ops.NNLSSparse(aug, xa.sparse, opt)
+		}
+		return ops.NNLS(aug, tape.Const(xa.dense), opt)
+	case ridge:
+		return ops.NNLSElasticNet(av, in, pen.alpha, t.cfg.L1Ratio, opt)
+	case l == 0 && t.prepared() != nil:
+		// With the fit's loss (fitX) fused: the loss reads AᵀX and AᵀA
+		// from the solve and leaves its ∂/∂A to this layer's backward
+		// pass.
+		f.first = ops.NNLSData(av, t.prep, lopt)
+		return f.first.S, f.first.Result
+	case l == 0 && f.XSparse != nil:
+		return ops.NNLSSparse(av, f.XSparse, lopt) // records X's error
+	}
+	return ops.NNLS(av, in, lopt)
 }
 
 // prepared returns t.x prepared for the first layer's solves, made on the
@@ -139,12 +140,15 @@ func (t *trainer) augmentedX(pen elasticNet, k int) data {
 // ‖X − A⁽⁰⁾⋯S⁽ᴸ⁾‖² (Reconstruction loss, no data mask), from which the
 // epoch's relative error is read; nil otherwise.
 func (t *trainer) builtinLoss(f *Forward) (loss, fit *autograd.Var) {
-	if loss, fit, own := t.cfg.Loss.impl().loss(t, f); own {
-		return loss, fit
-	}
+	return t.cfg.Loss.impl().loss(t, f)
+}
+
+// lsTerms is the least-squares losses' builtinLoss: the fit term (every
+// layer's with energy), the factors' penalty and the supervision term.
+func (t *trainer) lsTerms(f *Forward, energy bool) (loss, fit *autograd.Var) {
 	L := len(f.A)
 	n, mcols := t.x.dims()
-	if t.cfg.Loss == Energy {
+	if energy {
 		loss = t.per(fitX(f, f.A[0], f.S[0]), n*mcols)
 		for l := 1; l < L; l++ {
 			loss = ops.Add(loss, t.per(ops.FrobeniusLoss(f.S[l-1], ops.MatMul(f.A[l], f.S[l])), t.cfg.Ranks[l-1]*mcols))

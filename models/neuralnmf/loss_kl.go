@@ -7,6 +7,7 @@ import (
 	"github.com/neuralnmf/neuralnmf/autograd"
 	"github.com/neuralnmf/neuralnmf/models/ssnmf"
 	"github.com/neuralnmf/neuralnmf/nnkl"
+	"github.com/neuralnmf/neuralnmf/nnls"
 	"github.com/neuralnmf/neuralnmf/ops"
 	"github.com/neuralnmf/neuralnmf/tensor"
 )
@@ -25,22 +26,22 @@ func (klLoss) ownStart(init Init) bool { return init.factorises() }
 
 // layer solves layer l as a KL layer, from the S of the last accepted
 // epoch (klStart).
-func (klLoss) layer(t *trainer, f *Forward, l int, av, in *autograd.Var) (*autograd.Var, bool) {
+func (klLoss) layer(t *trainer, f *Forward, l int, av, in *autograd.Var, _ *nnls.Options) (*autograd.Var, *nnls.Result) {
 	if l == 0 && f.XSparse != nil {
-		return ops.KLLayerSparseFrom(av, f.XSparse, t.klStart(l)), true
+		return ops.KLLayerSparseFrom(av, f.XSparse, t.klStart(l)), nil
 	}
-	return ops.KLLayerFrom(av, in, t.klStart(l)), true
+	return ops.KLLayerFrom(av, in, t.klStart(l)), nil
 }
 
 // loss is D(X ‖ A⁽⁰⁾⋯S⁽ᴸ⁾); the relative error is measured apart
 // (relError), so fit is nil.
-func (klLoss) loss(t *trainer, f *Forward) (loss, fit *autograd.Var, own bool) {
+func (klLoss) loss(t *trainer, f *Forward) (loss, fit *autograd.Var) {
 	n, mcols := t.x.dims()
 	below := belowFirst(f)
 	if f.XSparse != nil {
-		return t.per(ops.SparseKLLoss(f.XSparse, f.A[0], below), n*mcols), nil, true
+		return t.per(ops.SparseKLLoss(f.XSparse, f.A[0], below), n*mcols), nil
 	}
-	return t.per(ops.KLDivergence(f.X, ops.MatMul(f.A[0], below)), n*mcols), nil, true
+	return t.per(ops.KLDivergence(f.X, ops.MatMul(f.A[0], below)), n*mcols), nil
 }
 
 // epochDone keeps the KL layers' S (fresh memory each epoch) to start the
@@ -53,16 +54,14 @@ func (klLoss) epochDone(t *trainer, f *Forward) {
 }
 
 // solveFirstSparse solves Transform's first layer for a sparse x.
-func (klLoss) solveFirstSparse(m *Model, x *tensor.Sparse) (*tensor.Dense, bool, error) {
-	s, err := solvedKL(nnkl.SolveSparse(m.A[0], knownRowsSparse(m.A[0], x), nil))
-	return s, true, err
+func (klLoss) solveFirstSparse(m *Model, x *tensor.Sparse, _ *nnls.Options) (*tensor.Dense, error) {
+	return solvedKL(nnkl.SolveSparse(m.A[0], knownRowsSparse(m.A[0], x), nil))
 }
 
 // solveLayer solves Transform's layer l for the dense input in.
-func (klLoss) solveLayer(m *Model, l int, in *tensor.Dense) (*tensor.Dense, bool, error) {
+func (klLoss) solveLayer(m *Model, l int, in *tensor.Dense, _ *nnls.Options) (*tensor.Dense, error) {
 	a := m.A[l]
-	s, err := solvedKL(nnkl.Solve(a, knownRows(a, in), nil))
-	return s, true, err
+	return solvedKL(nnkl.Solve(a, knownRows(a, in), nil))
 }
 
 // checkModel refuses a KL model with what its training refuses.

@@ -2,6 +2,7 @@ package neuralnmf
 
 import (
 	"github.com/neuralnmf/neuralnmf/autograd"
+	"github.com/neuralnmf/neuralnmf/nnls"
 	"github.com/neuralnmf/neuralnmf/tensor"
 )
 
@@ -10,7 +11,8 @@ import (
 // layers solve, its loss term, what an epoch keeps for the next, what
 // Transform solves, and what a model file of it may hold. lsLoss is the
 // least-squares losses (Reconstruction, Energy: NNLS layers, the common
-// paths); klLoss (loss_kl.go) holds every special case of KL.
+// paths: nnlsLayer, lsTerms, nnlsSolveLayer); klLoss (loss_kl.go) holds
+// every special case of KL.
 type lossImpl interface {
 	name() string
 	// leastSquares reports whether the layers are NNLS (so that a
@@ -24,18 +26,18 @@ type lossImpl interface {
 	// start computes.
 	ownStart(init Init) bool
 	start(t *trainer) ([]*tensor.Dense, error)
-	// layer solves layer l on the tape; own false leaves it to the NNLS
-	// layers of the forward pass.
-	layer(t *trainer, f *Forward, l int, av, in *autograd.Var) (s *autograd.Var, own bool)
-	// loss is the built-in loss on f and its fit term; own false leaves it
-	// to the least-squares terms of builtinLoss.
-	loss(t *trainer, f *Forward) (loss, fit *autograd.Var, own bool)
+	// layer records layer l on f's tape (its A av, its input in) and
+	// returns its S and, for an NNLS layer, the solver's result.
+	layer(t *trainer, f *Forward, l int, av, in *autograd.Var, opt *nnls.Options) (*autograd.Var, *nnls.Result)
+	// loss is the built-in loss on f and its fit term ‖X − A⁽⁰⁾⋯S⁽ᴸ⁾‖²
+	// (nil where the relative error is measured apart).
+	loss(t *trainer, f *Forward) (loss, fit *autograd.Var)
 	// epochDone keeps what the next epoch starts from.
 	epochDone(t *trainer, f *Forward)
-	// solveFirstSparse and solveLayer are Transform's solves; own false
-	// leaves them to NNLS.
-	solveFirstSparse(m *Model, x *tensor.Sparse) (s *tensor.Dense, own bool, err error)
-	solveLayer(m *Model, l int, in *tensor.Dense) (s *tensor.Dense, own bool, err error)
+	// solveFirstSparse and solveLayer are Transform's solves of the
+	// first layer for a sparse x and of layer l for a dense input.
+	solveFirstSparse(m *Model, x *tensor.Sparse, opt *nnls.Options) (*tensor.Dense, error)
+	solveLayer(m *Model, l int, in *tensor.Dense, opt *nnls.Options) (*tensor.Dense, error)
 	// checkModel refuses a model (file) that this loss's training cannot
 	// make.
 	checkModel(m *Model) error
@@ -82,15 +84,21 @@ func (lsLoss) check(*Config) error                      { return nil }
 func (lsLoss) train(x data, cfg Config) (*Model, error) { return trainAt(x, cfg) }
 func (lsLoss) ownStart(Init) bool                       { return false }
 func (lsLoss) start(*trainer) ([]*tensor.Dense, error)  { return nil, nil }
-func (lsLoss) layer(*trainer, *Forward, int, *autograd.Var, *autograd.Var) (*autograd.Var, bool) {
-	return nil, false
+func (lsLoss) layer(t *trainer, f *Forward, l int, av, in *autograd.Var, opt *nnls.Options) (*autograd.Var, *nnls.Result) {
+	return t.nnlsLayer(f, l, av, in, opt)
 }
-func (lsLoss) loss(*trainer, *Forward) (*autograd.Var, *autograd.Var, bool) { return nil, nil, false }
-func (lsLoss) epochDone(*trainer, *Forward)                                 {}
-func (lsLoss) solveFirstSparse(*Model, *tensor.Sparse) (*tensor.Dense, bool, error) {
-	return nil, false, nil
+func (ls lsLoss) loss(t *trainer, f *Forward) (*autograd.Var, *autograd.Var) {
+	return t.lsTerms(f, ls.energy)
 }
-func (lsLoss) solveLayer(*Model, int, *tensor.Dense) (*tensor.Dense, bool, error) {
-	return nil, false, nil
+func (lsLoss) epochDone(*trainer, *Forward) {}
+func (lsLoss) solveFirstSparse(m *Model, x *tensor.Sparse, opt *nnls.Options) (*tensor.Dense, error) {
+	pen, ok := layerPenalty(m.AlphaS, m.L1Ratio, m.A[0].Rows)
+	if ok && !pen.pure {
+		return solved(nnls.SolveSparse(pen.augmentA(m.A[0]), pen.augmentSparse(x, m.A[0].Cols), opt))
+	}
+	return solved(nnls.SolveSparse(m.A[0], x, pen.options(opt)))
+}
+func (lsLoss) solveLayer(m *Model, l int, in *tensor.Dense, opt *nnls.Options) (*tensor.Dense, error) {
+	return m.nnlsSolveLayer(l, in, opt)
 }
 func (lsLoss) checkModel(*Model) error { return nil }

@@ -1,7 +1,6 @@
 package neuralnmf_test
 
 import (
-	"github.com/neuralnmf/neuralnmf/classify"
 	"math"
 	"os"
 	"path/filepath"
@@ -14,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/neuralnmf/neuralnmf/autograd"
+	"github.com/neuralnmf/neuralnmf/classify"
 	"github.com/neuralnmf/neuralnmf/datasets/synthetic"
 	"github.com/neuralnmf/neuralnmf/gradcheck"
 	"github.com/neuralnmf/neuralnmf/internal/randmat"

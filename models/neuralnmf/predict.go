@@ -2,10 +2,10 @@ package neuralnmf
 
 import (
 	"fmt"
-	"github.com/neuralnmf/neuralnmf/classify"
 	"slices"
 	"sort"
 
+	"github.com/neuralnmf/neuralnmf/classify"
 	"github.com/neuralnmf/neuralnmf/nnkl"
 	"github.com/neuralnmf/neuralnmf/nnls"
 	"github.com/neuralnmf/neuralnmf/tensor"
@@ -97,12 +97,12 @@ func (m *Model) scores(x data, s []*tensor.Dense) ([]int, *tensor.Dense, error) 
 // S⁽ˡ⁾ = q(A⁽ˡ⁾, S⁽ˡ⁻¹⁾). It returns every layer's S and does not change
 // the model.
 func (m *Model) Transform(x Data) ([]*tensor.Dense, error) {
-	if s, ok := x.(*tensor.Sparse); ok {
-		return m.transformSparse(s)
-	}
 	d, err := dataOf("Transform", x)
 	if err != nil {
 		return nil, err
+	}
+	if _, ok := x.(*tensor.Sparse); ok {
+		return m.transformSparse(d.sparse)
 	}
 	return m.transformDense(d.dense)
 }
@@ -117,14 +117,7 @@ func (m *Model) transformSparse(x *tensor.Sparse) ([]*tensor.Dense, error) {
 		if err := tensor.CheckSparseData("x", x); err != nil {
 			return nil, err
 		}
-		if s, own, err := m.cfg.Loss.impl().solveFirstSparse(m, x); own {
-			return s, err
-		}
-		pen, ok := layerPenalty(m.AlphaS, m.L1Ratio, m.A[0].Rows)
-		if ok && !pen.pure {
-			return solved(nnls.SolveSparse(pen.augmentA(m.A[0]), pen.augmentSparse(x, m.A[0].Cols), opt))
-		}
-		return solved(nnls.SolveSparse(m.A[0], x, pen.options(opt)))
+		return m.cfg.Loss.impl().solveFirstSparse(m, x, opt)
 	})
 }
 
@@ -278,10 +271,13 @@ func solved(r *nnls.Result, err error) (*tensor.Dense, error) {
 // solveLayer solves layer l of the model for the dense input in: the KL
 // layer, the elastic-net layer or NNLS, as the model was trained.
 func (m *Model) solveLayer(l int, in *tensor.Dense, opt *nnls.Options) (*tensor.Dense, error) {
+	return m.cfg.Loss.impl().solveLayer(m, l, in, opt)
+}
+
+// nnlsSolveLayer is solveLayer for a least-squares loss: the elastic-net
+// layer or NNLS.
+func (m *Model) nnlsSolveLayer(l int, in *tensor.Dense, opt *nnls.Options) (*tensor.Dense, error) {
 	a := m.A[l]
-	if s, own, err := m.cfg.Loss.impl().solveLayer(m, l, in); own {
-		return s, err
-	}
 	pen, ok := layerPenalty(m.AlphaS, m.L1Ratio, a.Rows)
 	if ok && !pen.pure {
 		return solved(nnls.Solve(pen.augmentA(a), pen.augmentX(in, a.Cols), opt))

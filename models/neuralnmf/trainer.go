@@ -2,13 +2,13 @@ package neuralnmf
 
 import (
 	"fmt"
-	"github.com/neuralnmf/neuralnmf/classify"
 	"math"
 	"math/rand/v2"
 	"slices"
 	"time"
 
 	"github.com/neuralnmf/neuralnmf/autograd"
+	"github.com/neuralnmf/neuralnmf/classify"
 	"github.com/neuralnmf/neuralnmf/nnls"
 	"github.com/neuralnmf/neuralnmf/optim"
 	"github.com/neuralnmf/neuralnmf/tensor"

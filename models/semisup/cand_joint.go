@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/neuralnmf/neuralnmf/classify"
+	"github.com/neuralnmf/neuralnmf/internal/unitcol"
 	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
 	"github.com/neuralnmf/neuralnmf/tensor"
 )
@@ -28,7 +29,7 @@ func (c *chooser) newJointHead(l *classify.Logistic, C float64) (*neuralnmf.Head
 	cand := c.regressions[TopicsWords]
 	b0, bx, ic := classifierOf(l, cand, n, c.um.A[0].Cols)
 	offset := tensor.New(c.sup.Classes, m)
-	addDataScores(offset, bx, ic, c.x)
+	unitcol.AddScores(offset, bx, ic, c.x.dense, c.x.sparse)
 	return &neuralnmf.Head{Layer: 1, B0: b0, Offset: offset, BX: bx, Intercept: ic,
 		Penalty: 1 / (2 * C * cand.scale * cand.scale)}, nil
 }
@@ -63,7 +64,7 @@ func (c *chooser) scoreJoint(target float64) error {
 	name := fmt.Sprintf("layer-1 topics trained with the labels + words, logistic (C %.3g, balance %g)", c.tw.c, c.balances[0])
 	vc := c.jointConfig(c.train, head, c.o.Patience)
 	vc.Supervision.Target = target
-	c.announce(vc, "%s: validation fit on the known labels outside the held-out fold", name)
+	c.announce("%s: validation fit on the known labels outside the held-out fold", name)
 	m, err := c.fit(vc)
 	if err != nil {
 		return err

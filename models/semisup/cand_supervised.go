@@ -55,7 +55,7 @@ func (c *chooser) scoreSupervised(cheap []Candidate) error {
 		if sup.Lambda > 0 {
 			name = fmt.Sprintf("supervised (%s, λ %g)", sup.Classifier, sup.Lambda)
 		}
-		c.announce(vc, "%s: validation fit on the known labels outside the held-out fold", name)
+		c.announce("%s: validation fit on the known labels outside the held-out fold", name)
 		m, err := c.fit(vc)
 		if err != nil {
 			return err
@@ -109,7 +109,7 @@ func (c *chooser) refitFor(best Candidate, refit neuralnmf.Config) (*neuralnmf.M
 	if best.EarlyStop {
 		refit.Epochs = best.Epochs
 	}
-	c.announce(refit, "%s: refit on all %d known labels", best.Name, c.ch.Known)
+	c.announce("%s: refit on all %d known labels", best.Name, c.ch.Known)
 	m, err := c.fit(refit)
 	if err != nil {
 		return nil, err

@@ -22,7 +22,7 @@ func (c *chooser) scoreCheap() error {
 	if c.use[UnsupervisedReadout] || c.use[Words] || c.use[TopicsWords] || c.use[SpreadWords] {
 		unsupCfg := c.cfg
 		unsupCfg.Supervision = nil
-		c.announce(unsupCfg, "the unsupervised fit, labels not used (the topics that the read-outs and regressions on topics read)")
+		c.announce("the unsupervised fit, labels not used (the topics that the read-outs and regressions on topics read)")
 		var err error
 		if c.um, err = c.fit(unsupCfg); err != nil {
 			return err

@@ -3,13 +3,14 @@ package semisup
 import (
 	"cmp"
 	"fmt"
-	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
 	"math"
 	"slices"
 	"strings"
 	"sync"
 
 	"github.com/neuralnmf/neuralnmf/classify"
+	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
+	"github.com/neuralnmf/neuralnmf/tensor"
 )
 
 // chooser is one run of TrainChoosing: the data, the options, the folds
@@ -138,6 +139,32 @@ func chooseOptions(cfg neuralnmf.Config, opt *ChooseOptions) (ChooseOptions, []f
 	return o, balances, use, nil
 }
 
+// TrainChoosing trains a semi-supervised model as neuralnmf.Train does,
+// choosing for X (a *tensor.Dense or a *tensor.Sparse) what to do with
+// the labels (see the package doc): cfg.Supervision must give the
+// labels; opt may be nil. The candidates are the supervised fit at each
+// of opt.Balances with its own classifier and read-outs, the unsupervised
+// fit with a least-squares read-out of each layer (Model.ClassifierLayer
+// says which layer the chosen model's B reads), and the regressions on
+// the words (Kind); Choice.Best and Choice.Prior say how one is chosen.
+// Every fit uses cfg otherwise, from cfg's start, which is computed once
+// and shared (Config.Starts). The supervised fits are trained last, so
+// that each can stop once it cannot catch up with the others (see
+// ChooseOptions.Patience). Not for mini-batch training (BatchSize) or
+// Algorithm1.
+func TrainChoosing(x neuralnmf.Data, cfg neuralnmf.Config, opt *ChooseOptions) (*neuralnmf.Model, *Choice, error) {
+	var in input
+	switch x := x.(type) {
+	case *tensor.Dense:
+		in.dense = x
+	case *tensor.Sparse:
+		in.sparse = x
+	default:
+		return nil, nil, fmt.Errorf("semisup: TrainChoosing: X is a %T: want a *tensor.Dense or a *tensor.Sparse", x)
+	}
+	return trainChoosing(cfg, opt, in, func(c neuralnmf.Config) (*neuralnmf.Model, error) { return neuralnmf.Train(x, c) })
+}
+
 func trainChoosing(cfg neuralnmf.Config, opt *ChooseOptions, x input, fit func(neuralnmf.Config) (*neuralnmf.Model, error)) (*neuralnmf.Model, *Choice, error) {
 	sup := cfg.Supervision
 	switch {
@@ -169,7 +196,7 @@ func trainChoosing(cfg neuralnmf.Config, opt *ChooseOptions, x input, fit func(n
 		c.ch.PriorStandIn = o.Prior
 	}
 	if nHeld == 0 {
-		c.announce(cfg, "the supervised fit as configured on all %d known labels (too few to hold any out)", nKnown)
+		c.announce("the supervised fit as configured on all %d known labels (too few to hold any out)", nKnown)
 		m, err := fit(cfg)
 		return m, c.ch, err
 	}
@@ -252,11 +279,10 @@ func (c *chooser) without(k int) []int {
 	return l
 }
 
-// announce tells the caller (ChooseOptions.Fitting) what the next fit,
-// with cfg, is.
-func (c *chooser) announce(cfg neuralnmf.Config, format string, a ...any) {
+// announce tells the caller (ChooseOptions.Fitting) what the next fit is.
+func (c *chooser) announce(format string, a ...any) {
 	if c.o.Fitting != nil {
-		c.o.Fitting(fmt.Sprintf(format, a...), cfg)
+		c.o.Fitting(fmt.Sprintf(format, a...))
 	}
 }
 

@@ -1,10 +1,11 @@
 package semisup
 
 import (
-	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
 )
 
 // The choice between a supervised fit, scored on fold 0 alone, and the

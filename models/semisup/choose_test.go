@@ -2,13 +2,13 @@ package semisup_test
 
 import (
 	"bytes"
-	"github.com/neuralnmf/neuralnmf/classify"
 	"math"
 	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/neuralnmf/neuralnmf/classify"
 	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
 	"github.com/neuralnmf/neuralnmf/models/semisup"
 	"github.com/neuralnmf/neuralnmf/tensor"
@@ -368,7 +368,7 @@ func TestSupervisedTopicsWords(t *testing.T) {
 	kinds := []semisup.Kind{semisup.SupervisedTopicsWords, semisup.TopicsWords}
 	var fits []string
 	m, ch, err := semisup.TrainChoosing(x, cfg, &semisup.ChooseOptions{Kinds: kinds, Prior: semisup.SupervisedTopicsWords,
-		Fitting: func(run string, _ neuralnmf.Config) { fits = append(fits, run) }})
+		Fitting: func(run string) { fits = append(fits, run) }})
 	require.NoError(t, err)
 	require.Len(t, ch.Candidates, 2)
 	joint := ch.Candidates[0]

@@ -2,8 +2,8 @@ package semisup_test
 
 import (
 	"fmt"
-	"github.com/neuralnmf/neuralnmf/classify"
 
+	"github.com/neuralnmf/neuralnmf/classify"
 	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
 	"github.com/neuralnmf/neuralnmf/models/semisup"
 	"github.com/neuralnmf/neuralnmf/tensor"

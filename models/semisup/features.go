@@ -21,24 +21,6 @@ func (x input) dims() (rows, cols int) {
 	return x.dense.Dims()
 }
 
-// addDataScores adds bx·x/‖x‖₂ (each column of x at unit length) and the
-// intercept to scores (P×M).
-func addDataScores(scores, bx, intercept *tensor.Dense, x input) {
-	_, m := x.dims()
-	for j := 0; j < m; j++ {
-		unitcol.Each(x.dense, x.sparse, j, func(row int, v float64) {
-			for p := 0; p < bx.Rows; p++ {
-				scores.Set(p, j, scores.At(p, j)+v*bx.At(p, row))
-			}
-		})
-	}
-	for p := 0; p < scores.Rows; p++ {
-		for j := 0; j < scores.Cols; j++ {
-			scores.Set(p, j, scores.At(p, j)+intercept.Data[p])
-		}
-	}
-}
-
 // topicScale returns the reciprocal of the root mean square length of the
 // columns of s (1 for an all-zero s).
 func topicScale(s *tensor.Dense) float64 {

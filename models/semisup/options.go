@@ -1,12 +1,5 @@
 package semisup
 
-import (
-	"fmt"
-	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
-
-	"github.com/neuralnmf/neuralnmf/tensor"
-)
-
 // ChooseOptions configures TrainChoosing. The zero value is the default.
 type ChooseOptions struct {
 	// Balances are the supervised candidates' Supervision.Balance values;
@@ -57,10 +50,10 @@ type ChooseOptions struct {
 	Patience int
 	// Fitting, if not nil, is called before each Neural NMF fit that
 	// TrainChoosing runs, with what the fit is in words ("the unsupervised
-	// fit, ...", "supervised (...): validation fit ...", "...: refit ...")
-	// and its Config, so that a caller's progress (Config.Phase,
-	// Config.Progress) can say which fit its epochs belong to.
-	Fitting func(run string, cfg neuralnmf.Config)
+	// fit, ...", "supervised (...): validation fit ...", "...: refit ..."),
+	// so that a caller's progress can say which fit its epochs belong to
+	// (Config.Phase reports the configuration each fit runs).
+	Fitting func(run string)
 }
 
 // NoPrior, as ChooseOptions.Prior, takes the candidate of highest
@@ -159,29 +152,3 @@ type Choice struct {
 // Trusted reports whether the choice's margin exceeds two standard errors
 // of the chosen candidate's accuracy (see Choice.Margin).
 func (c *Choice) Trusted() bool { return c.Chosen >= 0 && c.Margin > 2*c.StdErr }
-
-// TrainChoosing trains a semi-supervised model as neuralnmf.Train does,
-// choosing for X (a *tensor.Dense or a *tensor.Sparse) what to do with
-// the labels (see the package doc): cfg.Supervision must give the
-// labels; opt may be nil. The candidates are the supervised fit at each
-// of opt.Balances with its own classifier and read-outs, the unsupervised
-// fit with a least-squares read-out of each layer (Model.ClassifierLayer
-// says which layer the chosen model's B reads), and the regressions on
-// the words (Kind); Choice.Best and Choice.Prior say how one is chosen.
-// Every fit uses cfg otherwise, from cfg's start, which is computed once
-// and shared (Config.Starts). The supervised fits are trained last, so
-// that each can stop once it cannot catch up with the others (see
-// ChooseOptions.Patience). Not for mini-batch training (BatchSize) or
-// Algorithm1.
-func TrainChoosing(x neuralnmf.Data, cfg neuralnmf.Config, opt *ChooseOptions) (*neuralnmf.Model, *Choice, error) {
-	var in input
-	switch x := x.(type) {
-	case *tensor.Dense:
-		in.dense = x
-	case *tensor.Sparse:
-		in.sparse = x
-	default:
-		return nil, nil, fmt.Errorf("semisup: TrainChoosing: X is a %T: want a *tensor.Dense or a *tensor.Sparse", x)
-	}
-	return trainChoosing(cfg, opt, in, func(c neuralnmf.Config) (*neuralnmf.Model, error) { return neuralnmf.Train(x, c) })
-}

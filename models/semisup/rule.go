@@ -1,10 +1,10 @@
 package semisup
 
 import (
-	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
 	"math"
 	"slices"
 
+	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
 	"github.com/neuralnmf/neuralnmf/tensor"
 )
 

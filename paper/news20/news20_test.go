@@ -1,12 +1,12 @@
 package news20_test
 
 import (
-	"github.com/neuralnmf/neuralnmf/classify"
 	"os"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/neuralnmf/neuralnmf/classify"
 	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
 	"github.com/neuralnmf/neuralnmf/models/semisup"
 	"github.com/neuralnmf/neuralnmf/paper/news20"

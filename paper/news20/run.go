@@ -2,9 +2,9 @@ package news20
 
 import (
 	"fmt"
-	"github.com/neuralnmf/neuralnmf/classify"
 	"math"
 
+	"github.com/neuralnmf/neuralnmf/classify"
 	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
 	"github.com/neuralnmf/neuralnmf/models/ssnmf"
 	"github.com/neuralnmf/neuralnmf/mt19937"

@@ -4,12 +4,12 @@ import (
 	"compress/gzip"
 	"encoding/json"
 	"fmt"
-	"github.com/neuralnmf/neuralnmf/classify"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
 
+	"github.com/neuralnmf/neuralnmf/classify"
 	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
 	"github.com/neuralnmf/neuralnmf/models/ssnmf"
 	"github.com/neuralnmf/neuralnmf/tensor"

@@ -218,6 +218,25 @@ func ownTempDir() (func(), error) {
 	return func() { os.RemoveAll(tmp) }, nil
 }
 
+// runIn is run with TMPDIR pointed at tmp, made on the first pipeline
+// (by then the folder it lies in is the run's): Beam's loopback
+// environment leaves a file in the temporary directory of every job, and
+// a folder of the run's own keeps them where a resumed run reuses them and
+// the end removes them, even after a killed run.
+func runIn(tmp string) func(context.Context, *beam.Pipeline) error {
+	return func(ctx context.Context, p *beam.Pipeline) error {
+		if os.Getenv("TMPDIR") != tmp {
+			if err := os.MkdirAll(tmp, 0o755); err != nil {
+				return err
+			}
+			if err := os.Setenv("TMPDIR", tmp); err != nil {
+				return err
+			}
+		}
+		return run(ctx, p)
+	}
+}
+
 // run runs a pipeline on the runner Beam's flags name.
 func run(ctx context.Context, p *beam.Pipeline) error {
 	nameJob()

@@ -12,7 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/neuralnmf/neuralnmf/beam/internal/files"
 	"github.com/neuralnmf/neuralnmf/beam/train"
 	"github.com/neuralnmf/neuralnmf/beam/vectorize"
@@ -44,14 +43,19 @@ func runTrain(ctx context.Context) error {
 			return usageError{err}
 		}
 	}
-	rows, cols, err := checkShards(ctx, paths, max(*steps, 0))
+	set, err := checkShards(ctx, paths, max(*steps, 0))
 	if err != nil {
 		return err
 	}
-	if err := (neuralnmf.Config{Ranks: rs}).Validate(rows, cols); err != nil {
-		return usageError{fmt.Errorf("-ranks %s: the shards have %d rows (features) and %d documents: %s", *ranks, rows, cols, strings.TrimPrefix(err.Error(), "neuralnmf: "+neuralnmf.ErrConfig.Error()+": "))}
+	if err := (neuralnmf.Config{Ranks: rs}).Validate(set.rows, set.docs); err != nil {
+		msg := err.Error()
+		var ce *neuralnmf.ConfigError
+		if errors.As(err, &ce) {
+			msg = ce.Msg
+		}
+		return usageError{fmt.Errorf("-ranks %s: the shards have %d rows (features) and %d documents: %s", *ranks, set.rows, set.docs, msg)}
 	}
-	vec, err := readVectorizer(ctx, *vecIn, paths)
+	vec, err := readVectorizer(ctx, *vecIn, paths, set)
 	if err != nil {
 		return err
 	}
@@ -64,35 +68,21 @@ func runTrain(ctx context.Context) error {
 		return err
 	}
 	var eng train.Engine = train.Local{}
-	// Beam's loopback environment leaves a file in the temporary directory
-	// of every job: the runs of a local work directory keep them in its
-	// tmp/, which a resumed run reuses and the end removes, even after a
-	// killed run.
-	tmp := ""
 	if !*local {
 		if err := stageSelf(); err != nil {
 			return err
 		}
+		pipelines := run
 		if strings.Contains(*work, "://") {
 			done, err := ownTempDir()
 			if err != nil {
 				return err
 			}
 			defer done()
-		} else {
-			tmp = train.TempDir(*work)
+		} else { // Beam's temporary files in the work directory's tmp/ (runIn)
+			pipelines = runIn(train.TempDir(*work))
 		}
-		eng = train.Beam{Run: func(ctx context.Context, p *beam.Pipeline) error {
-			if tmp != "" && os.Getenv("TMPDIR") != tmp { // the work directory is the run's by now
-				if err := os.MkdirAll(tmp, 0o755); err != nil {
-					return err
-				}
-				if err := os.Setenv("TMPDIR", tmp); err != nil {
-					return err
-				}
-			}
-			return run(ctx, p)
-		}}
+		eng = train.Beam{Run: pipelines}
 	}
 	opt := train.Options{Shards: paths, Work: *work, Steps: *steps, Workers: *workers,
 		Config: neuralnmf.Config{Ranks: rs, Epochs: *epochs, Seed: *seed}}
@@ -188,63 +178,62 @@ func checkModelOut(ctx context.Context, p, work string) error {
 	return nil
 }
 
-// checkShards reads the shards' headers before any work: they must
-// declare the same rows (features), documents, and at least one document
-// a step (steps 0: the default), and not all be empty of entries. It
-// returns the rows and the documents of all the shards.
-func checkShards(ctx context.Context, paths []string, steps int) (rows0, docs int, err error) {
+// shardSet is what the shards' headers say: their rows (features), their
+// documents in all, and each one's vectoriser fingerprint ("" for a shard
+// made otherwise than by neuralnmf-beam vectorize).
+type shardSet struct {
+	rows, docs int
+	fps        []string
+}
+
+// checkShards reads the shards' headers, once each, before any work: they
+// must declare the same rows (features), documents, and at least one
+// document a step (steps 0: the default), not all be empty of entries, and
+// come from one vectoriser (their fingerprints, where they carry one).
+func checkShards(ctx context.Context, paths []string, steps int) (shardSet, error) {
 	if steps == 0 {
 		steps = train.DefaultSteps
 	}
-	rows0 = -1
+	set := shardSet{rows: -1, fps: make([]string, len(paths))}
 	entries := 0
-	for _, p := range paths {
+	for i, p := range paths {
 		if !strings.HasSuffix(p, ".mtx") && !strings.HasSuffix(p, ".mtx.gz") {
-			return 0, 0, fmt.Errorf("-shards: %s: want .mtx or .mtx.gz files", p)
+			return set, fmt.Errorf("-shards: %s: want .mtx or .mtx.gz files", p)
 		}
-		rows, cols, nnz, err := files.MatrixHeader(ctx, p)
+		h, err := files.MatrixHeader(ctx, p)
 		if err != nil {
-			return 0, 0, fmt.Errorf("-shards: %w", err)
+			return set, fmt.Errorf("-shards: %w", err)
 		}
-		if rows0 < 0 {
-			rows0 = rows
-		} else if rows != rows0 {
-			return 0, 0, fmt.Errorf("-shards: %s has %d rows (features), %s has %d: shards must share their features", p, rows, paths[0], rows0)
+		if set.rows < 0 {
+			set.rows = h.Rows
+		} else if h.Rows != set.rows {
+			return set, fmt.Errorf("-shards: %s has %d rows (features), %s has %d: shards must share their features", p, h.Rows, paths[0], set.rows)
 		}
-		if cols == 0 {
-			return 0, 0, fmt.Errorf("-shards: %s holds no documents (0 columns): leave it out", p)
+		if h.Cols == 0 {
+			return set, fmt.Errorf("-shards: %s holds no documents (0 columns): leave it out", p)
 		}
-		if cols < steps {
-			return 0, 0, usageError{fmt.Errorf("-steps %d: shard %s has %d documents, and every step takes a slice of every shard: give -steps %d or fewer, or larger shards", steps, p, cols, cols)}
+		if h.Cols < steps {
+			return set, usageError{fmt.Errorf("-steps %d: shard %s has %d documents, and every step takes a slice of every shard: give -steps %d or fewer, or larger shards", steps, p, h.Cols, h.Cols)}
 		}
-		docs += cols
-		entries += nnz
+		set.fps[i] = h.Comment(vectorize.FingerprintKey)
+		if set.fps[i] != "" && set.fps[0] != "" && set.fps[i] != set.fps[0] {
+			return set, fmt.Errorf("-shards: %s and %s were made by different vectorisers (runs of neuralnmf-beam vectorize): their rows are not the same words; give the shards of one run", paths[0], p)
+		}
+		set.docs += h.Cols
+		entries += h.Entries
 	}
 	if entries == 0 {
-		return 0, 0, fmt.Errorf("-shards: the %d shard(s) hold no entry: every document is empty, and there is nothing to factorise", len(paths))
+		return set, fmt.Errorf("-shards: the %d shard(s) hold no entry: every document is empty, and there is nothing to factorise", len(paths))
 	}
-	return rows0, docs, nil
+	return set, nil
 }
 
 // readVectorizer reads the -vectorizer file p (none if empty), checks that
 // its vocabulary has a word for each row of the shards and that it is the
-// vectoriser that made them (the fingerprint neuralnmf-beam vectorize
-// writes into each shard's header; shards made otherwise carry none, and
-// only the word count is checked), and returns the vectoriser's JSON to
-// keep in the model. Without p, shards of different vectorisers are
-// refused all the same.
-func readVectorizer(ctx context.Context, p string, shards []string) (json.RawMessage, error) {
-	fps := make([]string, len(shards))
-	for i, s := range shards {
-		fp, err := files.MatrixComment(ctx, s, vectorize.FingerprintKey)
-		if err != nil {
-			return nil, fmt.Errorf("-shards: %w", err)
-		}
-		fps[i] = fp
-		if fp != "" && fps[0] != "" && fp != fps[0] {
-			return nil, fmt.Errorf("-shards: %s and %s were made by different vectorisers (runs of neuralnmf-beam vectorize): their rows are not the same words; give the shards of one run", shards[0], s)
-		}
-	}
+// vectoriser that made them (set's fingerprints; a shard without one has
+// only its word count checked), and returns the vectoriser's JSON to keep
+// in the model.
+func readVectorizer(ctx context.Context, p string, shards []string, set shardSet) (json.RawMessage, error) {
 	if p == "" {
 		return nil, nil
 	}
@@ -256,20 +245,16 @@ func readVectorizer(ctx context.Context, p string, shards []string) (json.RawMes
 	if err := json.Unmarshal(raw, &v); err != nil {
 		return nil, fmt.Errorf("-vectorizer %s: not a vectoriser (vectorizer.json of neuralnmf-beam vectorize, or neuralnmf vectorize -save): %w", p, err)
 	}
-	rows, _, _, err := files.MatrixHeader(ctx, shards[0])
-	if err != nil {
-		return nil, fmt.Errorf("-shards: %w", err)
-	}
-	if len(v.Vocab) != rows {
-		return nil, fmt.Errorf("-vectorizer %s has %d words, the shards %d rows: give the vectoriser the shards were made with", p, len(v.Vocab), rows)
+	if len(v.Vocab) != set.rows {
+		return nil, fmt.Errorf("-vectorizer %s has %d words, the shards %d rows: give the vectoriser the shards were made with", p, len(v.Vocab), set.rows)
 	}
 	fp, err := vectorize.Fingerprint(&v)
 	if err != nil {
 		return nil, fmt.Errorf("-vectorizer %s: %w", p, err)
 	}
 	for i, s := range shards {
-		if fps[i] != "" && fps[i] != fp {
-			return nil, fmt.Errorf("-vectorizer %s did not make the shards (%s carries the fingerprint %s, the vectoriser's is %s): the topics would be named with another corpus's words; give the vectorizer.json written beside the shards", p, s, fps[i], fp)
+		if set.fps[i] != "" && set.fps[i] != fp {
+			return nil, fmt.Errorf("-vectorizer %s did not make the shards (%s carries the fingerprint %s, the vectoriser's is %s): the topics would be named with another corpus's words; give the vectorizer.json written beside the shards", p, s, set.fps[i], fp)
 		}
 	}
 	return json.Marshal(&v)

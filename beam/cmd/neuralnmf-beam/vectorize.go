@@ -8,8 +8,6 @@ import (
 	"os"
 	"strings"
 
-	"github.com/apache/beam/sdks/v2/go/pkg/beam"
-
 	"github.com/neuralnmf/neuralnmf/beam/internal/files"
 	"github.com/neuralnmf/neuralnmf/beam/vectorize"
 	"github.com/neuralnmf/neuralnmf/internal/textflags"
@@ -49,26 +47,11 @@ func runVectorize(ctx context.Context) error {
 	if err := stageSelf(); err != nil {
 		return err
 	}
-	runIn := run
-	if files.Local(*modelOut) {
-		// Beam's loopback environment leaves a file in the temporary
-		// directory of every job: keep them inside -o (the run's once its
-		// record is written), which a resumed run reuses and the end
-		// removes, so that even a killed run leaves nothing in $TMPDIR.
-		tmp := strings.TrimPrefix(vectorize.TempDir(*modelOut), "file://")
-		runIn = func(ctx context.Context, p *beam.Pipeline) error {
-			if os.Getenv("TMPDIR") != tmp {
-				if err := os.MkdirAll(tmp, 0o755); err != nil {
-					return err
-				}
-				if err := os.Setenv("TMPDIR", tmp); err != nil {
-					return err
-				}
-			}
-			return run(ctx, p)
-		}
+	pipelines := run
+	if files.Local(*modelOut) { // Beam's temporary files inside -o (runIn)
+		pipelines = runIn(strings.TrimPrefix(vectorize.TempDir(*modelOut), "file://"))
 	}
-	v, err := vectorize.Run(ctx, opt, runIn)
+	v, err := vectorize.Run(ctx, opt, pipelines)
 	if err != nil && ctx.Err() == nil && !errors.As(err, new(pipelineError)) {
 		// Refused for its input or options: it would fail again, so its
 		// record must not hold -o for a resume.
@@ -79,8 +62,8 @@ func runVectorize(ctx context.Context) error {
 	if errors.Is(err, text.ErrNoWords) || errors.Is(err, text.ErrNoDocuments) {
 		return fmt.Errorf("-docs %s: %w", *docs, err)
 	}
-	if errors.Is(err, text.ErrBoundsCross) {
-		return usageError{fmt.Errorf("-max-df is below -min-df for these documents (%v): no word could be kept; lower -min-df or raise -max-df", strings.TrimPrefix(err.Error(), "vectorize: "+text.ErrBoundsCross.Error()+": "))}
+	if u := textflags.CrossedBounds(err); u != nil {
+		return usageError{u}
 	}
 	if err != nil {
 		return err

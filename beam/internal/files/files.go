@@ -208,61 +208,59 @@ func Join(dir, name string) string {
 	return strings.TrimSuffix(dir, "/") + "/" + name
 }
 
-// MatrixHeader reads only the header of the Matrix Market file p (.mtx, or
-// .mtx.gz gunzipped) and returns the rows, columns and entries it declares.
-func MatrixHeader(ctx context.Context, p string) (rows, cols, entries int, err error) {
-	r, err := Open(ctx, p)
-	if err != nil {
-		return 0, 0, 0, err
-	}
-	defer r.Close()
-	var in io.Reader = r
-	if strings.HasSuffix(p, ".gz") {
-		z, err := gzip.NewReader(r)
-		if err != nil {
-			return 0, 0, 0, fmt.Errorf("%s: %w", p, err)
-		}
-		defer z.Close()
-		in = z
-	}
-	return matio.ReadMatrixMarketHeader(in, p)
+// Header is what the header of a Matrix Market file says: the rows,
+// columns and entries it declares, and its comment lines ("% …", after
+// the banner, before the size line).
+type Header struct {
+	Rows, Cols, Entries int
+	Comments            []string
 }
 
-// MatrixComment returns the value of the first comment line "% key value"
-// among the comment lines that follow the banner of the Matrix Market file
-// p (.mtx, or .mtx.gz gunzipped), or "" if there is none.
-func MatrixComment(ctx context.Context, p, key string) (string, error) {
+// Comment returns the value of the first comment line "% key value", or
+// "" if there is none.
+func (h Header) Comment(key string) string {
+	for _, c := range h.Comments {
+		if v, ok := strings.CutPrefix(c, "% "+key+" "); ok {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}
+
+// MatrixHeader reads only the header of the Matrix Market file p (.mtx, or
+// .mtx.gz gunzipped), once.
+func MatrixHeader(ctx context.Context, p string) (Header, error) {
 	r, err := Open(ctx, p)
 	if err != nil {
-		return "", err
+		return Header{}, err
 	}
 	defer r.Close()
 	var in io.Reader = r
 	if strings.HasSuffix(p, ".gz") {
 		z, err := gzip.NewReader(r)
 		if err != nil {
-			return "", fmt.Errorf("%s: %w", p, err)
+			return Header{}, fmt.Errorf("%s: %w", p, err)
 		}
 		defer z.Close()
 		in = z
 	}
-	br := bufio.NewReaderSize(in, 4096)
-	for i := 0; i < 64; i++ { // the banner and a few comments; never the entries
+	// The banner and the comments, kept for the header's parser, which
+	// reads on from them to the size line.
+	var h Header
+	var head bytes.Buffer
+	br := bufio.NewReader(in)
+	for first := true; ; first = false {
 		line, err := br.ReadString('\n')
-		if i > 0 && !strings.HasPrefix(line, "%") {
-			return "", nil
+		head.WriteString(line)
+		if !first && !strings.HasPrefix(line, "%") || err != nil {
+			break
 		}
-		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "% "+key+" "); ok && i > 0 {
-			return strings.TrimSpace(v), nil
-		}
-		if err == io.EOF {
-			return "", nil
-		}
-		if err != nil {
-			return "", fmt.Errorf("%s: %w", p, err)
+		if !first {
+			h.Comments = append(h.Comments, strings.TrimSpace(line))
 		}
 	}
-	return "", nil
+	h.Rows, h.Cols, h.Entries, err = matio.ReadMatrixMarketHeader(io.MultiReader(&head, br), p)
+	return h, err
 }
 
 // DecodeMatrix reads a Matrix Market matrix from r, gunzipping it first if

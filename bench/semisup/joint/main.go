@@ -95,7 +95,7 @@ func run(xPath, knownPath, truePath string) error {
 			}
 		}
 		opt := &semisup.ChooseOptions{Kinds: run.kinds, Prior: run.prior, Balances: []float64{run.balance},
-			Fitting: func(what string, _ neuralnmf.Config) { validating = strings.Contains(what, "validation fit") }}
+			Fitting: func(what string) { validating = strings.Contains(what, "validation fit") }}
 		m, ch, err := semisup.TrainChoosing(x.Sparse, cfg, opt)
 		if err != nil {
 			return err
