@@ -12,6 +12,10 @@
 #
 # OURS, if set, is a list of fit flag sets separated by '|' that each round
 # runs too (an empty set is the default), such as OURS='|-init-iters 10'.
+# BASE, if set, is another neuralnmf binary run the same way (the code
+# before a change). SKLEARN=1 also times scikit-learn's NMF (whole process,
+# bench/sklearn/nmf_fit.py; apt-get install python3-sklearn). RANK may be a
+# list (20,10: two layers); RcppML, one layer only, is then left out.
 #
 # Needs Debian's r-cran-rcppml and r-cran-matrix
 # (apt-get install r-cran-rcppml r-cran-matrix).
@@ -49,14 +53,28 @@ echo "# $x, rank $k, $threads threads, $(nproc) cores"
 for r in $(seq "$rounds"); do
   IFS='|' read -r -a sets <<< "${OURS:-}"
   [ ${#sets[@]} -eq 0 ] && sets=("")
-  for flags in "${sets[@]}"; do
+  bins=("$work/neuralnmf")
+  [ -n "${BASE:-}" ] && bins+=("$BASE")
+  for bin in "${bins[@]}"; do
+    name=ours
+    [ "$bin" != "$work/neuralnmf" ] && name=base
+    for flags in "${sets[@]}"; do
+      t0=$(date +%s.%N)
+      # shellcheck disable=SC2086
+      out=$(GOMAXPROCS=$threads "$bin" fit -x "$x" -ranks "$k" $flags -quiet -o "$work/m.nnmf")
+      t1=$(date +%s.%N)
+      echo "$name${flags:+ ($flags)} round $r: $(echo "$t1 - $t0" | bc) s (whole process), $(echo "$out" | grep -o 'relative error [0-9.]*' | head -1)"
+    done
+  done
+  if [ -n "${SKLEARN:-}" ]; then
     t0=$(date +%s.%N)
-    # shellcheck disable=SC2086
-    out=$(GOMAXPROCS=$threads "$work/neuralnmf" fit -x "$x" -ranks "$k" $flags -quiet -o "$work/m.nnmf")
+    out=$(OMP_NUM_THREADS=$threads OPENBLAS_NUM_THREADS=$threads /usr/bin/python3 "$root/bench/sklearn/nmf_fit.py" "$mtx" "$k")
     t1=$(date +%s.%N)
-    echo "ours${flags:+ ($flags)} round $r: $(echo "$t1 - $t0" | bc) s (whole process), $(echo "$out" | grep -o 'relative error [0-9.]*' | head -1)"
-  done
-  for s in 1 2 3 4; do
-    OMP_NUM_THREADS=$threads Rscript "$work/rcppml.R" "$mtx" "$k" "$s" "$threads"
-  done
+    echo "sklearn round $r: $(echo "$t1 - $t0" | bc) s (whole process), $(echo "$out" | grep -o 'relative error [0-9.]*' | head -1)"
+  fi
+  if [[ $k != *,* ]]; then
+    for s in 1 2 3 4; do
+      OMP_NUM_THREADS=$threads Rscript "$work/rcppml.R" "$mtx" "$k" "$s" "$threads"
+    done
+  fi
 done

@@ -159,9 +159,10 @@ const (
 	HNMFInit
 	// GivenInit starts from Config.InitA.
 	GivenInit
-	// NNDSVDInit starts from HNMF computed by HALS from NNDSVDa starts
-	// (ssnmf.NNDSVDA), each layer's topics scaled to unit norm before the
-	// next: deterministic, and the default on large X (docs/defaults.md).
+	// NNDSVDInit starts from HNMF computed by HALS with extrapolation
+	// (ssnmf.Options.Extrapolate) from NNDSVDa starts (ssnmf.NNDSVDA), each
+	// layer's topics scaled to unit norm before the next: deterministic,
+	// and the default on large X (docs/defaults.md).
 	NNDSVDInit
 	// HNMFBestInit computes HNMF from the same random starts as HNMFInit by
 	// multiplicative updates and by HALS, and starts from the one of lower

@@ -168,8 +168,10 @@ func (t *trainer) hnmf(opt *ssnmf.Options) (*ssnmf.Hierarchy, error) {
 	return h, nil
 }
 
-// hnmfHALS is NNDSVDInit's start: HNMF by HALS from NNDSVDa, each layer
-// run to scikit-learn's convergence test (halsStartTol), its topics scaled
+// hnmfHALS is NNDSVDInit's start: HNMF by HALS with extrapolation
+// (ssnmf.Options.Extrapolate, 2–3 times fewer updates than plain HALS on
+// text) from NNDSVDa, each layer run to scikit-learn's convergence test
+// (halsStartTol), its topics scaled
 // to unit norm before the next layer (ssnmf.Options.UnitTopics); and, with three
 // layers or more where the layers after the first are cheap (X's columns
 // × k⁽⁰⁾ × k⁽¹⁾ at most deepMUWork), those layers again by multiplicative
@@ -178,7 +180,7 @@ func (t *trainer) hnmf(opt *ssnmf.Options) (*ssnmf.Hierarchy, error) {
 func (t *trainer) hnmfHALS() (*ssnmf.Hierarchy, error) {
 	c := t.cfg
 	h, err := t.hnmf(&ssnmf.Options{Seed: t.seed, Solver: ssnmf.HALS, Start: ssnmf.NNDSVDAStart, MaxIter: c.InitIters,
-		Stop: ssnmf.StopViolation, Tol: halsStartTol, UnitTopics: true})
+		Stop: ssnmf.StopViolation, Tol: halsStartTol, UnitTopics: true, Extrapolate: true})
 	if err != nil || len(c.Ranks) < 3 {
 		return h, err
 	}

@@ -255,3 +255,53 @@ func relDiff(p, q *tensor.Dense) float64 {
 	tensor.Sub(d, p, q)
 	return math.Sqrt(tensor.SqNorm(d) / tensor.SqNorm(p))
 }
+
+// TestHALSExtrapolated checks HALS with extrapolation: run long, it ends
+// at a stationary point (the certificate of
+// TestHALSConvergesToAStationaryPoint) and its objective is the factors'
+// error; stopped by scikit-learn's test, it stops in fewer updates than
+// plain HALS at an error no more than 1e-4 (relative) above plain HALS's.
+func TestHALSExtrapolated(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		n, m  int
+		k     int
+		noise float64
+		long  bool // also run to a stationary point
+	}{
+		{"tall low-rank", 60, 30, 4, 0.01, true},
+		{"wide noisy", 25, 80, 6, 0.5, true},
+		{"square rank 1", 40, 40, 1, 0.1, true},
+		{"rank 10 of 300×200", 300, 200, 10, 0.2, false},
+		{"rank 20 of 200×500", 200, 500, 20, 1, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rng := tensor.NewRand(7)
+			x := tensor.MatMul(false, false, tensor.Uniform(c.n, c.k, 0, 1, rng), tensor.Uniform(c.k, c.m, 0, 1, rng))
+			for i := range x.Data {
+				x.Data[i] += c.noise * rng.Float64()
+			}
+			if c.long {
+				f, err := ssnmf.NMF(x, c.k, &ssnmf.Options{Solver: ssnmf.HALS, Start: ssnmf.NNDSVDAStart, Seed: 1, Tol: -1, MaxIter: 3000, Extrapolate: true})
+				require.NoError(t, err)
+				require.Less(t, kktResidual(x, f.A, f.S), 1e-7)
+				d := tensor.MatMul(false, false, f.A, f.S)
+				tensor.Sub(d, d, x)
+				require.InDelta(t, tensor.SqNorm(d), f.Objective[len(f.Objective)-1], 1e-9*tensor.SqNorm(x), "the objective is ‖X − AS‖²")
+			}
+			opt := ssnmf.Options{Solver: ssnmf.HALS, Start: ssnmf.NNDSVDAStart, Seed: 1, Stop: ssnmf.StopViolation, Tol: 1e-4}
+			plain, err := ssnmf.NMF(x, c.k, &opt)
+			require.NoError(t, err)
+			opt.Extrapolate = true
+			ex, err := ssnmf.NMF(x, c.k, &opt)
+			require.NoError(t, err)
+			pe, ee := plain.Objective[len(plain.Objective)-1], ex.Objective[len(ex.Objective)-1]
+			t.Logf("updates: plain %d, extrapolated %d; relative error %.6f and %.6f", plain.Updates, ex.Updates, math.Sqrt(pe/tensor.SqNorm(x)), math.Sqrt(ee/tensor.SqNorm(x)))
+			if plain.Updates < 1000 { // else both ran to the default cap
+				require.Less(t, ex.Updates, plain.Updates)
+			}
+			require.LessOrEqual(t, ex.Updates, plain.Updates)
+			require.LessOrEqual(t, ee, pe*(1+2e-4)) // squared error: 1e-4 of the error
+		})
+	}
+}

@@ -165,7 +165,11 @@ func (o *Options) layerStart(in *layerInput, k int, lab *Labels, l, r int) *Fact
 func (o *Options) solverFor(in *layerInput, k int, lab *Labels, w *tensor.Dense) solver {
 	switch {
 	case o.Solver == HALS:
-		return newHALS(in.op(), k)
+		h := newHALS(in.op(), k)
+		if o.Extrapolate {
+			h.ex = newExtrapolation(o.exParams)
+		}
+		return h
 	case in.sparse != nil:
 		return newSparseUpdater(in.sparse, k, o.Eps)
 	}

@@ -1,0 +1,60 @@
+package ssnmf
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/neuralnmf/neuralnmf/matio"
+)
+
+// TestChooseExtrapolation is the measurement that chose the parameters of
+// HALS with extrapolation (exBeta0, exGamma, exGammaBar; issue 68): for
+// each Matrix Market file in NEURALNMF_HALS_CHOICE (comma-separated; the
+// validation corpora man, info, godoc, pydoc and manuals-passages of
+// experiments/corpora, vectorised with `neuralnmf vectorize -stopwords
+// english -min-df 5 -max-df 0.5`), ranks 10, 20 and 50, and each setting
+// (plain HALS, then β₀/γ/γ̄), it fits one layer from NNDSVDa to
+// scikit-learn's test at 1e-3 and 1e-4 and logs the updates, the seconds
+// and the relative error. Opt-in: it takes minutes. Log of the choice:
+// results/bench/rcppml/accel-validation.log.
+func TestChooseExtrapolation(t *testing.T) {
+	paths := os.Getenv("NEURALNMF_HALS_CHOICE")
+	if paths == "" {
+		t.Skip("set NEURALNMF_HALS_CHOICE to Matrix Market files to measure")
+	}
+	settings := []*[3]float64{nil, {0.3, 1.02, 1.01}, {0.5, 1.02, 1.01}, {0.3, 1.05, 1.01}}
+	for _, path := range strings.Split(paths, ",") {
+		m, err := matio.ReadMatrix(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Sparse == nil {
+			t.Fatalf("%s: want a sparse matrix", path)
+		}
+		xx := m.Sparse.SqNorm()
+		name := strings.TrimSuffix(filepath.Base(path), ".mtx")
+		for _, k := range []int{10, 20, 50} {
+			for _, set := range settings {
+				label := "plain"
+				if set != nil {
+					label = fmt.Sprintf("%g/%g/%g", set[0], set[1], set[2])
+				}
+				for _, tol := range []float64{1e-3, 1e-4} {
+					t0 := time.Now()
+					f, err := NMFSparse(m.Sparse, k, &Options{Solver: HALS, Start: NNDSVDAStart, Seed: 1,
+						Stop: StopViolation, Tol: tol, Extrapolate: set != nil, exParams: set})
+					if err != nil {
+						t.Fatal(err)
+					}
+					obj := f.Objective[len(f.Objective)-1]
+					t.Logf("%s k=%d set=%s tol=%g updates=%d time=%.3f err=%.6f", name, k, label, tol, f.Updates, time.Since(t0).Seconds(), math.Sqrt(obj/xx))
+				}
+			}
+		}
+	}
+}
