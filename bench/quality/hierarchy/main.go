@@ -57,6 +57,7 @@ func main() {
 	news := flag.Bool("newsgroups", false, "the 20 Newsgroups cleaning before vectorising")
 	seedsFlag := flag.String("seeds", "1-10", "seeds: a range a-b or a comma-separated list")
 	initFlag := flag.String("init", "", "our fit's start instead of the default: hnmf, nndsvd, hnmf-best or random")
+	ablate := flag.Bool("ablate", false, "also HNMFs that differ from the comparator in one thing each: the fine layer from NNDSVDa (as our start), the loadings scaled by their topics' norms before the broad layer (as our start), both")
 	epochsFlag := flag.String("epochs", "", "also the default fit stopped at these epochs (a comma-separated list, such as 1,10,50,200: 1 is its start, measured after one epoch), to see what training does to each layer")
 	flag.Parse()
 	seeds := parseSeeds(*seedsFlag)
@@ -81,6 +82,23 @@ func main() {
 		flat, err := quality.Measure(x, []*tensor.Dense{fine.A}, nil)
 		check(err)
 		fmt.Printf("seed %d\n  ours: %v (%d epochs)\n  HNMF: %v\n  flat NMF(%d): NPMI %.3f\n", seed, ours, len(def.History.Loss), h, ranks[0], flat[0].NPMI)
+		if *ablate {
+			nn, err := ssnmf.NMFSparse(x, ranks[0], &ssnmf.Options{Seed: seed, Solver: ssnmf.HALS, Start: ssnmf.NNDSVDAStart, Stop: ssnmf.StopViolation, Tol: 1e-4, Extrapolate: true})
+			check(err)
+			for _, v := range []struct {
+				name string
+				f    *ssnmf.Factors
+				unit bool
+			}{{"random fine, unit topics", fine, true}, {"NNDSVDa fine", nn, false}, {"NNDSVDa fine, unit topics", nn, true}} {
+				a, s := v.f.A, v.f.S
+				if v.unit {
+					a, s = unitTopics(a, s)
+				}
+				b, err := ssnmf.NMF(s, ranks[1], &ssnmf.Options{Seed: seed, Solver: ssnmf.HALS})
+				check(err)
+				fmt.Printf("  HNMF, %s: %v\n", v.name, measure(x, []*tensor.Dense{a, b.A}))
+			}
+		}
 		for _, e := range parseList(*epochsFlag) {
 			m, err := neuralnmf.Train(x, neuralnmf.Config{Ranks: ranks, Seed: seed, Init: init, Epochs: e, Tol: -1})
 			check(err)
@@ -98,6 +116,30 @@ func main() {
 	fmt.Printf("  broad specialization, ours − HNMF:     %s\n", meanSE(dSpec))
 	fmt.Printf("  affinity children − others, ours:      %s\n", meanSE(ourGap))
 	fmt.Printf("  affinity children − others, HNMF:      %s\n", meanSE(hGap))
+}
+
+// unitTopics returns copies of a with unit columns and s with its rows
+// scaled by the columns' norms (a·s unchanged).
+func unitTopics(a, s *tensor.Dense) (*tensor.Dense, *tensor.Dense) {
+	a, s = a.Clone(), s.Clone()
+	for j := 0; j < a.Cols; j++ {
+		n := 0.0
+		for i := 0; i < a.Rows; i++ {
+			n += a.At(i, j) * a.At(i, j)
+		}
+		n = math.Sqrt(n)
+		if n == 0 {
+			continue
+		}
+		for i := 0; i < a.Rows; i++ {
+			a.Set(i, j, a.At(i, j)/n)
+		}
+		row := s.Row(j)
+		for i := range row {
+			row[i] *= n
+		}
+	}
+	return a, s
 }
 
 func meanSE(v []float64) string {
