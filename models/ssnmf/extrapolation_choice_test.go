@@ -13,21 +13,28 @@ import (
 )
 
 // TestChooseExtrapolation is the measurement that chose the parameters of
-// HALS with extrapolation (exBeta0, exGamma, exGammaBar; issue 68): for
+// HALS with extrapolation (exBeta0, exGamma, exGammaBar, exSlow; issue 68): for
 // each Matrix Market file in NEURALNMF_HALS_CHOICE (comma-separated; the
 // validation corpora man, info, godoc, pydoc and manuals-passages of
 // experiments/corpora, vectorised with `neuralnmf vectorize -stopwords
-// english -min-df 5 -max-df 0.5`), ranks 10, 20 and 50, and each setting
-// (plain HALS, then β₀/γ/γ̄), it fits one layer from NNDSVDa to
+// english -min-df 5 -max-df 0.5`, and `go run ./bench/gencorpus -docs
+// 20000 -words 30000 -seed 7`), ranks 10, 20 and 50, and each setting
+// (plain HALS, then β₀/γ/γ̄/slow), it fits one layer from NNDSVDa to
 // scikit-learn's test at 1e-3 and 1e-4 and logs the updates, the seconds
 // and the relative error. Opt-in: it takes minutes. Log of the choice:
-// results/bench/rcppml/accel-validation.log.
+// results/bench/rcppml/accel-validation.log; NEURALNMF_HALS_CHOICE_FIRST=1
+// runs the settings of the first round (accel-validation-first.log, made
+// before exSlow existed, when every update after the first extrapolated:
+// slow = 0 now starts one update later).
 func TestChooseExtrapolation(t *testing.T) {
 	paths := os.Getenv("NEURALNMF_HALS_CHOICE")
 	if paths == "" {
 		t.Skip("set NEURALNMF_HALS_CHOICE to Matrix Market files to measure")
 	}
-	settings := []*[3]float64{nil, {0.3, 1.02, 1.01}, {0.5, 1.02, 1.01}, {0.3, 1.05, 1.01}}
+	settings := []*[4]float64{nil, {0.3, 1.02, 1.01, 0}, {0.3, 1.02, 1.01, 0.5}, {0.3, 1.02, 1.01, 0.7}}
+	if os.Getenv("NEURALNMF_HALS_CHOICE_FIRST") != "" { // the first round of the choice
+		settings = []*[4]float64{nil, {0.3, 1.02, 1.01, 0}, {0.5, 1.02, 1.01, 0}, {0.3, 1.05, 1.01, 0}}
+	}
 	for _, path := range strings.Split(paths, ",") {
 		m, err := matio.ReadMatrix(path)
 		if err != nil {
@@ -42,7 +49,7 @@ func TestChooseExtrapolation(t *testing.T) {
 			for _, set := range settings {
 				label := "plain"
 				if set != nil {
-					label = fmt.Sprintf("%g/%g/%g", set[0], set[1], set[2])
+					label = fmt.Sprintf("%g/%g/%g/%g", set[0], set[1], set[2], set[3])
 				}
 				for _, tol := range []float64{1e-3, 1e-4} {
 					t0 := time.Now()

@@ -106,7 +106,7 @@ type Options struct {
 	Extrapolate bool
 	// exParams, if not nil, replaces the extrapolation's β₀, γ and γ̄ (the
 	// test that chose them).
-	exParams *[3]float64
+	exParams *[4]float64
 }
 
 // Solver is an NMF update rule.
