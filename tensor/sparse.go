@@ -81,11 +81,20 @@ func NewSparseBuilder(rows, cols int) *SparseBuilder { return &SparseBuilder{row
 
 // Add adds an entry (checked by Build).
 func (b *SparseBuilder) Add(e Entry) {
-	if n := len(b.blocks); n == 0 || len(b.blocks[n-1]) == sparseBlock {
+	if n := len(b.blocks); n == 0 || len(b.blocks[n-1]) == cap(b.blocks[n-1]) {
 		b.blocks = append(b.blocks, make([]Entry, 0, sparseBlock))
 	}
 	last := &b.blocks[len(b.blocks)-1]
 	*last = append(*last, e)
+}
+
+// AddBlock adds entries, in order, after those added before, without
+// copying them: the builder keeps the slice until Build, and the caller
+// must not change it.
+func (b *SparseBuilder) AddBlock(entries []Entry) {
+	if len(entries) > 0 {
+		b.blocks = append(b.blocks, entries[:len(entries):len(entries)])
+	}
 }
 
 // Build returns the matrix of the entries added, as NewSparseDuplicates
@@ -295,22 +304,53 @@ func checkSparse(name string, s *Sparse, nonneg bool) error {
 // costs O(nnz + rows) and allocates the result.
 func (s *Sparse) T() *Sparse {
 	t := &Sparse{Rows: s.Cols, Cols: s.Rows, ColPtr: make([]int, s.Rows+1), RowIdx: make([]int, len(s.RowIdx)), Val: make([]float64, len(s.Val))}
-	for _, r := range s.RowIdx {
-		t.ColPtr[r+1]++
+	// The columns are shared among w workers in w contiguous ranges; each
+	// counts its entries per row, and worker c's entries of row r go after
+	// those of workers before it, so every row of t lists its entries by
+	// column, whatever w is.
+	w := 1
+	if len(s.Val) >= transposeParallel {
+		w = max(1, min(runtime.GOMAXPROCS(0), s.Cols))
 	}
+	bounds := make([]int, w+1)
+	for c := range bounds {
+		bounds[c] = c * s.Cols / w
+	}
+	counts := make([][]int, w)
+	parallel.ForChunks(w, 1, w, func(_, c, _ int) {
+		n := make([]int, s.Rows)
+		for _, r := range s.RowIdx[s.ColPtr[bounds[c]]:s.ColPtr[bounds[c+1]]] {
+			n[r]++
+		}
+		counts[c] = n
+	})
+	// counts[c][r] becomes where worker c writes its first entry of row r.
+	pos := 0
 	for r := 0; r < s.Rows; r++ {
-		t.ColPtr[r+1] += t.ColPtr[r]
-	}
-	next := append([]int(nil), t.ColPtr[:s.Rows]...)
-	for j := 0; j < s.Cols; j++ {
-		for p := s.ColPtr[j]; p < s.ColPtr[j+1]; p++ {
-			r := s.RowIdx[p]
-			t.RowIdx[next[r]], t.Val[next[r]] = j, s.Val[p]
-			next[r]++
+		t.ColPtr[r] = pos
+		for c := 0; c < w; c++ {
+			n := counts[c][r]
+			counts[c][r] = pos
+			pos += n
 		}
 	}
+	t.ColPtr[s.Rows] = pos
+	parallel.ForChunks(w, 1, w, func(_, c, _ int) {
+		next := counts[c]
+		for j := bounds[c]; j < bounds[c+1]; j++ {
+			for p := s.ColPtr[j]; p < s.ColPtr[j+1]; p++ {
+				r := s.RowIdx[p]
+				t.RowIdx[next[r]], t.Val[next[r]] = j, s.Val[p]
+				next[r]++
+			}
+		}
+	})
 	return t
 }
+
+// transposeParallel is the number of stored entries from which T shares
+// its work among goroutines.
+const transposeParallel = 1 << 18
 
 // MulTRows adds alpha·sᵀ[r0:r1, :]·B to rows r0:r1 of dst, for B of shape
 // s.Rows×k and dst of shape s.Cols×k: row i gains alpha·Σ s_pi·B_p over the

@@ -76,6 +76,33 @@ func TestSparseTranspose(t *testing.T) {
 	require.Equal(t, s, st.T())
 }
 
+// T of a matrix large enough to be shared among goroutines is the same
+// (every index and value) on 1, 2 and 7 of them, and the transpose.
+func TestSparseTransposeParallel(t *testing.T) {
+	rng := tensor.NewRand(5)
+	var entries []tensor.Entry
+	for range 300000 {
+		entries = append(entries, tensor.Entry{Row: rng.IntN(2000), Col: rng.IntN(3000), Val: rng.Float64() + 0.5})
+	}
+	s, err := tensor.NewSparse(2000, 3000, entries)
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, s.NNZ(), 1<<18, "large enough to share")
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	runtime.GOMAXPROCS(1)
+	one := s.T()
+	for _, p := range []int{2, 7} {
+		runtime.GOMAXPROCS(p)
+		require.Equal(t, one, s.T(), "%d goroutines", p)
+	}
+	require.Equal(t, s.Dense().T().Data, one.Dense().Data)
+	for j := 0; j < one.Cols; j++ {
+		for p := one.ColPtr[j] + 1; p < one.ColPtr[j+1]; p++ {
+			require.Less(t, one.RowIdx[p-1], one.RowIdx[p])
+		}
+	}
+	require.Equal(t, s, one.T())
+}
+
 // Xᵀ.MulTRows forms X·B row by row, in any split of the rows, equal to the
 // dense product to rounding, and adding to what dst holds.
 func TestSparseMulTRows(t *testing.T) {
