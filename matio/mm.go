@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"runtime"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/neuralnmf/neuralnmf/tensor"
 )
@@ -152,26 +154,29 @@ func readCoordinate(ls *lines, name string, rows, cols, nnz int, pattern bool, s
 	if pattern {
 		fields = 2
 	}
-	for read := 0; read < nnz; {
-		e, ok, err := nextEntry(ls, name, rows, cols, fields, read, nnz)
-		if err != nil {
+	if workers := runtime.GOMAXPROCS(0); workers > 1 && nnz >= parallelEntries {
+		if err := readEntriesParallel(ls, name, b, rows, cols, fields, nnz, sym, workers); err != nil {
 			return nil, err
 		}
-		if !ok {
-			continue
-		}
-		read++
-		b.Add(e)
-		if sym != "general" && e.Row != e.Col {
-			mv := e.Val
-			if sym == "skew-symmetric" {
-				mv = -mv
+	} else {
+		for read := 0; read < nnz; {
+			line, more := ls.nextTransient() // nothing of line outlives the loop's turn
+			if !more {
+				return nil, endErr(ls, name, read, nnz)
 			}
-			b.Add(tensor.Entry{Row: e.Col, Col: e.Row, Val: mv})
+			e, ok, err := parseEntry(line, ls.n, name, rows, cols, fields)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				continue
+			}
+			read++
+			addEntry(b, e, sym)
 		}
-	}
-	if err := trailing(ls, name); err != nil {
-		return nil, err
+		if err := trailing(ls, name); err != nil {
+			return nil, err
+		}
 	}
 	s, dups, err := b.Build()
 	if err != nil {
@@ -180,17 +185,165 @@ func readCoordinate(ls *lines, name string, rows, cols, nnz int, pattern bool, s
 	return &Matrix{Sparse: s, Duplicates: dups}, nil
 }
 
-// nextEntry reads the next line of a coordinate file's entries (0-based
-// indices; pattern entries, with 2 fields, are 1). ok is false for a blank
-// or comment line; the end of the file before nnz entries is an error.
-func nextEntry(ls *lines, name string, rows, cols, fields, read, nnz int) (e tensor.Entry, ok bool, err error) {
-	line, more := ls.next()
-	if !more {
-		if err := ls.err(); err != nil {
-			return e, false, err
+// parallelEntries is the number of entries from which a coordinate file's
+// lines are parsed on several goroutines.
+const parallelEntries = 1 << 16
+
+// entryBatch is a run of a coordinate file's entry lines, copied, parsed
+// on a goroutine of its own.
+type entryBatch struct {
+	buf     []byte // the lines, one after another
+	ends    []int  // where each line ends in buf
+	lineNos []int  // each line's number in the file
+	entries []tensor.Entry
+	err     error
+	done    chan struct{}
+}
+
+// batchLines is the number of entry lines in an entryBatch.
+const batchLines = 1 << 15
+
+// readEntriesParallel reads nnz entry lines of a coordinate file into b as
+// the serial loop of readCoordinate does, and reports the same error for
+// any file: this goroutine splits the lines (blank and comment lines
+// skipped as there) into batches that others parse, and adds each
+// batch's entries in order; the first error in the file's order wins.
+func readEntriesParallel(ls *lines, name string, b *tensor.SparseBuilder, rows, cols, fields, nnz int, sym string, workers int) error {
+	var pending []*entryBatch
+	// wait adds the oldest batches' entries while more than keep are in
+	// flight, and returns the first error met.
+	wait := func(keep int) error {
+		for len(pending) > keep {
+			bt := pending[0]
+			<-bt.done
+			pending = pending[1:]
+			if bt.err != nil {
+				for _, rest := range pending { // let every goroutine end
+					<-rest.done
+				}
+				pending = nil
+				return bt.err
+			}
+			b.AddBlock(bt.entries)
 		}
-		return e, false, formatErr(name, ls.n+1, "file ends after %d of %d entries", read, nnz)
+		return nil
 	}
+	dispatch := func(bt *entryBatch) {
+		bt.done = make(chan struct{})
+		pending = append(pending, bt)
+		go func() {
+			defer close(bt.done)
+			bt.entries = make([]tensor.Entry, 0, len(bt.ends)*entriesPerLine(sym))
+			start := 0
+			for i, end := range bt.ends {
+				line := unsafe.String(unsafe.SliceData(bt.buf[start:end]), end-start)
+				start = end
+				e, _, err := parseEntry(line, bt.lineNos[i], name, rows, cols, fields)
+				if err != nil {
+					bt.err = err
+					return
+				}
+				bt.entries = addEntryTo(bt.entries, e, sym)
+			}
+		}()
+	}
+	var cur *entryBatch
+	read := 0
+	var tail error // the splitter's own error: after every line batched before it
+	for read < nnz {
+		line, more := ls.nextTransient()
+		if !more {
+			tail = endErr(ls, name, read, nnz)
+			break
+		}
+		if t := strings.TrimSpace(line); t == "" || strings.HasPrefix(t, "%") {
+			continue
+		}
+		if cur == nil {
+			cur = &entryBatch{buf: make([]byte, 0, batchLines*24), ends: make([]int, 0, batchLines), lineNos: make([]int, 0, batchLines)}
+		}
+		cur.buf = append(cur.buf, line...)
+		cur.ends = append(cur.ends, len(cur.buf))
+		cur.lineNos = append(cur.lineNos, ls.n)
+		read++
+		if len(cur.ends) == batchLines {
+			dispatch(cur)
+			cur = nil
+			if err := wait(2 * workers); err != nil {
+				return err
+			}
+		}
+	}
+	if cur != nil {
+		dispatch(cur)
+	}
+	if err := wait(0); err != nil {
+		return err
+	}
+	if tail != nil {
+		return tail
+	}
+	return trailing(ls, name)
+}
+
+// entriesPerLine is how many entries a line makes: 2 for a symmetric or
+// skew-symmetric file's off-diagonal entry (at most).
+func entriesPerLine(sym string) int {
+	if sym == "general" {
+		return 1
+	}
+	return 2
+}
+
+// addEntry adds e to b, and its mirror image for a symmetric or
+// skew-symmetric file.
+func addEntry(b *tensor.SparseBuilder, e tensor.Entry, sym string) {
+	b.Add(e)
+	if sym != "general" && e.Row != e.Col {
+		b.Add(mirror(e, sym))
+	}
+}
+
+// addEntryTo is addEntry for a slice.
+func addEntryTo(dst []tensor.Entry, e tensor.Entry, sym string) []tensor.Entry {
+	dst = append(dst, e)
+	if sym != "general" && e.Row != e.Col {
+		dst = append(dst, mirror(e, sym))
+	}
+	return dst
+}
+
+func mirror(e tensor.Entry, sym string) tensor.Entry {
+	mv := e.Val
+	if sym == "skew-symmetric" {
+		mv = -mv
+	}
+	return tensor.Entry{Row: e.Col, Col: e.Row, Val: mv}
+}
+
+// endErr is the error of a file that ends (or fails to read) after read
+// of nnz entries.
+func endErr(ls *lines, name string, read, nnz int) error {
+	if err := ls.err(); err != nil {
+		return err
+	}
+	return formatErr(name, ls.n+1, "file ends after %d of %d entries", read, nnz)
+}
+
+// nextEntry reads the next line of a coordinate file's entries (see
+// parseEntry); the end of the file before nnz entries is an error.
+func nextEntry(ls *lines, name string, rows, cols, fields, read, nnz int) (e tensor.Entry, ok bool, err error) {
+	line, more := ls.nextTransient() // parseEntry keeps nothing of it
+	if !more {
+		return e, false, endErr(ls, name, read, nnz)
+	}
+	return parseEntry(line, ls.n, name, rows, cols, fields)
+}
+
+// parseEntry parses line n of a coordinate file's entries (0-based
+// indices; pattern entries, with 2 fields, are 1). ok is false for a blank
+// or comment line. Nothing of line is kept.
+func parseEntry(line string, n int, name string, rows, cols, fields int) (e tensor.Entry, ok bool, err error) {
 	t := strings.TrimSpace(line)
 	if t == "" || strings.HasPrefix(t, "%") {
 		return e, false, nil
@@ -198,7 +351,7 @@ func nextEntry(ls *lines, name string, rows, cols, fields, read, nnz int) (e ten
 	var fb [3]string
 	f, ok := splitFields(t, fb[:0], 3)
 	if !ok || len(f) != fields {
-		return e, false, formatErr(name, ls.n, "entry has %d fields, want %d", len(strings.Fields(t)), fields)
+		return e, false, formatErr(name, n, "entry has %d fields, want %d", len(strings.Fields(t)), fields)
 	}
 	i, ok1 := atoiPositive(f[0])
 	j, ok2 := atoiPositive(f[1])
@@ -207,19 +360,19 @@ func nextEntry(ls *lines, name string, rows, cols, fields, read, nnz int) (e ten
 		i, err1 = strconv.Atoi(f[0])
 		j, err2 = strconv.Atoi(f[1])
 		if err1 != nil || err2 != nil {
-			return e, false, formatErr(name, ls.n, "indices %q %q are not integers", f[0], f[1])
+			return e, false, formatErr(name, n, "indices %q %q are not integers", f[0], f[1])
 		}
 	}
 	if i < 1 || i > rows {
-		return e, false, formatErr(name, ls.n, "row index %d out of range 1..%d", i, rows)
+		return e, false, formatErr(name, n, "row index %d out of range 1..%d", i, rows)
 	}
 	if j < 1 || j > cols {
-		return e, false, formatErr(name, ls.n, "column index %d out of range 1..%d", j, cols)
+		return e, false, formatErr(name, n, "column index %d out of range 1..%d", j, cols)
 	}
 	v := 1.0
 	if fields == 3 {
 		if v, err = parseFloat(f[2]); err != nil {
-			return e, false, formatErr(name, ls.n, "value %q: %v", trunc(f[2]), err)
+			return e, false, formatErr(name, n, "value %q: %v", trunc(f[2]), err)
 		}
 	}
 	return tensor.Entry{Row: i - 1, Col: j - 1, Val: v}, true, nil
