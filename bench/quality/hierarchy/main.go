@@ -57,7 +57,7 @@ func main() {
 	news := flag.Bool("newsgroups", false, "the 20 Newsgroups cleaning before vectorising")
 	seedsFlag := flag.String("seeds", "1-10", "seeds: a range a-b or a comma-separated list")
 	initFlag := flag.String("init", "", "our fit's start instead of the default: hnmf, nndsvd, hnmf-best or random")
-	ablate := flag.Bool("ablate", false, "also HNMFs that differ from the comparator in one thing each: the fine layer from NNDSVDa (as our start), the loadings scaled by their topics' norms before the broad layer (as our start), both")
+	ablate := flag.Bool("ablate", false, "also HNMFs that differ from the comparator: the fine layer from NNDSVDa (as our start), the loadings scaled by their topics' ℓ₂ norms before the broad layer (as our start) or ℓ₁ norms, and combinations")
 	epochsFlag := flag.String("epochs", "", "also the default fit stopped at these epochs (a comma-separated list, such as 1,10,50,200: 1 is its start, measured after one epoch), to see what training does to each layer")
 	flag.Parse()
 	seeds := parseSeeds(*seedsFlag)
@@ -88,11 +88,12 @@ func main() {
 			for _, v := range []struct {
 				name string
 				f    *ssnmf.Factors
-				unit bool
-			}{{"random fine, unit topics", fine, true}, {"NNDSVDa fine", nn, false}, {"NNDSVDa fine, unit topics", nn, true}} {
+				norm float64 // scale the topics to unit ℓ_norm first (0: not)
+			}{{"random fine, unit topics", fine, 2}, {"NNDSVDa fine", nn, 0}, {"NNDSVDa fine, unit topics", nn, 2},
+				{"random fine, unit l1 topics", fine, 1}, {"NNDSVDa fine, unit l1 topics", nn, 1}} {
 				a, s := v.f.A, v.f.S
-				if v.unit {
-					a, s = unitTopics(a, s)
+				if v.norm > 0 {
+					a, s = unitTopics(a, s, v.norm)
 				}
 				b, err := ssnmf.NMF(s, ranks[1], &ssnmf.Options{Seed: seed, Solver: ssnmf.HALS})
 				check(err)
@@ -118,16 +119,16 @@ func main() {
 	fmt.Printf("  affinity children − others, HNMF:      %s\n", meanSE(hGap))
 }
 
-// unitTopics returns copies of a with unit columns and s with its rows
-// scaled by the columns' norms (a·s unchanged).
-func unitTopics(a, s *tensor.Dense) (*tensor.Dense, *tensor.Dense) {
+// unitTopics returns copies of a with columns of unit ℓ_p norm (p 1 or 2)
+// and s with its rows scaled by the columns' norms (a·s unchanged).
+func unitTopics(a, s *tensor.Dense, p float64) (*tensor.Dense, *tensor.Dense) {
 	a, s = a.Clone(), s.Clone()
 	for j := 0; j < a.Cols; j++ {
 		n := 0.0
 		for i := 0; i < a.Rows; i++ {
-			n += a.At(i, j) * a.At(i, j)
+			n += math.Pow(a.At(i, j), p)
 		}
-		n = math.Sqrt(n)
+		n = math.Pow(n, 1/p)
 		if n == 0 {
 			continue
 		}
