@@ -3,9 +3,12 @@ package tensor
 import (
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/neuralnmf/neuralnmf/internal/parallel"
 )
 
 // Dense is a row-major matrix of float64. Element (i, j) is stored at
@@ -204,13 +207,31 @@ func TransposeInto(dst, src *Dense) {
 	if dst.Rows != src.Cols || dst.Cols != src.Rows {
 		panic(fmt.Sprintf("tensor: TransposeInto: dst is %d×%d, want %d×%d", dst.Rows, dst.Cols, src.Cols, src.Rows))
 	}
-	for i := 0; i < src.Rows; i++ {
-		row := src.Data[i*src.Stride : i*src.Stride+src.Cols]
-		for j, v := range row {
-			dst.Data[j*dst.Stride+i] = v
-		}
+	// By blocks of transposeBlock columns of src: a block's rows of dst
+	// are written whole while they are in cache, where a row of src at a
+	// time wrote one entry per row of dst, across all of dst, once for
+	// each row of src. Blocks share out among goroutines; every entry is
+	// a copy, so the result is the same however they are shared.
+	workers := 1
+	if src.Rows*src.Cols >= transposeDenseParallel {
+		workers = runtime.GOMAXPROCS(0)
 	}
+	parallel.ForChunks(src.Cols, transposeBlock, workers, func(_, j0, j1 int) {
+		for i := 0; i < src.Rows; i++ {
+			row := src.Data[i*src.Stride+j0 : i*src.Stride+j1]
+			for j, v := range row {
+				dst.Data[(j0+j)*dst.Stride+i] = v
+			}
+		}
+	})
 }
+
+// transposeBlock is the columns of src per block of TransposeInto, and
+// transposeDenseParallel the entries from which it uses goroutines.
+const (
+	transposeBlock         = 64
+	transposeDenseParallel = 1 << 18
+)
 
 // String formats d as rows of %g values, for debugging and examples.
 func (d *Dense) String() string {

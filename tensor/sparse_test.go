@@ -286,3 +286,27 @@ func BenchmarkSparseMulDenseT(b *testing.B) {
 		})
 	}
 }
+
+// TransposeInto is the transpose for shapes below and above its blocks and
+// its parallel threshold, with strides wider than the columns, on 1 and 3
+// goroutines.
+func TestTransposeInto(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	for _, p := range []int{1, 3} {
+		runtime.GOMAXPROCS(p)
+		for _, sh := range [][2]int{{1, 1}, {3, 70}, {30, 20000}, {200, 7}} {
+			rng := tensor.NewRand(uint64(sh[0]))
+			src := &tensor.Dense{Rows: sh[0], Cols: sh[1], Stride: sh[1] + 2, Data: make([]float64, sh[0]*(sh[1]+2))}
+			for i := range src.Data {
+				src.Data[i] = rng.Float64()
+			}
+			dst := &tensor.Dense{Rows: sh[1], Cols: sh[0], Stride: sh[0] + 1, Data: make([]float64, sh[1]*(sh[0]+1))}
+			tensor.TransposeInto(dst, src)
+			for i := 0; i < sh[0]; i++ {
+				for j := 0; j < sh[1]; j++ {
+					require.Equal(t, src.At(i, j), dst.At(j, i), "%v (%d, %d)", sh, i, j)
+				}
+			}
+		}
+	}
+}
