@@ -22,10 +22,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/neuralnmf/neuralnmf/autograd"
 	"github.com/neuralnmf/neuralnmf/models/neuralnmf"
 	"github.com/neuralnmf/neuralnmf/models/ssnmf"
-	"github.com/neuralnmf/neuralnmf/ops"
 	"github.com/neuralnmf/neuralnmf/quality"
 	"github.com/neuralnmf/neuralnmf/tensor"
 	"github.com/neuralnmf/neuralnmf/text"
@@ -60,19 +58,17 @@ func main() {
 	seedsFlag := flag.String("seeds", "1-10", "seeds: a range a-b or a comma-separated list")
 	initFlag := flag.String("init", "", "our fit's start instead of the default: hnmf, nndsvd, hnmf-best or random")
 	ablate := flag.Bool("ablate", false, "also HNMFs that differ from the comparator: the fine layer from NNDSVDa (as our start), the loadings scaled by their topics' ℓ₂ norms before the broad layer (as our start) or ℓ₁ norms, and combinations")
-	lossFlag := flag.String("loss", "", "our fit's loss instead of the default ‖X − A⁽⁰⁾A⁽¹⁾S⁽¹⁾‖²: layers, the per-layer terms ‖X − A⁽⁰⁾S⁽⁰⁾‖² + ‖S⁽⁰⁾ − A⁽¹⁾S⁽¹⁾‖² that the paper also names")
+	lossFlag := flag.String("loss", "", "our fit's loss instead of the default reconstruction ‖X − A⁽⁰⁾A⁽¹⁾S⁽¹⁾‖²: energy, the per-layer terms ‖X − A⁽⁰⁾S⁽⁰⁾‖² + ‖S⁽⁰⁾ − A⁽¹⁾S⁽¹⁾‖² (neuralnmf.Energy, fit -loss energy)")
 	epochsFlag := flag.String("epochs", "", "also the default fit stopped at these epochs (a comma-separated list, such as 1,10,50,200: 1 is its start, measured after one epoch), to see what training does to each layer")
 	flag.Parse()
 	seeds := parseSeeds(*seedsFlag)
-	var custom func(*autograd.Tape, *neuralnmf.Forward) *autograd.Var
+	loss := neuralnmf.Reconstruction
 	switch *lossFlag {
 	case "":
-	case "layers":
-		custom = func(_ *autograd.Tape, f *neuralnmf.Forward) *autograd.Var {
-			return ops.Add(ops.SparseFrobeniusLoss(f.XSparse, f.A[0], f.S[0]), ops.FrobeniusLoss(f.S[0], ops.MatMul(f.A[1], f.S[1])))
-		}
+	case "energy":
+		loss = neuralnmf.Energy
 	default:
-		log.Fatalf("-loss %q: want layers", *lossFlag)
+		log.Fatalf("-loss %q: want energy", *lossFlag)
 	}
 	inits := map[string]neuralnmf.Init{"": neuralnmf.DefaultInit, "hnmf": neuralnmf.HNMFInit, "nndsvd": neuralnmf.NNDSVDInit, "hnmf-best": neuralnmf.HNMFBestInit, "random": neuralnmf.RandomInit}
 	init, ok := inits[*initFlag]
@@ -84,7 +80,7 @@ func main() {
 	fmt.Printf("# %s: %d words × %d documents (stop words, min-df 2, max-df 0.5), ranks %v, seeds %v, our start %q (empty: the default)\n", *docs, x.Rows, x.Cols, ranks, seeds, *initFlag)
 	var dBroad, dFine, dSpec, ourGap, hGap []float64
 	for _, seed := range seeds {
-		def, err := neuralnmf.Train(x, neuralnmf.Config{Ranks: ranks, Seed: seed, Init: init, CustomLoss: custom})
+		def, err := neuralnmf.Train(x, neuralnmf.Config{Ranks: ranks, Seed: seed, Init: init, Loss: loss})
 		check(err)
 		ours := measure(x, def.A)
 		fine, err := ssnmf.NMFSparse(x, ranks[0], &ssnmf.Options{Seed: seed, Solver: ssnmf.HALS})
@@ -114,7 +110,7 @@ func main() {
 			}
 		}
 		for _, e := range parseList(*epochsFlag) {
-			m, err := neuralnmf.Train(x, neuralnmf.Config{Ranks: ranks, Seed: seed, Init: init, Epochs: e, Tol: -1, CustomLoss: custom})
+			m, err := neuralnmf.Train(x, neuralnmf.Config{Ranks: ranks, Seed: seed, Init: init, Epochs: e, Tol: -1, Loss: loss})
 			check(err)
 			fmt.Printf("  ours after %d epoch(s): %v\n", e, measure(x, m.A))
 		}
