@@ -75,7 +75,7 @@ const (
 // one before it reduced the violation by less than the factor exSlow:
 // where plain HALS converges fast, extrapolation overshoots and slows it.
 type extrapolation struct {
-	aPrev, sPrev    *tensor.Dense // each factor's last update before extrapolation
+	aPrev, sPrev    *tensor.Dense // each factor's last update before extrapolation; nil before the first update
 	aBest, sBest    *tensor.Dense // the pair of the lowest error so far
 	beta, betaMax   float64
 	gamma, gammaBar float64 // exGamma and exGammaBar, unless a test chose others
@@ -83,11 +83,10 @@ type extrapolation struct {
 	best            float64
 	prevViol        float64 // the last update's violation
 	on              bool    // extrapolate in this update
-	started         bool
 }
 
 // newExtrapolation returns the extrapolation state of the first update:
-// the package's parameters, or p's (β₀, γ, γ̄) if p is not nil.
+// the package's parameters, or p's (β₀, γ, γ̄, slow) if p is not nil.
 func newExtrapolation(p *[4]float64) *extrapolation {
 	if p != nil {
 		return &extrapolation{beta: p[0], betaMax: 1, gamma: p[1], gammaBar: p[2], slow: p[3]}
@@ -110,17 +109,33 @@ func (u *halsUpdater) step(a, s, _ *tensor.Dense, updA, updS bool) {
 	}
 	u.violation = 0
 	if updA {
-		u.x.mulT(s, u.xst)
-		tensor.Gemm(false, true, 1, s, s, 0, u.g)
-		u.violation += halsRows(a, u.xst, u.g, u.chunkSums(a.Rows))
-		u.fresh = false
+		u.updateA(a, s)
 	}
 	if updS {
-		u.x.tMul(a, u.atx)
-		tensor.Gemm(true, false, 1, a, a, 0, u.q)
-		u.violation += halsColumns(s, u.atx, u.q, u.chunkSums(s.Cols))
-		u.fresh = true
+		u.updateS(a, s)
 	}
+}
+
+// updateA sweeps A once from X·Sᵀ and S·Sᵀ, adding the sweep's violation.
+func (u *halsUpdater) updateA(a, s *tensor.Dense) {
+	u.x.mulT(s, u.xst)
+	tensor.Gemm(false, true, 1, s, s, 0, u.g)
+	u.violation += halsRows(a, u.xst, u.g, u.chunkSums(a.Rows))
+	u.fresh = false
+}
+
+// updateS sweeps S once from AᵀX and AᵀA (kept: fresh), adding the
+// sweep's violation.
+func (u *halsUpdater) updateS(a, s *tensor.Dense) {
+	u.productsOf(a)
+	u.violation += halsColumns(s, u.atx, u.q, u.chunkSums(s.Cols))
+}
+
+// productsOf sets atx to AᵀX and q to AᵀA.
+func (u *halsUpdater) productsOf(a *tensor.Dense) {
+	u.x.tMul(a, u.atx)
+	tensor.Gemm(true, false, 1, a, a, 0, u.q)
+	u.fresh = true
 }
 
 // extrapolate sets a ← max(0, a + β(a − prev)) and prev to a before it.
@@ -140,38 +155,33 @@ func extrapolate(a, prev *tensor.Dense, beta float64) {
 func (u *halsUpdater) stepExtrapolated(a, s *tensor.Dense) {
 	e := u.ex
 	u.violation = 0
-	u.x.mulT(s, u.xst)
-	tensor.Gemm(false, true, 1, s, s, 0, u.g)
-	u.violation += halsRows(a, u.xst, u.g, u.chunkSums(a.Rows))
+	u.updateA(a, s)
 	beta := 0.0
 	if e.on {
 		beta = e.beta
 	}
-	if !e.started {
+	first := e.aPrev == nil
+	if first {
 		e.aPrev, e.aBest = a.Clone(), tensor.New(a.Rows, a.Cols)
 		e.sPrev, e.sBest = tensor.New(s.Rows, s.Cols), tensor.New(s.Rows, s.Cols)
 	} else {
 		extrapolate(a, e.aPrev, beta)
 	}
-	u.x.tMul(a, u.atx)
-	tensor.Gemm(true, false, 1, a, a, 0, u.q)
-	u.violation += halsColumns(s, u.atx, u.q, u.chunkSums(s.Cols))
+	u.updateS(a, s)
 	tensor.Gemm(false, true, 1, s, s, 0, u.g)
 	err := u.x.sqNorm() - 2*tensor.Dot(u.atx, s) + tensor.Dot(u.q, u.g)
 	// Extrapolate in the next update only if this one's violation fell by
 	// less than the factor e.slow: where plain HALS contracts fast,
 	// extrapolation overshoots and slows it.
 	wasOn := e.on
-	e.on = e.started && u.violation >= e.slow*e.prevViol
+	e.on = !first && u.violation >= e.slow*e.prevViol
 	e.prevViol = u.violation
-	if !e.started || err <= e.best {
+	if first || err <= e.best {
 		copy(e.aBest.Data, a.Data)
 		copy(e.sBest.Data, s.Data)
 		e.best = err
-		if !e.started {
-			e.started = true
+		if first {
 			copy(e.sPrev.Data, s.Data)
-			u.fresh = true
 			return
 		}
 		extrapolate(s, e.sPrev, beta)
@@ -186,15 +196,15 @@ func (u *halsUpdater) stepExtrapolated(a, s *tensor.Dense) {
 		copy(e.sPrev.Data, s.Data)
 		e.betaMax = e.beta
 		e.beta /= exEta
+		u.fresh = false // A went back: atx and q are of the A it left
 	}
-	u.fresh = false
 }
 
 // settle leaves in a and s the pair of the lowest error measured, where
 // extrapolation may have moved them on from it; without extrapolation it
 // does nothing.
 func (u *halsUpdater) settle(a, s *tensor.Dense) {
-	if u.ex == nil || !u.ex.started {
+	if u.ex == nil || u.ex.aBest == nil {
 		return
 	}
 	copy(a.Data, u.ex.aBest.Data)
@@ -229,9 +239,7 @@ func sum(v []float64) float64 {
 // right after an S update only SSᵀ is new.
 func (u *halsUpdater) objective(a, s, _ *tensor.Dense) float64 {
 	if !u.fresh {
-		u.x.tMul(a, u.atx)
-		tensor.Gemm(true, false, 1, a, a, 0, u.q)
-		u.fresh = true
+		u.productsOf(a)
 	}
 	tensor.Gemm(false, true, 1, s, s, 0, u.g)
 	return max(0, u.x.sqNorm()-2*tensor.Dot(u.atx, s)+tensor.Dot(u.q, u.g))

@@ -32,6 +32,17 @@ func kktResidual(x, a, s *tensor.Dense) float64 {
 	return worst / scale
 }
 
+// lowRankNoisy returns a product of uniform n×k and k×m factors plus
+// uniform noise of the given size (seed 7).
+func lowRankNoisy(n, m, k int, noise float64) *tensor.Dense {
+	rng := tensor.NewRand(7)
+	x := tensor.MatMul(false, false, tensor.Uniform(n, k, 0, 1, rng), tensor.Uniform(k, m, 0, 1, rng))
+	for i := range x.Data {
+		x.Data[i] += noise * rng.Float64()
+	}
+	return x
+}
+
 func TestHALSConvergesToAStationaryPoint(t *testing.T) {
 	for _, c := range []struct {
 		name  string
@@ -44,11 +55,7 @@ func TestHALSConvergesToAStationaryPoint(t *testing.T) {
 		{"square rank 1", 40, 40, 1, 0.1},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			rng := tensor.NewRand(7)
-			x := tensor.MatMul(false, false, tensor.Uniform(c.n, c.k, 0, 1, rng), tensor.Uniform(c.k, c.m, 0, 1, rng))
-			for i := range x.Data {
-				x.Data[i] += c.noise * rng.Float64()
-			}
+			x := lowRankNoisy(c.n, c.m, c.k, c.noise)
 			f, err := ssnmf.NMF(x, c.k, &ssnmf.Options{Solver: ssnmf.HALS, Start: ssnmf.NNDSVDAStart, Seed: 1, Tol: -1, MaxIter: 3000})
 			require.NoError(t, err)
 			for i := 1; i < len(f.Objective); i++ {
@@ -276,11 +283,7 @@ func TestHALSExtrapolated(t *testing.T) {
 		{"rank 20 of 200×500", 200, 500, 20, 1, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			rng := tensor.NewRand(7)
-			x := tensor.MatMul(false, false, tensor.Uniform(c.n, c.k, 0, 1, rng), tensor.Uniform(c.k, c.m, 0, 1, rng))
-			for i := range x.Data {
-				x.Data[i] += c.noise * rng.Float64()
-			}
+			x := lowRankNoisy(c.n, c.m, c.k, c.noise)
 			if c.long {
 				f, err := ssnmf.NMF(x, c.k, &ssnmf.Options{Solver: ssnmf.HALS, Start: ssnmf.NNDSVDAStart, Seed: 1, Tol: -1, MaxIter: 3000, Extrapolate: true})
 				require.NoError(t, err)
