@@ -400,15 +400,19 @@ func (c Config) withDefaults() Config {
 	return c
 }
 
-// model runs a last forward pass, so that S and B match the final A, and
+// model runs a last forward pass, so that S and B match the final A (or
+// takes the last epoch's, if it ran at the final A: see trainer.last), and
 // packages the result.
 func (t *trainer) model() (*Model, error) {
 	h := t.hist
 	h.LRScale = t.lrScale
-	tape := autograd.NewTape()
-	f, res := t.forward(tape)
-	if err := tape.Err(); err != nil {
-		return nil, fmt.Errorf("neuralnmf: final forward pass: %w", err)
+	f, res := t.last, t.lastRes
+	if f == nil {
+		tape := autograd.NewTape()
+		f, res = t.forward(tape)
+		if err := tape.Err(); err != nil {
+			return nil, fmt.Errorf("neuralnmf: final forward pass: %w", err)
+		}
 	}
 	if n := len(h.RelError); n > 0 {
 		h.FinalRelError = h.RelError[n-1]

@@ -642,3 +642,40 @@ func TestConfigErrorNamesFieldAndLayer(t *testing.T) {
 	}
 	require.NoError(t, neuralnmf.Config{Ranks: []int{6, 3}}.Validate(12, 30))
 }
+
+// The model's S are the forward pass at its final A: equal to Transform's
+// solve of the training data to rounding, whether the fit ends at its
+// start (one epoch, whose forward pass the model keeps), at the epoch cap,
+// by convergence, or after steps the safeguard rejected (LR 10¹²).
+func TestModelSIsTheForwardPassOfItsA(t *testing.T) {
+	x := synthetic.X()
+	sp := tensor.SparseFromDense(randmat.Sparse(300, 200, 0.1, tensor.NewRand(4)))
+	cases := []struct {
+		name string
+		x    neuralnmf.Data
+		cfg  neuralnmf.Config
+	}{
+		{"the start is the fit, sparse", sp, neuralnmf.Config{Ranks: []int{6}, Init: neuralnmf.NNDSVDInit, Seed: 1}},
+		{"the start is the fit, dense", x, neuralnmf.Config{Ranks: []int{5}, Init: neuralnmf.NNDSVDInit, Seed: 1}},
+		{"epoch cap", x, neuralnmf.Config{Ranks: []int{9, 4}, Epochs: 15, Seed: 2}},
+		{"converged, sparse", sp, neuralnmf.Config{Ranks: []int{6, 3}, Seed: 3}},
+		{"rejected steps", x, neuralnmf.Config{Ranks: []int{9, 4, 2}, Init: neuralnmf.RandomInit, Restarts: 1, Optimizer: neuralnmf.GD, LR: 1e12, Epochs: 40, Seed: 3}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			m, err := neuralnmf.Train(c.x, c.cfg)
+			require.NoError(t, err)
+			s, err := m.Transform(c.x)
+			require.NoError(t, err)
+			for l := range s {
+				scale := tensor.MaxAbs(s[l])
+				for i, v := range s[l].Data {
+					require.InDelta(t, v, m.S[l].Data[i], 1e-9*scale, "layer %d, entry %d (%s)", l+1, i, m.History.Stopped)
+				}
+			}
+			if c.name == "rejected steps" {
+				require.Positive(t, m.History.Backtracks)
+			}
+		})
+	}
+}

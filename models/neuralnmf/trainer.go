@@ -42,6 +42,13 @@ type trainer struct {
 	bestEpoch int
 	xNorm     float64
 	warm      []*nnls.Support
+	// last and lastRes are the forward pass of the last recorded epoch of
+	// a least-squares loss while the parameters are still the ones it
+	// ran at (cleared by a step, a restore and the next epoch's tape
+	// reset): model returns its S rather than solve them again, which a
+	// fit whose start is the fit (one epoch) would otherwise do twice.
+	last    *Forward
+	lastRes []*nnls.Result
 	// steps[i] steps parameter i from gradient g, saving p and g into
 	// prevP and prevG first, and returns ⟨g, p before − p after⟩ (GD;
 	// 0 for Adam).
@@ -99,6 +106,7 @@ func (t *trainer) train(upTo int) error {
 	backtracks := 0
 	for epoch := len(h.Loss) + 1; epoch <= upTo && !t.done; {
 		t.tape.Reset()
+		t.last = nil
 		f, res := t.forward(t.tape)
 		if !c.Algorithm1 { // Algorithm 1 as written resets nothing
 			if n := t.resetCollinearFrom(res); n > 0 {
@@ -183,6 +191,9 @@ func (t *trainer) train(upTo int) error {
 			}
 			t.warm = append(t.warm, sup)
 		}
+		if c.Loss.impl().leastSquares() {
+			t.last, t.lastRes = f, res
+		}
 		watched := c.Tol > 0 && len(h.Loss) > c.Window
 		if watched && !(dec > c.Tol) { // a NaN decrease (a zero loss) stops too
 			h.Stopped = fmt.Sprintf("converged: relative decrease %.2g over %d epochs ≤ tol %.3g", dec, c.Window, c.Tol)
@@ -248,6 +259,7 @@ func (t *trainer) windowDecrease() float64 {
 // retried (grads may be prevG itself), and re-initialises dead topics
 // (collinear ones are found by the next forward pass).
 func (t *trainer) step(grads []*tensor.Dense) error {
+	t.last = nil
 	ps := t.params()
 	if len(t.prevP) != len(ps) {
 		t.prevP, t.prevG = make([]*tensor.Dense, len(ps)), make([]*tensor.Dense, len(ps))
@@ -276,6 +288,7 @@ func (t *trainer) step(grads []*tensor.Dense) error {
 
 // restore puts back the parameters saved before the last step.
 func (t *trainer) restore() {
+	t.last = nil
 	for i, p := range t.params() {
 		p.Copy(t.prevP[i])
 	}
