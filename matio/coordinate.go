@@ -11,12 +11,18 @@ import (
 )
 
 // readCoordinate reads the nnz entry lines of a coordinate file (after its
-// header) and builds the matrix. Entries go into blocks
-// (tensor.SparseBuilder): millions of them are never copied to grow a
-// slice, and a header that lies about their number costs nothing. From
+// header) and builds the matrix (tensor.SparseBuilder: a file in column
+// order goes straight into the matrix's arrays, others into blocks, so
+// that millions of entries are never copied to grow a slice). Room for
+// the entries is made at once for at most room of them (the header's
+// count, bounded by what the file's size can hold where it is known), so
+// that a header that lies about their number costs nothing. From
 // parallelEntries entries the lines are parsed on GOMAXPROCS goroutines.
-func readCoordinate(ls *lines, name string, rows, cols, nnz int, pattern bool, sym string) (*Matrix, error) {
+func readCoordinate(ls *lines, name string, rows, cols, nnz, room int, pattern bool, sym string) (*Matrix, error) {
 	b := tensor.NewSparseBuilder(rows, cols)
+	if sym == "general" {
+		b.Reserve(min(nnz, room))
+	}
 	fields := 3
 	if pattern {
 		fields = 2
@@ -51,7 +57,7 @@ type entryBatch struct {
 }
 
 // batchLines is the number of entry lines in an entryBatch.
-const batchLines = 1 << 15
+const batchLines = 1 << 13
 
 // parse parses the batch's lines into its entries (both of a mirrored
 // pair for a symmetric or skew-symmetric file), stopping at the first
@@ -61,7 +67,10 @@ func (bt *entryBatch) parse(name string, rows, cols, fields int, sym string) {
 	if sym != "general" {
 		per = 2
 	}
-	bt.entries = make([]tensor.Entry, 0, len(bt.ends)*per)
+	if cap(bt.entries) < len(bt.ends)*per {
+		bt.entries = make([]tensor.Entry, 0, len(bt.ends)*per)
+	}
+	bt.entries = bt.entries[:0]
 	start := 0
 	for i, end := range bt.ends {
 		line := unsafe.String(unsafe.SliceData(bt.buf[start:end]), end-start) // not kept past parseEntry
@@ -90,6 +99,13 @@ func (bt *entryBatch) parse(name string, rows, cols, fields int, sym string) {
 // file's order) do not depend on workers.
 func readEntries(ls *lines, name string, b *tensor.SparseBuilder, rows, cols, fields, nnz int, sym string, workers int) error {
 	var pending []*entryBatch
+	// free holds batches whose entries the builder has copied: their
+	// buffers are filled again, so that the reading touches a few batches'
+	// worth of fresh memory rather than copies of the whole file and of
+	// its entries (on a machine whose first touch of a page is costly,
+	// that was most of the time of reading a file of half a million
+	// entries).
+	var free []*entryBatch
 	// wait adds the oldest batches' entries while more than keep are in
 	// flight, and returns the first error met.
 	wait := func(keep int) error {
@@ -104,7 +120,9 @@ func readEntries(ls *lines, name string, b *tensor.SparseBuilder, rows, cols, fi
 				pending = nil
 				return bt.err
 			}
-			b.AddBlock(bt.entries)
+			b.AddCopy(bt.entries)
+			bt.buf, bt.ends, bt.lineNos = bt.buf[:0], bt.ends[:0], bt.lineNos[:0]
+			free = append(free, bt)
 		}
 		return nil
 	}
@@ -134,8 +152,12 @@ func readEntries(ls *lines, name string, b *tensor.SparseBuilder, rows, cols, fi
 			continue
 		}
 		if cur == nil {
-			n := min(batchLines, nnz-read)
-			cur = &entryBatch{buf: make([]byte, 0, n*24), ends: make([]int, 0, n), lineNos: make([]int, 0, n)}
+			if k := len(free); k > 0 {
+				cur, free = free[k-1], free[:k-1]
+			} else {
+				n := min(batchLines, nnz-read)
+				cur = &entryBatch{buf: make([]byte, 0, n*32), ends: make([]int, 0, n), lineNos: make([]int, 0, n)}
+			}
 		}
 		cur.buf = append(cur.buf, line...)
 		cur.ends = append(cur.ends, len(cur.buf))

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"strconv"
 	"strings"
 
@@ -34,7 +35,20 @@ func ReadMatrixMarketLimits(r io.Reader, name string, lim Limits) (*Matrix, erro
 	if h.layout == "array" {
 		return readArray(ls, name, h.rows, h.cols, h.sym)
 	}
-	return readCoordinate(ls, name, h.rows, h.cols, h.nnz, h.pattern, h.sym)
+	return readCoordinate(ls, name, h.rows, h.cols, h.nnz, entryRoom(r), h.pattern, h.sym)
+}
+
+// entryRoom is how many entries a coordinate file read from r may be
+// given room for before they are read: 2²⁰, or as many as a regular file
+// of r's size could hold (an entry line takes at least 4 bytes).
+func entryRoom(r io.Reader) int {
+	room := 1 << 20
+	if f, ok := r.(*os.File); ok {
+		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+			room = max(room, int(min(st.Size()/4, int64(MaxEntries))))
+		}
+	}
+	return room
 }
 
 // ReadMatrixMarketHeader reads only the banner and size line of a Matrix

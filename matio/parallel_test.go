@@ -2,7 +2,10 @@ package matio_test
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -40,6 +43,75 @@ func coordinateFile(sym string, n, declared int, pattern bool, edit map[int]stri
 		}
 	}
 	return sb.String()
+}
+
+// columnFile writes a coordinate file of the entries (1 + i mod 500,
+// 1 + i/500) for i < n, by column as a compressed sparse column matrix
+// writes them, or in reverse order (so that the reader sorts them), with
+// a comment every 997 lines; swap exchanges entry lines swap and swap+1.
+func columnFile(n int, reverse bool, swap int) string {
+	lines := make([]string, n)
+	for i := range n {
+		lines[i] = fmt.Sprintf("%d %d %g", 1+i%500, 1+i/500, float64(i%1000)/7+0.5)
+	}
+	if reverse {
+		slices.Reverse(lines)
+	}
+	if swap >= 0 {
+		lines[swap], lines[swap+1] = lines[swap+1], lines[swap]
+	}
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "%%%%MatrixMarket matrix coordinate real general\n500 %d %d\n", (n+499)/500, n)
+	for i, l := range lines {
+		if i%997 == 0 {
+			sb.WriteString("% a comment\n")
+		}
+		sb.WriteString(l + "\n")
+	}
+	return sb.String()
+}
+
+// A file by column (whose entries go straight into the matrix) reads as
+// the same entries in another order do (sorted by the reader), on one
+// goroutine or several, and so does one that leaves the column order near
+// its end.
+func TestReadMatrixMarketByColumn(t *testing.T) {
+	const n = 200000
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	runtime.GOMAXPROCS(1)
+	want, err := matio.ReadMatrixMarket(strings.NewReader(columnFile(n, true, -1)), "x.mtx")
+	require.NoError(t, err)
+	for _, swap := range []int{-1, n - 10} {
+		for _, p := range []int{1, 2, 5} {
+			runtime.GOMAXPROCS(p)
+			got, err := matio.ReadMatrixMarket(strings.NewReader(columnFile(n, false, swap)), "x.mtx")
+			require.NoError(t, err)
+			require.Equal(t, want, got, "%d goroutines, swap %d", p, swap)
+		}
+	}
+	require.Equal(t, n, want.Sparse.NNZ())
+	require.Zero(t, want.Duplicates)
+}
+
+// A header that declares far more entries than its file holds costs no
+// memory for them: the file is refused (it ends early) having allocated
+// a few MB, from a file on disk (whose size bounds the entries' room) and
+// from a stream.
+func TestReadMatrixMarketLyingHeader(t *testing.T) {
+	body := "%%MatrixMarket matrix coordinate real general\n100000 100000 200000000\n1 1 1\n2 2 2\n"
+	path := filepath.Join(t.TempDir(), "x.mtx")
+	require.NoError(t, os.WriteFile(path, []byte(body), 0o644))
+	for name, read := range map[string]func() error{
+		"file":   func() error { _, err := matio.ReadMatrix(path); return err },
+		"stream": func() error { _, err := matio.ReadMatrixMarket(strings.NewReader(body), "x.mtx"); return err },
+	} {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		err := read()
+		runtime.ReadMemStats(&after)
+		require.ErrorContains(t, err, "file ends after 2 of 200000000 entries", name)
+		require.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(64<<20), "%s: bytes allocated", name)
+	}
 }
 
 // A file large enough to be parsed on several goroutines reads as it does

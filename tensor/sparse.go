@@ -68,19 +68,46 @@ func NewSparseDuplicates(rows, cols int, entries []Entry) (s *Sparse, duplicates
 // in blocks, so that a reader of millions of entries never copies them to
 // grow a slice, and builds the Sparse as NewSparseDuplicates does. The
 // zero value is not usable: make one with NewSparseBuilder.
+//
+// While the entries come in column-major order (by column, then by row,
+// each position once) and in range, as a file written from a compressed
+// sparse column matrix has them, the builder stores them straight into the
+// result's arrays: no entry is held twice and Build sorts nothing. The
+// first entry out of that order moves those stored so far into blocks, and
+// the rest is collected as above.
 type SparseBuilder struct {
 	rows, cols int
 	blocks     [][]Entry
+	// direct: every entry so far is in range and after the one before
+	// it; they are in rowIdx, val, and colPtr[j+1] counts column j's.
+	direct           bool
+	colPtr, rowIdx   []int
+	val              []float64
+	lastRow, lastCol int  // the last entry's position (direct)
+	zeros            bool // an explicit zero was stored (direct)
 }
 
 // sparseBlock is the number of entries of a SparseBuilder's block (24 MB).
 const sparseBlock = 1 << 20
 
 // NewSparseBuilder returns a builder of a rows×cols matrix.
-func NewSparseBuilder(rows, cols int) *SparseBuilder { return &SparseBuilder{rows: rows, cols: cols} }
+func NewSparseBuilder(rows, cols int) *SparseBuilder {
+	return &SparseBuilder{rows: rows, cols: cols, direct: rows >= 0 && cols >= 0, lastRow: -1}
+}
+
+// Reserve makes room for n more entries at once, where a caller knows
+// about how many will come (a file's header); it is only a hint.
+func (b *SparseBuilder) Reserve(n int) {
+	if b.direct && n > 0 {
+		b.rowIdx, b.val = slices.Grow(b.rowIdx, n), slices.Grow(b.val, n)
+	}
+}
 
 // Add adds an entry (checked by Build).
 func (b *SparseBuilder) Add(e Entry) {
+	if b.direct && b.addDirect(e) {
+		return
+	}
 	if n := len(b.blocks); n == 0 || len(b.blocks[n-1]) == cap(b.blocks[n-1]) {
 		b.blocks = append(b.blocks, make([]Entry, 0, sparseBlock))
 	}
@@ -88,21 +115,121 @@ func (b *SparseBuilder) Add(e Entry) {
 	*last = append(*last, e)
 }
 
+// AddCopy adds entries, in order, after those added before, copying them:
+// the caller may reuse the slice.
+func (b *SparseBuilder) AddCopy(entries []Entry) {
+	for i, e := range entries {
+		if !b.direct {
+			b.addBlocks(entries[i:])
+			return
+		}
+		if !b.addDirect(e) {
+			b.addBlocks(entries[i:])
+			return
+		}
+	}
+}
+
+// addBlocks copies entries into blocks (not direct).
+func (b *SparseBuilder) addBlocks(entries []Entry) {
+	for _, e := range entries {
+		b.Add(e)
+	}
+}
+
+// addDirect stores e in the result's arrays if it is in range and after
+// the last entry; otherwise it leaves direct mode (moving the entries
+// stored into a block) and reports false.
+func (b *SparseBuilder) addDirect(e Entry) bool {
+	if e.Row < 0 || e.Row >= b.rows || e.Col < 0 || e.Col >= b.cols || e.Col < b.lastCol || (e.Col == b.lastCol && e.Row <= b.lastRow) {
+		b.leaveDirect()
+		return false
+	}
+	if b.colPtr == nil {
+		b.colPtr = make([]int, b.cols+1)
+	}
+	b.lastRow, b.lastCol = e.Row, e.Col
+	b.rowIdx, b.val = append(b.rowIdx, e.Row), append(b.val, e.Val)
+	b.colPtr[e.Col+1]++
+	b.zeros = b.zeros || e.Val == 0
+	return true
+}
+
+// leaveDirect moves the entries stored directly into a block, in the
+// order they were added, and collects the rest in blocks.
+func (b *SparseBuilder) leaveDirect() {
+	b.direct = false
+	if len(b.val) == 0 {
+		b.rowIdx, b.val, b.colPtr = nil, nil, nil
+		return
+	}
+	block := make([]Entry, 0, max(len(b.val), sparseBlock))
+	p := 0
+	for j := 0; j < b.cols; j++ {
+		for end := p + b.colPtr[j+1]; p < end; p++ {
+			block = append(block, Entry{Row: b.rowIdx[p], Col: j, Val: b.val[p]})
+		}
+	}
+	b.blocks = append(b.blocks, block)
+	b.rowIdx, b.val, b.colPtr = nil, nil, nil
+}
+
 // AddBlock adds entries, in order, after those added before, without
 // copying them: the builder keeps the slice until Build, and the caller
 // must not change it.
 func (b *SparseBuilder) AddBlock(entries []Entry) {
-	if len(entries) > 0 {
-		b.blocks = append(b.blocks, entries[:len(entries):len(entries)])
+	if len(entries) == 0 {
+		return
 	}
+	if b.direct {
+		b.leaveDirect()
+	}
+	b.blocks = append(b.blocks, entries[:len(entries):len(entries)])
 }
 
 // Build returns the matrix of the entries added, as NewSparseDuplicates
 // would return it for them in the order added, and releases them.
 func (b *SparseBuilder) Build() (*Sparse, int, error) {
+	if b.direct {
+		s := b.buildDirect()
+		b.rowIdx, b.val, b.colPtr = nil, nil, nil
+		return s, 0, nil
+	}
 	s, d, err := buildSparse(b.rows, b.cols, b.blocks)
 	b.blocks = nil
 	return s, d, err
+}
+
+// buildDirect is Build of entries stored directly: in order and each
+// position once, so only the explicit zeros are dropped.
+func (b *SparseBuilder) buildDirect() *Sparse {
+	colPtr := b.colPtr
+	if colPtr == nil {
+		colPtr = make([]int, b.cols+1)
+	}
+	rowIdx, val := b.rowIdx, b.val
+	if !b.zeros {
+		for j := 0; j < b.cols; j++ {
+			colPtr[j+1] += colPtr[j]
+		}
+	} else {
+		out, p := 0, 0
+		for j := 0; j < b.cols; j++ {
+			for end := p + colPtr[j+1]; p < end; p++ {
+				if val[p] != 0 {
+					rowIdx[out], val[out] = rowIdx[p], val[p]
+					out++
+				}
+			}
+			colPtr[j+1] = out
+		}
+		rowIdx, val = rowIdx[:out], val[:out]
+	}
+	if rowIdx == nil { // as buildSparse's: empty, not nil
+		rowIdx, val = []int{}, []float64{}
+	}
+	n := len(val)
+	return &Sparse{Rows: b.rows, Cols: b.cols, ColPtr: colPtr, RowIdx: rowIdx[:n:n], Val: val[:n:n]}
 }
 
 // buildSparse is NewSparseDuplicates of the entries of blocks, in order.
@@ -477,7 +604,18 @@ func (s *Sparse) MulDenseTParallel(alpha float64, u *Dense, beta float64, dst *D
 	}
 	ut := New(u.Cols, u.Rows)
 	TransposeInto(ut, u)
-	parallel.ForChunks(s.Rows, s.RowBlock(64), sparseWorkers(u.Rows, s.NNZ()), func(_, r0, r1 int) {
+	s.MulParallel(alpha, ut, beta, dst)
+}
+
+// MulParallel sets dst (s.Rows×k) to alpha·s·B + beta·dst for B of shape
+// s.Cols×k: MulDenseTParallel given B = Uᵀ (a caller that forms many such
+// products keeps B's memory), with the same sums, bit for bit. It panics
+// if the shapes disagree.
+func (s *Sparse) MulParallel(alpha float64, b *Dense, beta float64, dst *Dense) {
+	if b.Rows != s.Cols || dst.Rows != s.Rows || dst.Cols != b.Cols {
+		panic(fmt.Sprintf("tensor: Sparse.MulParallel: s is %d×%d, B %d×%d, dst %d×%d", s.Rows, s.Cols, b.Rows, b.Cols, dst.Rows, dst.Cols))
+	}
+	parallel.ForChunks(s.Rows, s.RowBlock(64), sparseWorkers(b.Cols, s.NNZ()), func(_, r0, r1 int) {
 		if beta != 1 {
 			for r := r0; r < r1; r++ {
 				row := dst.Row(r)
@@ -490,7 +628,7 @@ func (s *Sparse) MulDenseTParallel(alpha float64, u *Dense, beta float64, dst *D
 				}
 			}
 		}
-		s.MulRows(alpha, ut, r0, r1, dst)
+		s.MulRows(alpha, b, r0, r1, dst)
 	})
 }
 

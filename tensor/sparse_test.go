@@ -310,3 +310,122 @@ func TestTransposeInto(t *testing.T) {
 		}
 	}
 }
+
+// A SparseBuilder builds what NewSparseDuplicates builds from the same
+// entries in the same order (the matrix, every index and value, the
+// duplicates and the error), whether they come in column-major order (the
+// direct path), leave it part way, repeat a position, hold explicit zeros
+// or fall outside, and however they are added (Add, AddCopy of a reused
+// slice, AddBlock).
+func TestSparseBuilderIsNewSparseDuplicates(t *testing.T) {
+	rng := tensor.NewRand(21)
+	const rows, cols = 13, 11
+	sorted := func(n int) []tensor.Entry {
+		var es []tensor.Entry
+		for j := 0; j < cols; j++ {
+			for i := 0; i < rows; i++ {
+				if rng.IntN(rows*cols) < n {
+					es = append(es, tensor.Entry{Row: i, Col: j, Val: rng.Float64()})
+				}
+			}
+		}
+		return es
+	}
+	cases := map[string]func() []tensor.Entry{
+		"empty":        func() []tensor.Entry { return nil },
+		"column-major": func() []tensor.Entry { return sorted(60) },
+		"explicit zeros": func() []tensor.Entry {
+			es := sorted(60)
+			for i := range es {
+				if i%3 == 0 {
+					es[i].Val = 0
+				}
+			}
+			return es
+		},
+		"a zero repeated later": func() []tensor.Entry {
+			es := sorted(60)
+			es[2].Val = 0
+			return append(es, tensor.Entry{Row: es[2].Row, Col: es[2].Col, Val: 5})
+		},
+		"out of order half way": func() []tensor.Entry {
+			es := sorted(60)
+			h := len(es) / 2
+			es[h], es[h+3] = es[h+3], es[h]
+			return es
+		},
+		"a position twice in a row": func() []tensor.Entry {
+			es := sorted(60)
+			return append(es[:5:5], append([]tensor.Entry{es[4]}, es[5:]...)...)
+		},
+		"by rows": func() []tensor.Entry {
+			var es []tensor.Entry
+			for i := 0; i < rows; i++ {
+				for j := 0; j < cols; j++ {
+					if rng.IntN(2) == 0 {
+						es = append(es, tensor.Entry{Row: i, Col: j, Val: rng.Float64()})
+					}
+				}
+			}
+			return es
+		},
+		"random with repeats": func() []tensor.Entry {
+			var es []tensor.Entry
+			for range 200 {
+				es = append(es, tensor.Entry{Row: rng.IntN(rows), Col: rng.IntN(cols), Val: rng.Float64() - 0.3})
+			}
+			return es
+		},
+		"a row outside": func() []tensor.Entry {
+			es := sorted(60)
+			return append(es, tensor.Entry{Row: rows, Col: cols - 1, Val: 1})
+		},
+		"a negative column first": func() []tensor.Entry {
+			return append([]tensor.Entry{{Row: 0, Col: -1, Val: 1}}, sorted(60)...)
+		},
+	}
+	for name, make := range cases {
+		for _, how := range []string{"Add", "AddCopy", "AddBlock", "mixed"} {
+			t.Run(name+"/"+how, func(t *testing.T) {
+				es := make()
+				want, wantDups, wantErr := tensor.NewSparseDuplicates(rows, cols, append([]tensor.Entry(nil), es...))
+				b := tensor.NewSparseBuilder(rows, cols)
+				b.Reserve(len(es) / 2)
+				buf := []tensor.Entry{}
+				for i := 0; i < len(es); i += 4 {
+					chunk := es[i:min(i+4, len(es))]
+					mode := how
+					if how == "mixed" {
+						mode = []string{"Add", "AddCopy", "AddBlock"}[(i/4)%3]
+					}
+					switch mode {
+					case "Add":
+						for _, e := range chunk {
+							b.Add(e)
+						}
+					case "AddCopy":
+						buf = append(buf[:0], chunk...)
+						b.AddCopy(buf)
+						for k := range buf { // the builder kept no reference to it
+							buf[k] = tensor.Entry{Row: -5, Col: -5, Val: math.NaN()}
+						}
+					case "AddBlock":
+						b.AddBlock(append([]tensor.Entry(nil), chunk...))
+					}
+				}
+				got, dups, err := b.Build()
+				if wantErr != nil {
+					require.Error(t, err)
+					require.Equal(t, wantErr.Error(), err.Error())
+					return
+				}
+				require.NoError(t, err)
+				require.Equal(t, wantDups, dups)
+				require.Equal(t, want.ColPtr, got.ColPtr)
+				require.Equal(t, want.RowIdx, got.RowIdx)
+				require.Equal(t, want.Val, got.Val)
+				require.Equal(t, len(got.Val), cap(got.Val), "no room left over to write into")
+			})
+		}
+	}
+}
