@@ -212,12 +212,19 @@ func TestSparseParallelProducts(t *testing.T) {
 				}
 				x.MulDenseTParallel(-1.5, u, beta, got)
 				require.Equal(t, want.Data, got.Data, "MulDenseTParallel, beta %v, %d goroutines, transpose held %v", beta, procs, x == sr)
+				got = start.Clone()
+				if beta == 0 {
+					got.Fill(math.NaN())
+				}
+				x.MulParallel(-1.5, u.T(), beta, got)
+				require.Equal(t, want.Data, got.Data, "MulParallel, beta %v, %d goroutines, transpose held %v", beta, procs, x == sr)
 			}
 		}
 		runtime.GOMAXPROCS(prev)
 	}
 	require.Panics(t, func() { s.MulTAParallel(a, tensor.New(7, 699)) })
 	require.Panics(t, func() { s.MulDenseTParallel(1, u, 0, tensor.New(3000, 6)) })
+	require.Panics(t, func() { s.MulParallel(1, u, 0, tensor.New(3000, 7)) }, "B is U, not Uᵀ")
 }
 
 func TestSparseSelectColumns(t *testing.T) {

@@ -29,6 +29,7 @@ func (d denseOp) sqNorm() float64           { return tensor.SqNorm(d.x) }
 type sparseOp struct {
 	x     *tensor.Sparse
 	norm2 float64
+	ut    *tensor.Dense // mulT's Uᵀ, kept for the next product of its shape (so one goroutine at a time)
 }
 
 func newSparseOp(x *tensor.Sparse) *sparseOp {
@@ -37,5 +38,16 @@ func newSparseOp(x *tensor.Sparse) *sparseOp {
 
 func (s *sparseOp) dims() (int, int)          { return s.x.Rows, s.x.Cols }
 func (s *sparseOp) tMul(a, dst *tensor.Dense) { s.x.MulTAParallel(a, dst) }
-func (s *sparseOp) mulT(u, dst *tensor.Dense) { s.x.MulDenseTParallel(1, u, 0, dst) }
-func (s *sparseOp) sqNorm() float64           { return s.norm2 }
+
+// mulT is s.x.MulDenseTParallel(1, u, 0, dst), bit for bit, with Uᵀ in
+// memory kept from the last product of its shape: HALS forms one an
+// update.
+func (s *sparseOp) mulT(u, dst *tensor.Dense) {
+	if s.ut == nil || s.ut.Rows != u.Cols || s.ut.Cols != u.Rows {
+		s.ut = tensor.New(u.Cols, u.Rows)
+	}
+	tensor.TransposeInto(s.ut, u)
+	s.x.MulParallel(1, s.ut, 0, dst)
+}
+
+func (s *sparseOp) sqNorm() float64 { return s.norm2 }
