@@ -1,6 +1,7 @@
 package neuralnmf
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
@@ -239,26 +240,31 @@ func (m *Model) Write(w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	var buf bytes.Buffer
-	buf.Write(fileMagic[:])
+	// The file is streamed through a buffer of 64 KB, its checksum formed
+	// on the way: a model of a million documents is hundreds of MB, which
+	// building it whole in memory would hold twice over.
+	bw := bufio.NewWriterSize(w, 1<<16)
+	crc := crc32.NewIEEE()
+	out := io.MultiWriter(bw, crc)
 	le := binary.LittleEndian
-	buf.Write(le.AppendUint32(nil, FileVersion))
-	buf.Write(le.AppendUint32(nil, uint32(len(hdr))))
-	buf.Write(hdr)
+	out.Write(fileMagic[:])
+	out.Write(le.AppendUint32(nil, FileVersion))
+	out.Write(le.AppendUint32(nil, uint32(len(hdr))))
+	out.Write(hdr)
 	for _, d := range mats {
-		buf.Write(le.AppendUint32(nil, uint32(d.Rows)))
-		buf.Write(le.AppendUint32(nil, uint32(d.Cols)))
+		out.Write(le.AppendUint32(nil, uint32(d.Rows)))
+		out.Write(le.AppendUint32(nil, uint32(d.Cols)))
 		row := make([]byte, 8*d.Cols)
 		for i := 0; i < d.Rows; i++ {
 			for j, v := range d.Row(i) {
 				le.PutUint64(row[8*j:], math.Float64bits(v))
 			}
-			buf.Write(row)
+			out.Write(row)
 		}
 	}
-	buf.Write(le.AppendUint32(nil, crc32.ChecksumIEEE(buf.Bytes())))
-	_, err = w.Write(buf.Bytes())
-	return err
+	// A write error sticks in bw: Flush returns it.
+	bw.Write(le.AppendUint32(nil, crc.Sum32()))
+	return bw.Flush()
 }
 
 // Load reads a model file written by Save.
