@@ -27,7 +27,7 @@ func NNDSVDA(x *tensor.Dense, k int, seed uint64) (a, s *tensor.Dense, err error
 		return nil, nil, err
 	}
 	in := &layerInput{dense: x}
-	a, s = nndsvda(in.op(), k, seed, in.mean())
+	a, s = nndsvda(in.op(), k, seed, in.mean(), 0)
 	return a, s, nil
 }
 
@@ -40,7 +40,7 @@ func NNDSVDASparse(x *tensor.Sparse, k int, seed uint64) (a, s *tensor.Dense, er
 		return nil, nil, err
 	}
 	in := &layerInput{sparse: x}
-	a, s = nndsvda(in.op(), k, seed, in.mean())
+	a, s = nndsvda(in.op(), k, seed, in.mean(), 0)
 	return a, s, nil
 }
 
@@ -48,9 +48,9 @@ func NNDSVDASparse(x *tensor.Sparse, k int, seed uint64) (a, s *tensor.Dense, er
 // NNDSVDa then to the mean of X): scikit-learn's eps = 1e-6.
 const nndsvdZero = 1e-6
 
-func nndsvda(x linop, k int, seed uint64, mean float64) (a, s *tensor.Dense) {
+func nndsvda(x linop, k int, seed uint64, mean float64, iters int) (a, s *tensor.Dense) {
 	n, m := x.dims()
-	u, sv, vt := randomizedSVD(x, k, seed)
+	u, sv, vt := randomizedSVD(x, k, seed, iters)
 	a, s = tensor.New(n, k), tensor.New(k, m)
 	for j := 0; j < k; j++ {
 		ucol := make([]float64, n)
@@ -133,13 +133,15 @@ func scaleAll(v []float64, c float64) []float64 {
 
 // randomizedSVD returns approximations of the leading k singular triplets of
 // X: U (N×k), the singular values, and Vᵀ (k×M), by the randomized range
-// finder with power iterations (see NNDSVDA).
-func randomizedSVD(x linop, k int, seed uint64) (u *tensor.Dense, sv []float64, vt *tensor.Dense) {
+// finder with power iterations (see NNDSVDA; iters > 0 sets their number).
+func randomizedSVD(x linop, k int, seed uint64, iters int) (u *tensor.Dense, sv []float64, vt *tensor.Dense) {
 	n, m := x.dims()
 	l := min(k+10, n, m)
-	iters := 4
-	if k < min(n, m)/10 {
-		iters = 7
+	if iters <= 0 {
+		iters = 4
+		if k < min(n, m)/10 {
+			iters = 7
+		}
 	}
 	rng := tensor.NewRand(seed)
 	omega := tensor.New(l, m) // Ωᵀ

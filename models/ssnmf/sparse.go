@@ -149,7 +149,7 @@ func (o *Options) layerStart(in *layerInput, k int, lab *Labels, l, r int) *Fact
 		n, m := in.dims()
 		return o.start(n, m, initMean(in.mean(), k, *o), k, lab, l, r)
 	}
-	a, s := nndsvda(in.op(), k, o.Seed+uint64(1000*l+r), in.mean())
+	a, s := nndsvda(in.op(), k, o.Seed+uint64(1000*l+r), in.mean(), o.PowerIters)
 	f := &Factors{A: a, S: s}
 	if lab != nil {
 		f.B = tensor.New(lab.Y.Rows, k)
