@@ -14,9 +14,10 @@ import (
 // header) and builds the matrix (tensor.SparseBuilder: a file in column
 // order goes straight into the matrix's arrays, others into blocks, so
 // that millions of entries are never copied to grow a slice). Room for
-// the entries is made at once for at most room of them (the header's
-// count, bounded by what the file's size can hold where it is known), so
-// that a header that lies about their number costs nothing. From
+// the entries is made at once for the header's count, but for no more
+// than room (entryRoom: 2²⁰, or what the file's size can hold where it is
+// known), so that a header that lies about their number costs at most
+// 16 MB of address space, untouched. From
 // parallelEntries entries the lines are parsed on GOMAXPROCS goroutines.
 func readCoordinate(ls *lines, name string, rows, cols, nnz, room int, pattern bool, sym string) (*Matrix, error) {
 	b := tensor.NewSparseBuilder(rows, cols)

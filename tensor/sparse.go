@@ -98,8 +98,13 @@ func NewSparseBuilder(rows, cols int) *SparseBuilder {
 // Reserve makes room for n more entries at once, where a caller knows
 // about how many will come (a file's header); it is only a hint.
 func (b *SparseBuilder) Reserve(n int) {
-	if b.direct && n > 0 {
-		b.rowIdx, b.val = slices.Grow(b.rowIdx, n), slices.Grow(b.val, n)
+	if b.direct && n > cap(b.val)-len(b.val) {
+		// make, not slices.Grow: memory fresh from the system is not
+		// cleared first, so the room is touched only as entries fill it.
+		r, v := make([]int, len(b.rowIdx), len(b.rowIdx)+n), make([]float64, len(b.val), len(b.val)+n)
+		copy(r, b.rowIdx)
+		copy(v, b.val)
+		b.rowIdx, b.val = r, v
 	}
 }
 

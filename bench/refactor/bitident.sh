@@ -2,8 +2,9 @@
 # Bit-identity of a refactoring (issue 51): builds neuralnmf and
 # neuralnmf-beam at a base commit and at the working tree, runs the same
 # fits with both, and compares the model files byte for byte with cmp:
-# a dense fit, a sparse fit, fit -labels (the choice), -loss kl, a
-# streamed fit (-batch-size) and a sharded neuralnmf-beam train (-local
+# a dense fit, a sparse fit, a one-layer sparse fit large enough for the
+# HALS start (whose start is the fit), fit -labels (the choice), -loss kl,
+# a streamed fit (-batch-size) and a sharded neuralnmf-beam train (-local
 # and in-process Prism).
 #
 #   bash bench/refactor/bitident.sh BASE_COMMIT
@@ -33,6 +34,7 @@ for side in base head; do
   run() { name=$1; shift; "$b/neuralnmf" fit "$@" -o "$b/$name.nnmf" -quiet > "$b/$name.out"; }
   run dense -x "$data/synthetic/X.csv" -ranks 9,4
   run sparse -x "$data/20news/paper_subset/X_tfidf.mtx.gz" -ranks 10,6
+  run one -x "$data/20news/paper_subset/X_tfidf.mtx.gz" -ranks 20
   run labels -text "$work/posts.jsonl" -label-field group -stopwords english -ranks 20,10
   run kl -x "$data/20news/paper_subset/X_counts.mtx.gz" -ranks 10 -loss kl
   run stream -x "$work/c.mtx.gz" -ranks 10 -batch-size 500
@@ -40,7 +42,7 @@ for side in base head; do
   "$b/neuralnmf-beam" train -shards "$work/s-*.mtx.gz" -ranks 10 -steps 4 -epochs 2 -work "$b/w2" -o "$b/beam-prism.nnmf" > /dev/null 2>&1
 done
 status=0
-for m in dense sparse labels kl stream beam-local beam-prism; do
+for m in dense sparse one labels kl stream beam-local beam-prism; do
   if cmp -s "$work/base/$m.nnmf" "$work/head/$m.nnmf"; then
     echo "same   $m.nnmf ($(stat -c %s "$work/head/$m.nnmf") bytes)"
   else
