@@ -119,20 +119,17 @@ func adamStep(o *optim.Adam) func(p, g, prevP, prevG *tensor.Dense) (float64, er
 // tolerance for its NMF.
 const halsStartTol = 1e-4
 
-// startPowerIters is the number of power iterations of the randomized SVD
-// behind NNDSVDInit's NNDSVDa starts, where scikit-learn's rule takes 7 at
-// the usual ranks. Chosen by ssnmf's TestChoosePowerIterations (issue 68;
-// log results/bench/rcppml/svd-validation.log) on the validation corpora
-// man, info, godoc, pydoc, manuals-passages and a generated one, ranks 10,
-// 20 and 50, by a rule fixed before the run: the least total cost in
-// sparse products whose converged error is on average at most 1e-5 above
-// scikit-learn's rule's and in no fit more than 1e-3 above it. 3 cost
-// 11 % less over the 18 fits (30 % less on the generated corpus at its
-// true rank, where HALS takes 8 updates from any of them), at a mean error
-// 6.8e-5 lower and at worst 4.9e-4 higher (the local minimum HALS reaches
-// moves with the start either way); 1, 2 and 4 each ended more than 1e-3
-// above in some fit.
-const startPowerIters = 3
+// The NNDSVDa starts keep scikit-learn's number of power iterations
+// (ssnmf.Options.PowerIters left at 0: 7 at the usual ranks). Fewer were
+// tried (issue 68): ssnmf's TestChoosePowerIterations chose 3 on the
+// validation corpora by reconstruction error and cost (11 % less product
+// work over 18 fits, 30 % on a generated corpus at its true rank; log
+// results/bench/rcppml/svd-validation.log; 10⁶ generated documents at
+// rank 20 in 61 s instead of 67–73), but with it the default's fine layer
+// on 20 Newsgroups was 0.013 less coherent (NPMI, train posts, and 0.011
+// on the test posts; 10 seeds, bench/quality/hierarchy,
+// results/bench/quality/hierarchy/*-power3.log), a loss the issue does not
+// allow for speed.
 
 // klStartTol is the tolerance of the KL start's multiplicative updates:
 // they stop when the divergence fell by less than this (relative) over 10
@@ -194,8 +191,8 @@ func (t *trainer) hnmf(opt *ssnmf.Options) (*ssnmf.Hierarchy, error) {
 // their input), the hierarchy of the lower error through all layers kept.
 func (t *trainer) hnmfHALS() (*ssnmf.Hierarchy, error) {
 	c := t.cfg
-	h, err := t.hnmf(&ssnmf.Options{Seed: t.seed, Solver: ssnmf.HALS, Start: ssnmf.NNDSVDAStart, PowerIters: startPowerIters,
-		MaxIter: c.InitIters, Stop: ssnmf.StopViolation, Tol: halsStartTol, UnitTopics: true, Extrapolate: true})
+	h, err := t.hnmf(&ssnmf.Options{Seed: t.seed, Solver: ssnmf.HALS, Start: ssnmf.NNDSVDAStart, MaxIter: c.InitIters,
+		Stop: ssnmf.StopViolation, Tol: halsStartTol, UnitTopics: true, Extrapolate: true})
 	if err != nil || len(c.Ranks) < 3 {
 		return h, err
 	}

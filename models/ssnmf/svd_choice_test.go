@@ -11,8 +11,9 @@ import (
 	"github.com/neuralnmf/neuralnmf/matio"
 )
 
-// TestChoosePowerIterations is the measurement that chose the number of
-// power iterations of the NNDSVDa start's randomized SVD (issue 68): for
+// TestChoosePowerIterations measures fewer power iterations for the
+// NNDSVDa start's randomized SVD (issue 68; its choice, 3, was not adopted
+// as the default start's: see models/neuralnmf's init.go): for
 // each Matrix Market file in NEURALNMF_SVD_CHOICE (comma-separated; the
 // validation corpora of TestChooseExtrapolation), ranks 10, 20 and 50, and
 // each number (0: scikit-learn's rule, 7 below a tenth of the smaller
