@@ -100,7 +100,7 @@ func (bt *entryBatch) parse(name string, rows, cols, fields int, sym string) {
 // file's order) do not depend on workers.
 func readEntries(ls *lines, name string, b *tensor.SparseBuilder, rows, cols, fields, nnz int, sym string, workers int) error {
 	var pending []*entryBatch
-	// free holds batches whose entries the builder has copied: their
+	// free holds batches whose entries the builder has taken: their
 	// buffers are filled again, so that the reading touches a few batches'
 	// worth of fresh memory rather than copies of the whole file and of
 	// its entries (on a machine whose first touch of a page is costly,
@@ -121,7 +121,9 @@ func readEntries(ls *lines, name string, b *tensor.SparseBuilder, rows, cols, fi
 				pending = nil
 				return bt.err
 			}
-			b.AddCopy(bt.entries)
+			for _, e := range bt.entries {
+				b.Add(e)
+			}
 			bt.buf, bt.ends, bt.lineNos = bt.buf[:0], bt.ends[:0], bt.lineNos[:0]
 			free = append(free, bt)
 		}

@@ -119,18 +119,6 @@ func adamStep(o *optim.Adam) func(p, g, prevP, prevG *tensor.Dense) (float64, er
 // tolerance for its NMF.
 const halsStartTol = 1e-4
 
-// The NNDSVDa starts keep scikit-learn's number of power iterations
-// (ssnmf.Options.PowerIters left at 0: 7 at the usual ranks). Fewer were
-// tried (issue 68): ssnmf's TestChoosePowerIterations chose 3 on the
-// validation corpora by reconstruction error and cost (11 % less product
-// work over 18 fits, 30 % on a generated corpus at its true rank; log
-// results/bench/rcppml/svd-validation.log; 10⁶ generated documents at
-// rank 20 in 61 s instead of 67–73), but with it the default's fine layer
-// on 20 Newsgroups was 0.013 less coherent (NPMI, train posts, and 0.011
-// on the test posts; 10 seeds, bench/quality/hierarchy,
-// results/bench/quality/hierarchy/*-power3.log), a loss the issue does not
-// allow for speed.
-
 // klStartTol is the tolerance of the KL start's multiplicative updates:
 // they stop when the divergence fell by less than this (relative) over 10
 // updates, as Neural NMF's own epochs do by default (DefaultTol), and leave
@@ -183,12 +171,24 @@ func (t *trainer) hnmf(opt *ssnmf.Options) (*ssnmf.Hierarchy, error) {
 // hnmfHALS is NNDSVDInit's start: HNMF by HALS with extrapolation
 // (ssnmf.Options.Extrapolate, 2–3 times fewer updates than plain HALS on
 // text) from NNDSVDa, each layer run to scikit-learn's convergence test
-// (halsStartTol), its topics scaled
-// to unit norm before the next layer (ssnmf.Options.UnitTopics); and, with three
-// layers or more where the layers after the first are cheap (X's columns
+// (halsStartTol), its topics scaled to unit norm before the next layer
+// (ssnmf.Options.UnitTopics); and, with three layers or more where the layers after the first are cheap (X's columns
 // × k⁽⁰⁾ × k⁽¹⁾ at most deepMUWork), those layers again by multiplicative
 // updates from random starts (as HNMFInit makes them, starts sized to
 // their input), the hierarchy of the lower error through all layers kept.
+//
+// Its NNDSVDa starts keep scikit-learn's number of power iterations
+// (ssnmf.Options.PowerIters left at 0: 7 at the usual ranks). Fewer were
+// tried (issue 68): ssnmf's TestChoosePowerIterations chose 3 on the
+// validation corpora by reconstruction error and cost (11 % less product
+// work over 18 fits, 30 % on a generated corpus at its true rank; log
+// results/bench/rcppml/svd-validation.log; 10⁶ generated documents at
+// rank 20 in 61.1 s where the same run's code before issue 68's memory
+// work took 67.6 s), but with it the default's fine layer
+// on 20 Newsgroups was 0.013 less coherent (NPMI, train posts, and 0.011
+// on the test posts; 10 seeds, bench/quality/hierarchy,
+// results/bench/quality/hierarchy/*-power3.log), a loss the issue does not
+// allow for speed.
 func (t *trainer) hnmfHALS() (*ssnmf.Hierarchy, error) {
 	c := t.cfg
 	h, err := t.hnmf(&ssnmf.Options{Seed: t.seed, Solver: ssnmf.HALS, Start: ssnmf.NNDSVDAStart, MaxIter: c.InitIters,

@@ -4,12 +4,8 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 	"time"
-
-	"github.com/neuralnmf/neuralnmf/matio"
 )
 
 // TestChooseExtrapolation is the measurement that chose the parameters of
@@ -27,24 +23,13 @@ import (
 // before exSlow existed, when every update after the first extrapolated:
 // slow = 0 now starts one update later).
 func TestChooseExtrapolation(t *testing.T) {
-	paths := os.Getenv("NEURALNMF_HALS_CHOICE")
-	if paths == "" {
-		t.Skip("set NEURALNMF_HALS_CHOICE to Matrix Market files to measure")
-	}
+	mats := validationMatrices(t, "NEURALNMF_HALS_CHOICE")
 	settings := []*[4]float64{nil, {0.3, 1.02, 1.01, 0}, {0.3, 1.02, 1.01, 0.5}, {0.3, 1.02, 1.01, 0.7}}
 	if os.Getenv("NEURALNMF_HALS_CHOICE_FIRST") != "" { // the first round of the choice
 		settings = []*[4]float64{nil, {0.3, 1.02, 1.01, 0}, {0.5, 1.02, 1.01, 0}, {0.3, 1.05, 1.01, 0}}
 	}
-	for _, path := range strings.Split(paths, ",") {
-		m, err := matio.ReadMatrix(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if m.Sparse == nil {
-			t.Fatalf("%s: want a sparse matrix", path)
-		}
-		xx := m.Sparse.SqNorm()
-		name := strings.TrimSuffix(filepath.Base(path), ".mtx")
+	for _, vm := range mats {
+		xx, name := vm.x.SqNorm(), vm.name
 		for _, k := range []int{10, 20, 50} {
 			for _, set := range settings {
 				label := "plain"
@@ -53,7 +38,7 @@ func TestChooseExtrapolation(t *testing.T) {
 				}
 				for _, tol := range []float64{1e-3, 1e-4} {
 					t0 := time.Now()
-					f, err := NMFSparse(m.Sparse, k, &Options{Solver: HALS, Start: NNDSVDAStart, Seed: 1,
+					f, err := NMFSparse(vm.x, k, &Options{Solver: HALS, Start: NNDSVDAStart, Seed: 1,
 						Stop: StopViolation, Tol: tol, Extrapolate: set != nil, exParams: set})
 					if err != nil {
 						t.Fatal(err)

@@ -168,8 +168,7 @@ func (u *halsUpdater) stepExtrapolated(a, s *tensor.Dense) {
 		extrapolate(a, e.aPrev, beta)
 	}
 	u.updateS(a, s)
-	tensor.Gemm(false, true, 1, s, s, 0, u.g)
-	err := u.x.sqNorm() - 2*tensor.Dot(u.atx, s) + tensor.Dot(u.q, u.g)
+	err := u.objective(a, s, nil) // from the AᵀX and AᵀA the S update formed
 	// Extrapolate in the next update only if this one's violation fell by
 	// less than the factor e.slow: where plain HALS contracts fast,
 	// extrapolation overshoots and slows it.

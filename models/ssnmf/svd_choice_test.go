@@ -2,13 +2,8 @@ package ssnmf
 
 import (
 	"math"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 	"time"
-
-	"github.com/neuralnmf/neuralnmf/matio"
 )
 
 // TestChoosePowerIterations measures fewer power iterations for the
@@ -26,27 +21,16 @@ import (
 // default's and in no fit more than 1e-3 above it. Opt-in: it takes
 // minutes. Log of the choice: results/bench/rcppml/svd-validation.log.
 func TestChoosePowerIterations(t *testing.T) {
-	paths := os.Getenv("NEURALNMF_SVD_CHOICE")
-	if paths == "" {
-		t.Skip("set NEURALNMF_SVD_CHOICE to Matrix Market files to measure")
-	}
+	mats := validationMatrices(t, "NEURALNMF_SVD_CHOICE")
 	settings := []int{0, 1, 2, 3, 4}
 	cost := map[int]float64{}
 	diff := map[int]float64{}
 	worst := map[int]float64{}
 	fits := 0
-	for _, path := range strings.Split(paths, ",") {
-		m, err := matio.ReadMatrix(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if m.Sparse == nil {
-			t.Fatalf("%s: want a sparse matrix", path)
-		}
-		x := m.Sparse.WithRows()
+	for _, vm := range mats {
+		x, name := vm.x.WithRows(), vm.name
 		xx := x.SqNorm()
 		n, cols := x.Rows, x.Cols
-		name := strings.TrimSuffix(filepath.Base(path), ".mtx")
 		for _, k := range []int{10, 20, 50} {
 			fits++
 			var ref float64
