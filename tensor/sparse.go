@@ -228,11 +228,47 @@ const transposeParallel = 1 << 18
 // by row: rows can be shared among goroutines, each row reads contiguous
 // k-vectors of B, and the sums do not depend on how rows were shared. Its
 // cost is k·nnz of the columns r0:r1.
+//
+// Where B is larger than mulTRowsBlock bytes, the rows r0:r1 are swept once
+// per block of B's rows, each column of s resuming where the last block
+// left it: B's rows are then read from a block that stays in cache instead
+// of at random from all of B (at 10⁶ documents and k = 20, B is 160 MB and
+// a product took 0.59–0.64 s on 2 cores where blocks of 2¹⁷ rows took
+// 0.40–0.45 s). The terms of each sum are added in the same order, each
+// block's into the sum the block before left, so the result is the same
+// bit for bit.
 func (s *Sparse) MulTRows(alpha float64, b *Dense, r0, r1 int, dst *Dense) {
+	s.mulTRowsBlocked(alpha, b, r0, r1, dst, max(1, mulTRowsBlock/(8*max(1, b.Cols))))
+}
+
+// mulTRowsBlock is the size in bytes of the blocks of B that MulTRows
+// sweeps in turn: a size that a last-level cache holds (16 MB).
+const mulTRowsBlock = 1 << 24
+
+// mulTRowsBlocked is MulTRows reading B by blocks of block rows.
+func (s *Sparse) mulTRowsBlocked(alpha float64, b *Dense, r0, r1 int, dst *Dense, block int) {
 	k := b.Cols
-	for i := r0; i < r1; i++ {
-		p0, p1 := s.ColPtr[i], s.ColPtr[i+1]
-		gather.Axpy(dst.Data[i*dst.Stride:i*dst.Stride+k], alpha, s.Val[p0:p1], s.RowIdx[p0:p1], b.Data, b.Stride)
+	if s.Rows <= block {
+		for i := r0; i < r1; i++ {
+			p0, p1 := s.ColPtr[i], s.ColPtr[i+1]
+			gather.Axpy(dst.Data[i*dst.Stride:i*dst.Stride+k], alpha, s.Val[p0:p1], s.RowIdx[p0:p1], b.Data, b.Stride)
+		}
+		return
+	}
+	next := make([]int, r1-r0) // where column r0+c resumes
+	copy(next, s.ColPtr[r0:r1])
+	for end := block; end-block < s.Rows; end += block {
+		for i := r0; i < r1; i++ {
+			p0, last := next[i-r0], s.ColPtr[i+1]
+			p1 := p0
+			for p1 < last && s.RowIdx[p1] < end {
+				p1++
+			}
+			if p1 > p0 {
+				gather.Axpy(dst.Data[i*dst.Stride:i*dst.Stride+k], alpha, s.Val[p0:p1], s.RowIdx[p0:p1], b.Data, b.Stride)
+				next[i-r0] = p1
+			}
+		}
 	}
 }
 

@@ -123,6 +123,38 @@ func TestSparseMulTRows(t *testing.T) {
 	}
 }
 
+// MulTRows by blocks of B's rows (any block, down to one row, and with
+// empty columns and columns whose entries all fall in one block) adds
+// exactly, bit for bit, what one sweep over all of B adds.
+func TestSparseMulTRowsBlocked(t *testing.T) {
+	rng := tensor.NewRand(19)
+	d := randmat.Sparse(37, 53, 0.8, rng) // 80 % zeros: some columns of Xᵀ are empty
+	for j := 0; j < 53; j++ {
+		d.Set(5, j, 0) // row 5 of X: no entries
+	}
+	d.Set(9, 50, 0.5) // row 9: entries only in the last rows of B
+	xt := tensor.SparseFromDense(d).T()
+	b := tensor.Uniform(53, 6, -1, 1, rng)
+	whole := tensor.New(37, 6)
+	xt.MulTRowsBlocked(-1.5, b, 0, 37, whole, 53)
+	for i, v := range tensor.MatMul(false, false, d, b).Data {
+		require.InDelta(t, -1.5*v, whole.Data[i], 1e-13)
+	}
+	for _, block := range []int{1, 2, 7, 16, 52, 1000} {
+		for _, split := range [][2]int{{0, 37}, {3, 21}, {9, 10}, {20, 20}} {
+			got := tensor.New(37, 6)
+			xt.MulTRowsBlocked(-1.5, b, split[0], split[1], got, block)
+			for i := 0; i < 37; i++ {
+				want := make([]float64, 6)
+				if i >= split[0] && i < split[1] {
+					copy(want, whole.Row(i))
+				}
+				require.Equal(t, want, got.Row(i), "block %d, rows %v, row %d", block, split, i)
+			}
+		}
+	}
+}
+
 // MulDenseTRows over any split of the rows, including empty and single-row
 // parts and rows with no entries, adds exactly (bit for bit) what
 // MulDenseT over all columns adds, and that is X·Uᵀ to rounding.
