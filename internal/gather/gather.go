@@ -29,16 +29,12 @@ func Axpy(acc []float64, alpha float64, vals []float64, idx []int, b []float64, 
 	}
 	c := 0
 	if haveFMA {
-		for ; c+16 <= k; c += 16 {
-			axpy16(&acc[c], &vals[0], &idx[0], len(idx), &b[c], ldb, alpha)
+		for ; c+32 <= k; c += 32 {
+			axpy32(&acc[c], &vals[0], &idx[0], len(idx), &b[c], ldb, alpha)
 		}
-		if c+8 <= k {
-			axpy8(&acc[c], &vals[0], &idx[0], len(idx), &b[c], ldb, alpha)
-			c += 8
-		}
-		if c+4 <= k {
-			axpy4(&acc[c], &vals[0], &idx[0], len(idx), &b[c], ldb, alpha)
-			c += 4
+		if m := (k - c) / 4; m > 0 {
+			wide[m](&acc[c], &vals[0], &idx[0], len(idx), &b[c], ldb, alpha)
+			c += 4 * m
 		}
 		if c+2 <= k {
 			axpy2(&acc[c], &vals[0], &idx[0], len(idx), &b[c], ldb, alpha)
@@ -57,6 +53,9 @@ func Axpy(acc []float64, alpha float64, vals []float64, idx []int, b []float64, 
 		Add(rest, alpha*vals[p], b[i*ldb+c:i*ldb+k])
 	}
 }
+
+// kernel is Axpy on a fixed number of columns, from their first.
+type kernel func(acc, vals *float64, idx *int, n int, b *float64, ldb int, alpha float64)
 
 // HasFMA reports whether Axpy and Add round each term once (a fused
 // multiply-add) on this machine.

@@ -4,11 +4,28 @@ import "golang.org/x/sys/cpu"
 
 var haveFMA = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 
-// axpy16, axpy8 and axpy4 are Axpy on 16, 8 and 4 columns of acc and b
-// (gather_amd64.s), the columns' sums in YMM registers.
-//
+// wide[m] is Axpy on 4·m columns of acc and b (gather_amd64.s), their
+// sums in m YMM registers, every term of a column added in order of p: one
+// pass over the indices for up to 32 columns.
+var wide = [...]kernel{1: axpy4, 2: axpy8, 3: axpy12, 4: axpy16, 5: axpy20, 6: axpy24, 7: axpy28, 8: axpy32}
+
+//go:noescape
+func axpy32(acc, vals *float64, idx *int, n int, b *float64, ldb int, alpha float64)
+
+//go:noescape
+func axpy28(acc, vals *float64, idx *int, n int, b *float64, ldb int, alpha float64)
+
+//go:noescape
+func axpy24(acc, vals *float64, idx *int, n int, b *float64, ldb int, alpha float64)
+
+//go:noescape
+func axpy20(acc, vals *float64, idx *int, n int, b *float64, ldb int, alpha float64)
+
 //go:noescape
 func axpy16(acc, vals *float64, idx *int, n int, b *float64, ldb int, alpha float64)
+
+//go:noescape
+func axpy12(acc, vals *float64, idx *int, n int, b *float64, ldb int, alpha float64)
 
 //go:noescape
 func axpy8(acc, vals *float64, idx *int, n int, b *float64, ldb int, alpha float64)

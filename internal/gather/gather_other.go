@@ -4,15 +4,8 @@ package gather
 
 const haveFMA = false
 
-func axpy16(acc, vals *float64, idx *int, n int, b *float64, ldb int, alpha float64) {
-	panic("unreachable")
-}
-func axpy8(acc, vals *float64, idx *int, n int, b *float64, ldb int, alpha float64) {
-	panic("unreachable")
-}
-func axpy4(acc, vals *float64, idx *int, n int, b *float64, ldb int, alpha float64) {
-	panic("unreachable")
-}
+var wide [9]kernel // never called: haveFMA is false
+
 func axpy2(acc, vals *float64, idx *int, n int, b *float64, ldb int, alpha float64) {
 	panic("unreachable")
 }

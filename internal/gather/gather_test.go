@@ -1,6 +1,7 @@
 package gather
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -8,11 +9,11 @@ import (
 
 // Axpy adds the terms in order of p, each as one fused multiply-add where
 // the CPU has FMA (else a product and a sum): bit for bit the loop below,
-// for widths that take every kernel (16, 8, 4) and the scalar rest; Add,
+// for widths 1 to 70, which take every kernel (32, 28, ..., 4, 2, 1); Add,
 // one term at a time, gives the same sums.
 func TestAxpyMatchesTheLoop(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	for k := 1; k <= 41; k++ {
+	for k := 1; k <= 70; k++ {
 		rows, ldb := 50, k+3
 		b := make([]float64, rows*ldb)
 		for i := range b {
@@ -82,24 +83,29 @@ func BenchmarkAxpy20(b *testing.B) {
 	}
 }
 
-// BenchmarkAxpy20Scattered gathers 20-wide rows of a 16 MB matrix for
-// 10⁴ columns of 40 random non-zeros each, as a sparse product over a large
-// vocabulary does: the rows come from memory, not from L1.
-func BenchmarkAxpy20Scattered(b *testing.B) {
-	rng := rand.New(rand.NewPCG(1, 2))
-	const rows, k, cols, nnz = 100000, 20, 10000, 40
-	m := make([]float64, rows*k)
-	for i := range m {
-		m[i] = rng.Float64()
-	}
-	vals, idx := make([]float64, cols*nnz), make([]int, cols*nnz)
-	for p := range vals {
-		vals[p], idx[p] = rng.Float64(), rng.IntN(rows)
-	}
-	acc := make([]float64, k)
-	for b.Loop() {
-		for c := range cols {
-			Axpy(acc, 1, vals[c*nnz:(c+1)*nnz], idx[c*nnz:(c+1)*nnz], m, k)
-		}
+// BenchmarkAxpyScattered gathers k-wide rows of a 100000-row matrix (16 MB
+// at k = 20) for 10⁴ columns of 40 random non-zeros each, as a sparse
+// product over a large vocabulary does: the rows come from memory, not
+// from L1. k = 20, 30 (the randomized SVD's width at rank 20) and 50.
+func BenchmarkAxpyScattered(b *testing.B) {
+	for _, k := range []int{10, 20, 30, 50} {
+		b.Run(fmt.Sprintf("k=%d", k), func(b *testing.B) {
+			rng := rand.New(rand.NewPCG(1, 2))
+			const rows, cols, nnz = 100000, 10000, 40
+			m := make([]float64, rows*k)
+			for i := range m {
+				m[i] = rng.Float64()
+			}
+			vals, idx := make([]float64, cols*nnz), make([]int, cols*nnz)
+			for p := range vals {
+				vals[p], idx[p] = rng.Float64(), rng.IntN(rows)
+			}
+			acc := make([]float64, k)
+			for b.Loop() {
+				for c := range cols {
+					Axpy(acc, 1, vals[c*nnz:(c+1)*nnz], idx[c*nnz:(c+1)*nnz], m, k)
+				}
+			}
+		})
 	}
 }
