@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/neuralnmf/neuralnmf/internal/gather"
+	"github.com/neuralnmf/neuralnmf/internal/parallel"
 	"github.com/neuralnmf/neuralnmf/internal/randmat"
 	"github.com/neuralnmf/neuralnmf/tensor"
 )
@@ -447,5 +448,39 @@ func TestSparseBuilderIsNewSparseDuplicates(t *testing.T) {
 				require.Equal(t, len(got.Val), cap(got.Val), "no room left over to write into")
 			})
 		}
+	}
+}
+
+// BenchmarkSparseMulTRowsBlocks measures X·B (Xᵀ.MulTRows on 2 goroutines,
+// as MulParallel shares it) for B far larger than a cache, reading B whole
+// and by blocks of 2¹⁵ to 2¹⁹ rows, on a random X of 5·10⁴ words × 4·10⁵
+// documents with 60 entries a document at uniformly random words (not the
+// Zipf-like words of bench/gencorpus, whose 10⁶-document corpus the block
+// was first tried on). MulTRows's block, 16 MB of B, is 104,857 rows at
+// k = 20. It builds 2.4·10⁷ entries (about 1 GB with the transpose).
+//
+//	go test -run '^$' -bench SparseMulTRowsBlocks -count 3 ./tensor/
+func BenchmarkSparseMulTRowsBlocks(b *testing.B) {
+	const words, docs, perDoc, k = 50000, 400000, 60, 20
+	rng := tensor.NewRand(3)
+	bld := tensor.NewSparseBuilder(words, docs)
+	for j := 0; j < docs; j++ {
+		for range perDoc {
+			bld.Add(tensor.Entry{Row: rng.IntN(words), Col: j, Val: rng.Float64()})
+		}
+	}
+	x, _, err := bld.Build()
+	require.NoError(b, err)
+	xt := x.T()
+	bm := tensor.Uniform(docs, k, 0, 1, rng)
+	dst := tensor.New(words, k)
+	for _, block := range []int{docs, 1 << 15, 1 << 16, 1 << 17, 1 << 18, 1 << 19} {
+		b.Run(fmt.Sprintf("block=%d", block), func(b *testing.B) {
+			for b.Loop() {
+				parallel.ForChunks(words, x.RowBlock(64), 2, func(_, r0, r1 int) {
+					xt.MulTRowsBlocked(1, bm, r0, r1, dst, block)
+				})
+			}
+		})
 	}
 }
