@@ -2,6 +2,7 @@ package ssnmf
 
 import (
 	"math"
+	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -132,4 +133,22 @@ func TestSVDWide(t *testing.T) {
 			require.InDelta(t, v, back.Data[i], 1e-12, "%s", c.name)
 		}
 	}
+}
+
+// Cholesky QR twice and svdWide give the same bits on 1 and 3 goroutines:
+// their products are summed over fixed chunks of columns in order.
+func TestCholQR2Deterministic(t *testing.T) {
+	y := wideMatrix(30, 3*rowChunk+17, 1e3, 17)
+	run := func(procs int) (*tensor.Dense, *tensor.Dense, []float64) {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+		q := y.Clone()
+		require.NotNil(t, cholQR2(q))
+		_, sv, vt := svdWide(y.Clone())
+		return q, vt, sv
+	}
+	q1, vt1, sv1 := run(1)
+	q3, vt3, sv3 := run(3)
+	require.Equal(t, q1.Data, q3.Data)
+	require.Equal(t, vt1.Data, vt3.Data)
+	require.Equal(t, sv1, sv3)
 }
