@@ -1,4 +1,4 @@
-package ssnmf
+package wide
 
 import (
 	"math"
@@ -27,7 +27,8 @@ func wideMatrix(r, c int, cond float64, seed uint64) *tensor.Dense {
 	return tensor.MatMul(false, false, u, v)
 }
 
-// maxOffIdentity is max |(y·yᵀ − I)_ij|.
+// maxOffIdentity is max |(y·yᵀ − I)_ij|, computed apart from the package
+// (MatMul's Gram, its own loop).
 func maxOffIdentity(y *tensor.Dense) float64 {
 	g := tensor.MatMul(false, true, y, y)
 	worst := 0.0
@@ -49,7 +50,7 @@ func maxOffIdentity(y *tensor.Dense) float64 {
 // partial last chunk; it declines (nil) where L's diagonal spans more than
 // cholQRCond (a condition number of 3·10⁷ here, where it would still
 // succeed), where the Cholesky factorisation fails (10¹⁰) and for
-// rank-deficient rows, and orthonormalizeRows then still returns
+// rank-deficient rows, and OrthonormalizeRows then still returns
 // orthonormal rows by Householder LQ.
 func TestCholQR2(t *testing.T) {
 	for _, c := range []struct {
@@ -67,7 +68,7 @@ func TestCholQR2(t *testing.T) {
 	} {
 		y := wideMatrix(c.r, c.c, c.cond, 5)
 		orig := y.Clone()
-		l := cholQR2(y)
+		l := CholQR2(y)
 		if !c.accept {
 			require.Nil(t, l, "%+v", c)
 			continue
@@ -93,12 +94,12 @@ func TestCholQR2(t *testing.T) {
 	for j := range y.Row(4) {
 		y.Row(4)[j] = y.Row(0)[j] + y.Row(1)[j]
 	}
-	require.Nil(t, cholQR2(y.Clone()))
-	orthonormalizeRows(y)
+	require.Nil(t, CholQR2(y.Clone()))
+	OrthonormalizeRows(y)
 	require.Less(t, maxOffIdentity(y), 1e-13)
 }
 
-// svdWide's singular values are Gesvd's to 10⁻¹² relative, and
+// SVD's singular values are Gesvd's to 10⁻¹² relative, and
 // Ub·diag(σ)·Vᵀ rebuilds B with orthonormal Ub and Vᵀ, by the Cholesky
 // path (well conditioned) and the Gesvd path (rank-deficient).
 func TestSVDWide(t *testing.T) {
@@ -116,7 +117,7 @@ func TestSVDWide(t *testing.T) {
 		}
 		want := make([]float64, b.Rows)
 		gesvd(b.Clone(), tensor.New(b.Rows, b.Rows), want, tensor.New(b.Rows, b.Cols))
-		ub, sv, vt := svdWide(b.Clone())
+		ub, sv, vt := SVD(b.Clone())
 		for i := range want {
 			require.InDelta(t, want[i], sv[i], 1e-12*want[0], "%s: σ_%d", c.name, i)
 		}
@@ -135,15 +136,15 @@ func TestSVDWide(t *testing.T) {
 	}
 }
 
-// Cholesky QR twice and svdWide give the same bits on 1 and 3 goroutines:
+// Cholesky QR twice and SVD give the same bits on 1 and 3 goroutines:
 // their products are summed over fixed chunks of columns in order.
 func TestCholQR2Deterministic(t *testing.T) {
 	y := wideMatrix(30, 3*rowChunk+17, 1e3, 17)
 	run := func(procs int) (*tensor.Dense, *tensor.Dense, []float64) {
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
 		q := y.Clone()
-		require.NotNil(t, cholQR2(q))
-		_, sv, vt := svdWide(y.Clone())
+		require.NotNil(t, CholQR2(q))
+		_, sv, vt := SVD(y.Clone())
 		return q, vt, sv
 	}
 	q1, vt1, sv1 := run(1)
