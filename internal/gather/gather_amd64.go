@@ -4,9 +4,11 @@ import "golang.org/x/sys/cpu"
 
 var haveFMA = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 
-// wide[m] is Axpy on 4·m columns of acc and b (gather_amd64.s), their
-// sums in m YMM registers, every term of a column added in order of p: one
-// pass over the indices for up to 32 columns.
+//go:generate go run gen_axpy.go
+
+// wide[m] is Axpy on 4·m columns of acc and b (axpy_amd64.s, written by
+// gen_axpy.go), their sums in m YMM registers, every term of a column added
+// in order of p: one pass over the indices for up to 32 columns.
 var wide = [...]kernel{1: axpy4, 2: axpy8, 3: axpy12, 4: axpy16, 5: axpy20, 6: axpy24, 7: axpy28, 8: axpy32}
 
 //go:noescape
