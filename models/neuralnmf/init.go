@@ -178,17 +178,8 @@ func (t *trainer) hnmf(opt *ssnmf.Options) (*ssnmf.Hierarchy, error) {
 // their input), the hierarchy of the lower error through all layers kept.
 //
 // Its NNDSVDa starts keep scikit-learn's number of power iterations
-// (ssnmf.Options.PowerIters left at 0: 7 at the usual ranks). Fewer were
-// tried (issue 68): ssnmf's TestChoosePowerIterations chose 3 on the
-// validation corpora by reconstruction error and cost (11 % less product
-// work over 18 fits, 30 % on a generated corpus at its true rank; log
-// results/bench/rcppml/svd-validation.log; 10⁶ generated documents at
-// rank 20 in 61.1 s where the same run's code before issue 68's memory
-// work took 67.6 s), but with it the default's fine layer
-// on 20 Newsgroups was 0.013 less coherent (NPMI, train posts, and 0.011
-// on the test posts; 10 seeds, bench/quality/hierarchy,
-// results/bench/quality/hierarchy/*-power3.log), a loss the issue does not
-// allow for speed.
+// (ssnmf.Options.PowerIters left at 0): fewer were tried and cost the
+// fine layer's coherence (docs/benchmarks.md, issue 68).
 func (t *trainer) hnmfHALS() (*ssnmf.Hierarchy, error) {
 	c := t.cfg
 	h, err := t.hnmf(&ssnmf.Options{Seed: t.seed, Solver: ssnmf.HALS, Start: ssnmf.NNDSVDAStart, MaxIter: c.InitIters,
