@@ -30,10 +30,10 @@ func Axpy(acc []float64, alpha float64, vals []float64, idx []int, b []float64, 
 	c := 0
 	if haveFMA {
 		for ; c+32 <= k; c += 32 {
-			axpy32(&acc[c], &vals[0], &idx[0], len(idx), &b[c], ldb, alpha)
+			kernels[8](&acc[c], &vals[0], &idx[0], len(idx), &b[c], ldb, alpha)
 		}
 		if m := (k - c) / 4; m > 0 {
-			wide[m](&acc[c], &vals[0], &idx[0], len(idx), &b[c], ldb, alpha)
+			kernels[m](&acc[c], &vals[0], &idx[0], len(idx), &b[c], ldb, alpha)
 			c += 4 * m
 		}
 		if c+2 <= k {

@@ -6,10 +6,10 @@ var haveFMA = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 
 //go:generate go run gen_axpy.go
 
-// wide[m] is Axpy on 4·m columns of acc and b (axpy_amd64.s, written by
+// kernels[m] is Axpy on 4·m columns of acc and b (axpy_amd64.s, written by
 // gen_axpy.go), their sums in m YMM registers, every term of a column added
 // in order of p: one pass over the indices for up to 32 columns.
-var wide = [...]kernel{1: axpy4, 2: axpy8, 3: axpy12, 4: axpy16, 5: axpy20, 6: axpy24, 7: axpy28, 8: axpy32}
+var kernels = [...]kernel{1: axpy4, 2: axpy8, 3: axpy12, 4: axpy16, 5: axpy20, 6: axpy24, 7: axpy28, 8: axpy32}
 
 //go:noescape
 func axpy32(acc, vals *float64, idx *int, n int, b *float64, ldb int, alpha float64)

@@ -4,7 +4,7 @@ package gather
 
 const haveFMA = false
 
-var wide [9]kernel // never called: haveFMA is false
+var kernels [9]kernel // never called: haveFMA is false
 
 func axpy2(acc, vals *float64, idx *int, n int, b *float64, ldb int, alpha float64) {
 	panic("unreachable")

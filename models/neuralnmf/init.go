@@ -172,8 +172,9 @@ func (t *trainer) hnmf(opt *ssnmf.Options) (*ssnmf.Hierarchy, error) {
 // (ssnmf.Options.Extrapolate, 2–3 times fewer updates than plain HALS on
 // text) from NNDSVDa, each layer run to scikit-learn's convergence test
 // (halsStartTol), its topics scaled to unit norm before the next layer
-// (ssnmf.Options.UnitTopics); and, with three layers or more where the layers after the first are cheap (X's columns
-// × k⁽⁰⁾ × k⁽¹⁾ at most deepMUWork), those layers again by multiplicative
+// (ssnmf.Options.UnitTopics); and, with three layers or more where the
+// layers after the first are cheap (X's columns × k⁽⁰⁾ × k⁽¹⁾ at most
+// deepMUWork), those layers again by multiplicative
 // updates from random starts (as HNMFInit makes them, starts sized to
 // their input), the hierarchy of the lower error through all layers kept.
 //
