@@ -172,7 +172,11 @@ func describeConfig(cfg neuralnmf.Config, s neuralnmf.Stage) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "configuration: -ranks %s, -init %s", joinInts(r.Ranks), r.Init)
 	if cfg.Init == neuralnmf.DefaultInit && r.Init == neuralnmf.NNDSVDInit {
-		b.WriteString(" (HALS from NNDSVDa: the start for X of this size)")
+		if len(r.Ranks) == 1 {
+			b.WriteString(" (HALS from NNDSVDa: the start of one layer of a sparse or large X)")
+		} else {
+			b.WriteString(" (HALS from NNDSVDa: the start for X of this size)")
+		}
 	}
 	klStart := r.Loss == neuralnmf.KL && r.Init != neuralnmf.RandomInit && r.Init != neuralnmf.GivenInit
 	if klStart {

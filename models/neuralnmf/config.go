@@ -162,7 +162,8 @@ const (
 	// NNDSVDInit starts from HNMF computed by HALS with extrapolation
 	// (ssnmf.Options.Extrapolate) from NNDSVDa starts (ssnmf.NNDSVDA), each
 	// layer's topics scaled to unit norm before the next: deterministic,
-	// and the default on large X (docs/defaults.md).
+	// and the default on large X and for one layer of a sparse X
+	// (docs/defaults.md).
 	NNDSVDInit
 	// HNMFBestInit computes HNMF from the same random starts as HNMFInit by
 	// multiplicative updates and by HALS, and starts from the one of lower

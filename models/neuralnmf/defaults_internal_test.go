@@ -3,6 +3,7 @@ package neuralnmf
 import (
 	"testing"
 
+	"github.com/neuralnmf/neuralnmf/tensor"
 	"github.com/stretchr/testify/require"
 )
 
@@ -75,4 +76,45 @@ func TestDefaultsSizedToX(t *testing.T) {
 	sup := Config{Ranks: []int{10}, Supervision: &Supervision{Labels: []int{0, 1}, Classes: 2}}.resolvedFor(1 << 30)
 	require.Equal(t, HNMFInit, sup.Init)
 	require.Equal(t, DefaultTol, sup.Tol)
+}
+
+// A one-layer fit of a sparse X (at most sparseShare of its entries
+// non-zero) starts by HALS from NNDSVDa at every size; a dense X, a
+// sparse-stored X with many non-zeros, a hierarchy, a supervised fit and a
+// start the caller gave keep theirs.
+func TestOneLayerSparseStartsByHALS(t *testing.T) {
+	sparse := func(n, m, nz int) data {
+		d := tensor.New(n, m)
+		for i := 0; i < nz; i++ {
+			d.Data[(i*7919)%(n*m)] = 1 + float64(i%5)
+		}
+		return data{sparse: tensor.SparseFromDense(d)}
+	}
+	few := sparse(100, 80, 400) // 5 % non-zero, work far below halsWork
+	many := sparse(100, 80, 4000)
+	require.InDelta(t, 0.05, few.nonzeroShare(), 1e-12)
+	require.InDelta(t, 0.5, many.nonzeroShare(), 1e-12)
+	dense := data{dense: tensor.Uniform(100, 80, 0, 1, tensor.NewRand(1))}
+	require.Equal(t, 1.0, dense.nonzeroShare())
+	for _, tc := range []struct {
+		name string
+		cfg  Config
+		x    data
+		want Init
+	}{
+		{"one layer, sparse", Config{Ranks: []int{5}}, few, NNDSVDInit},
+		{"one layer, sparse-stored but half non-zero", Config{Ranks: []int{5}}, many, HNMFInit},
+		{"one layer, dense", Config{Ranks: []int{5}}, dense, HNMFInit},
+		{"two layers, sparse", Config{Ranks: []int{5, 2}}, few, HNMFInit},
+		{"supervised", Config{Ranks: []int{5}, Supervision: &Supervision{Labels: make([]int, 80), Classes: 2}}, few, HNMFInit},
+		{"given", Config{Ranks: []int{5}, Init: HNMFInit}, few, HNMFInit},
+		{"KL", Config{Ranks: []int{5}, Loss: KL}, few, DefaultInit},
+	} {
+		got := tc.cfg.resolvedForX(tc.x).Init
+		if tc.want == DefaultInit { // the loss's own start, whatever it resolves to
+			require.NotEqual(t, NNDSVDInit, got, tc.name)
+			continue
+		}
+		require.Equal(t, tc.want, got, tc.name)
+	}
 }

@@ -52,8 +52,9 @@
 //     (|cos| ≥ 1 − 10⁻⁹) are re-initialised (History.Resets, Collinear);
 //     nearly collinear ones are differentiated on the support nnls.Solve
 //     returns, as Lawson–Hanson's.
-//   - Initialisation: HNMF from random starts (HNMFInit, the default),
-//     HALS from NNDSVDa (NNDSVDInit), the better of both (HNMFBestInit),
+//   - Initialisation: HNMF from random starts (HNMFInit, the default on
+//     small data), HALS from NNDSVDa (NNDSVDInit, the default on large X
+//     and for one layer of a sparse X), the better of both (HNMFBestInit),
 //     random or given; the number of starts is sized to X by default (a
 //     single start lands in a worse minimum about half the time on the
 //     paper's synthetic data, and backpropagation does not leave it).

@@ -225,7 +225,7 @@ func train(x data, cfg Config) (*Model, error) {
 }
 
 func trainAt(x data, cfg Config) (*Model, error) {
-	c := cfg.resolvedForData(x.entries(), x.dense != nil)
+	c := cfg.resolvedForX(x)
 	if startIsTheFit(cfg, c) {
 		// One epoch measures the start; none steps. The caller hears of
 		// the fit it asked for, which is the start alone.

@@ -20,6 +20,22 @@ const (
 	maxSizedStarts = 10
 )
 
+// sparseShare is the share of non-zero entries at or below which X is
+// sparse for the start of a one-layer fit: such a fit starts by HALS from
+// NNDSVDa (NNDSVDInit, which is then the fit) at every size. Below
+// halsWork the random starts by multiplicative updates and the epochs
+// after them ended at a higher error than HALS on 12 of 13 sparse
+// validation cases (the same on the other) and took 1.6–6.7 times as long
+// (godoc, info and pydoc of experiments/corpora at ranks 5, 10 and 15, two
+// generated corpora of 2,000 documents at ranks 5 and 8; 0.6–2.5 % of
+// their entries non-zero), while on small dense matrices (the paper's
+// synthetic X and three products of uniform factors plus noise, every
+// entry non-zero) they ended lower in 11 of 12 (the same in the other),
+// where they stay the start (bench/starts/onelayer.sh,
+// results/bench/starts/onelayer-validation.log). Between the two nothing
+// was measured; a tenth is far from both.
+const sparseShare = 0.1
+
 // halsWork is the size of X, in stored entries times the first layer's
 // rank (the multiply-adds of one update of the start), from which the
 // default start (DefaultInit) is NNDSVDInit, HNMF by HALS from NNDSVDa,
@@ -97,8 +113,37 @@ func (c Config) resolvedFor(entries int) Config { return c.resolvedForData(entri
 // resolvedForData is resolvedFor for an X with the given stored entries,
 // dense (N·M of them) or not.
 func (c Config) resolvedForData(entries int, dense bool) Config {
-	c.sizeStarts(entries, dense)
+	c.sizeStarts(entries, dense, 1)
 	return c.withDefaults()
+}
+
+// resolvedForX is resolvedForData for x itself, whose share of non-zero
+// entries also decides the start of a one-layer fit (sparseShare).
+func (c Config) resolvedForX(x data) Config {
+	c.sizeStarts(x.entries(), x.dense != nil, x.nonzeroShare())
+	return c.withDefaults()
+}
+
+// nonzeroShare is the share of x's N·M entries that are non-zero (stored,
+// if x is sparse).
+func (d data) nonzeroShare() float64 {
+	n, m := d.dims()
+	if n == 0 || m == 0 {
+		return 1
+	}
+	nz := 0
+	if d.sparse != nil {
+		nz = len(d.sparse.Val)
+	} else {
+		for i := 0; i < d.dense.Rows; i++ {
+			for _, v := range d.dense.Row(i) {
+				if v != 0 {
+					nz++
+				}
+			}
+		}
+	}
+	return float64(nz) / (float64(n) * float64(m))
 }
 
 // denseWorkShare is what an entry of a dense X counts for in the work that
@@ -121,8 +166,9 @@ func work(entries int, dense bool, k int) float64 {
 
 // sizeStarts fills InitRestarts and Restarts where they are 0 in
 // full-batch training (see sizedStarts), and the start and the tolerance
-// on large X; withDefaults does the rest.
-func (c *Config) sizeStarts(entries int, dense bool) {
+// on large X, and the start of a one-layer fit of a sparse X (at most
+// sparseShare of its entries non-zero); withDefaults does the rest.
+func (c *Config) sizeStarts(entries int, dense bool, nonzeroShare float64) {
 	if c.BatchSize > 0 {
 		return
 	}
@@ -131,7 +177,8 @@ func (c *Config) sizeStarts(entries int, dense bool) {
 	// fits (experiments/scale); a supervised fit keeps the defaults
 	// experiments/semisup chose with.
 	unsupervised := c.Supervision == nil
-	if c.Init == DefaultInit && !c.Loss.impl().ownStart(NNDSVDInit) && unsupervised && work >= halsWork {
+	oneSparse := len(c.Ranks) == 1 && nonzeroShare <= sparseShare
+	if c.Init == DefaultInit && !c.Loss.impl().ownStart(NNDSVDInit) && unsupervised && (work >= halsWork || oneSparse) {
 		c.Init = NNDSVDInit
 	}
 	if c.Tol == 0 && !c.Algorithm1 && unsupervised {
