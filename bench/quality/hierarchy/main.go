@@ -11,6 +11,9 @@
 //
 //	go run ./bench/quality/hierarchy -docs C.jsonl[.gz] [-newsgroups] [-seeds 1-10]
 //
+// -init, -loss, -start, -ablate and -epochs measure variants of the
+// default (docs/quality.md says what each showed).
+//
 // The logs of its runs are in results/bench/quality/hierarchy/.
 package main
 
@@ -60,6 +63,7 @@ func main() {
 	ablate := flag.Bool("ablate", false, "also HNMFs that differ from the comparator: the fine layer from NNDSVDa (as our start), the loadings scaled by their topics' ℓ₂ norms before the broad layer (as our start) or ℓ₁ norms, and combinations")
 	lossFlag := flag.String("loss", "", "our fit's loss instead of the default reconstruction ‖X − A⁽⁰⁾A⁽¹⁾S⁽¹⁾‖²: energy, the per-layer terms ‖X − A⁽⁰⁾S⁽⁰⁾‖² + ‖S⁽⁰⁾ − A⁽¹⁾S⁽¹⁾‖² (neuralnmf.Energy, fit -loss energy)")
 	epochsFlag := flag.String("epochs", "", "also the default fit stopped at these epochs (a comma-separated list, such as 1,10,50,200: 1 is its start, measured after one epoch), to see what training does to each layer")
+	startFlag := flag.String("start", "", "our fit's start built here instead of by -init: nndsvd-l1, nndsvd-l2 or nndsvd-raw, the default's fine layer (NMF(20) by HALS from NNDSVDa) with its topics scaled to unit ℓ₁ or ℓ₂ norm or left raw, and a broad layer by HALS from a random start of the seed on its loadings (as the comparator's)")
 	flag.Parse()
 	seeds := parseSeeds(*seedsFlag)
 	loss := neuralnmf.Reconstruction
@@ -77,10 +81,14 @@ func main() {
 	}
 	_, x, err := text.Fit(text.Source{Path: *docs}.Texts(), text.Options{StopWords: text.EnglishStopWords(), MinDF: text.Docs(2), MaxDF: text.Share(0.5), Newsgroups: *news})
 	check(err)
-	fmt.Printf("# %s: %d words × %d documents (stop words, min-df 2, max-df 0.5), ranks %v, seeds %v, our start %q (empty: the default)\n", *docs, x.Rows, x.Cols, ranks, seeds, *initFlag)
+	fmt.Printf("# %s: %d words × %d documents (stop words, min-df 2, max-df 0.5), ranks %v, seeds %v, our start %q (empty: the default), -start %q, -loss %q\n", *docs, x.Rows, x.Cols, ranks, seeds, *initFlag, *startFlag, *lossFlag)
 	var dBroad, dFine, dSpec, ourGap, hGap []float64
 	for _, seed := range seeds {
-		def, err := neuralnmf.Train(x, neuralnmf.Config{Ranks: ranks, Seed: seed, Init: init, Loss: loss})
+		cfg := neuralnmf.Config{Ranks: ranks, Seed: seed, Init: init, Loss: loss}
+		if *startFlag != "" {
+			cfg.Init, cfg.InitA = neuralnmf.GivenInit, builtStart(x, seed, *startFlag)
+		}
+		def, err := neuralnmf.Train(x, cfg)
 		check(err)
 		ours := measure(x, def.A)
 		fine, err := ssnmf.NMFSparse(x, ranks[0], &ssnmf.Options{Seed: seed, Solver: ssnmf.HALS})
@@ -126,6 +134,30 @@ func main() {
 	fmt.Printf("  broad specialization, ours − HNMF:     %s\n", meanSE(dSpec))
 	fmt.Printf("  affinity children − others, ours:      %s\n", meanSE(ourGap))
 	fmt.Printf("  affinity children − others, HNMF:      %s\n", meanSE(hGap))
+}
+
+// builtStart is -start's: the default's fine layer, its topics scaled to
+// unit ℓ₁ or ℓ₂ norm (nndsvd-l1, nndsvd-l2) or not (nndsvd-raw), and a
+// broad layer by HALS from a random start of the seed on its loadings.
+func builtStart(x *tensor.Sparse, seed uint64, start string) []*tensor.Dense {
+	norms := map[string]float64{"nndsvd-l1": 1, "nndsvd-l2": 2, "nndsvd-raw": 0, "nndsvd-rows": -2}
+	p, ok := norms[start]
+	if !ok {
+		log.Fatalf("-start %q: want nndsvd-l1, nndsvd-l2 or nndsvd-raw", start)
+	}
+	nn, err := ssnmf.NMFSparse(x, ranks[0], &ssnmf.Options{Seed: seed, Solver: ssnmf.HALS, Start: ssnmf.NNDSVDAStart, Stop: ssnmf.StopViolation, Tol: 1e-4, Extrapolate: true})
+	check(err)
+	a, s := nn.A, nn.S
+	switch {
+	case p > 0:
+		a, s = unitTopics(a, s, p)
+	case p < 0: // rows of S of unit ℓ₂ norm: the topics carry the scale
+		st, at := unitTopics(s.T(), a.T(), -p)
+		a, s = at.T(), st.T()
+	}
+	b, err := ssnmf.NMF(s, ranks[1], &ssnmf.Options{Seed: seed, Solver: ssnmf.HALS})
+	check(err)
+	return []*tensor.Dense{a, b.A}
 }
 
 // unitTopics returns copies of a with columns of unit ℓ_p norm (p 1 or 2)
