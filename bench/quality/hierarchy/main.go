@@ -63,7 +63,7 @@ func main() {
 	ablate := flag.Bool("ablate", false, "also HNMFs that differ from the comparator: the fine layer from NNDSVDa (as our start), the loadings scaled by their topics' ℓ₂ norms before the broad layer (as our start) or ℓ₁ norms, and combinations")
 	lossFlag := flag.String("loss", "", "our fit's loss instead of the default reconstruction ‖X − A⁽⁰⁾A⁽¹⁾S⁽¹⁾‖²: energy, the per-layer terms ‖X − A⁽⁰⁾S⁽⁰⁾‖² + ‖S⁽⁰⁾ − A⁽¹⁾S⁽¹⁾‖² (neuralnmf.Energy, fit -loss energy)")
 	epochsFlag := flag.String("epochs", "", "also the default fit stopped at these epochs (a comma-separated list, such as 1,10,50,200: 1 is its start, measured after one epoch), to see what training does to each layer")
-	startFlag := flag.String("start", "", "our fit's start built here instead of by -init: nndsvd-l1, nndsvd-l2 or nndsvd-raw, the default's fine layer (NMF(20) by HALS from NNDSVDa) with its topics scaled to unit ℓ₁ or ℓ₂ norm or left raw, and a broad layer by HALS from a random start of the seed on its loadings (as the comparator's)")
+	startFlag := flag.String("start", "", "our fit's start built here instead of by -init: hnmf, the comparator's HNMF itself; nndsvd-l1, nndsvd-l2 or nndsvd-raw, the default's fine layer (NMF(20) by HALS from NNDSVDa) with its topics scaled to unit ℓ₁ or ℓ₂ norm or left raw, and a broad layer by HALS from a random start of the seed on its loadings (as the comparator's)")
 	flag.Parse()
 	seeds := parseSeeds(*seedsFlag)
 	loss := neuralnmf.Reconstruction
@@ -118,7 +118,9 @@ func main() {
 			}
 		}
 		for _, e := range parseList(*epochsFlag) {
-			m, err := neuralnmf.Train(x, neuralnmf.Config{Ranks: ranks, Seed: seed, Init: init, Epochs: e, Tol: -1, Loss: loss})
+			ce := cfg // the same start (-init or -start), stopped at e epochs
+			ce.Epochs, ce.Tol = e, -1
+			m, err := neuralnmf.Train(x, ce)
 			check(err)
 			fmt.Printf("  ours after %d epoch(s): %v\n", e, measure(x, m.A))
 		}
@@ -140,10 +142,17 @@ func main() {
 // unit ℓ₁ or ℓ₂ norm (nndsvd-l1, nndsvd-l2) or not (nndsvd-raw), and a
 // broad layer by HALS from a random start of the seed on its loadings.
 func builtStart(x *tensor.Sparse, seed uint64, start string) []*tensor.Dense {
+	if start == "hnmf" { // the comparator itself
+		fine, err := ssnmf.NMFSparse(x, ranks[0], &ssnmf.Options{Seed: seed, Solver: ssnmf.HALS})
+		check(err)
+		broad, err := ssnmf.NMF(fine.S, ranks[1], &ssnmf.Options{Seed: seed, Solver: ssnmf.HALS})
+		check(err)
+		return []*tensor.Dense{fine.A, broad.A}
+	}
 	norms := map[string]float64{"nndsvd-l1": 1, "nndsvd-l2": 2, "nndsvd-raw": 0, "nndsvd-rows": -2}
 	p, ok := norms[start]
 	if !ok {
-		log.Fatalf("-start %q: want nndsvd-l1, nndsvd-l2 or nndsvd-raw", start)
+		log.Fatalf("-start %q: want hnmf, nndsvd-l1, nndsvd-l2, nndsvd-raw or nndsvd-rows", start)
 	}
 	nn, err := ssnmf.NMFSparse(x, ranks[0], &ssnmf.Options{Seed: seed, Solver: ssnmf.HALS, Start: ssnmf.NNDSVDAStart, Stop: ssnmf.StopViolation, Tol: 1e-4, Extrapolate: true})
 	check(err)
