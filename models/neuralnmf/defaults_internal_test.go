@@ -7,6 +7,14 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// resolvedForEntries is resolvedForX for an X known only by its count of
+// stored entries: sparse, but not sparse enough for sparseShare's rule
+// (its shape is unknown), so the size rules alone decide.
+func (c Config) resolvedForEntries(entries int) Config {
+	c.sizeStarts(entries, false, 1)
+	return c.withDefaults()
+}
+
 // Resolved reports the defaults Train applies.
 func TestResolved(t *testing.T) {
 	r := Config{Ranks: []int{3}}.withDefaults()
@@ -40,7 +48,7 @@ func TestSizedStarts(t *testing.T) {
 	} {
 		n, r := sizedStarts(tc.entries, tc.k)
 		require.Equal(t, []int{tc.starts, tc.restarts}, []int{n, r}, "%d entries, rank %d", tc.entries, tc.k)
-		c := Config{Ranks: []int{tc.k}}.resolvedFor(tc.entries)
+		c := Config{Ranks: []int{tc.k}}.resolvedForEntries(tc.entries)
 		if float64(tc.entries)*float64(tc.k) >= halsWork {
 			// Large X starts by HALS, whose starts of the layers after the
 			// first are sized to their input when training starts.
@@ -50,7 +58,7 @@ func TestSizedStarts(t *testing.T) {
 		}
 		require.Equal(t, []int{tc.starts, tc.restarts}, []int{c.InitRestarts, c.Restarts})
 	}
-	c := Config{Ranks: []int{9}, InitRestarts: 3, Restarts: 1}.resolvedFor(100)
+	c := Config{Ranks: []int{9}, InitRestarts: 3, Restarts: 1}.resolvedForEntries(100)
 	require.Equal(t, []int{3, 1}, []int{c.InitRestarts, c.Restarts})
 }
 
@@ -58,22 +66,22 @@ func TestSizedStarts(t *testing.T) {
 // HALS from NNDSVDa, and from tolWork the tolerance grows with X; below,
 // the small-data defaults stand. What the caller sets stands too.
 func TestDefaultsSizedToX(t *testing.T) {
-	small := Config{Ranks: []int{10}}.resolvedFor(10000) // work 1e5
+	small := Config{Ranks: []int{10}}.resolvedForEntries(10000) // work 1e5
 	require.Equal(t, HNMFInit, small.Init)
 	require.Equal(t, DefaultTol, small.Tol)
 	entries := int(halsWork/10) + 1
-	large := Config{Ranks: []int{10, 5}}.resolvedFor(entries)
+	large := Config{Ranks: []int{10, 5}}.resolvedForEntries(entries)
 	require.Equal(t, NNDSVDInit, large.Init)
-	huge := Config{Ranks: []int{10}}.resolvedFor(int(10 * tolWork / 10))
+	huge := Config{Ranks: []int{10}}.resolvedForEntries(int(10 * tolWork / 10))
 	require.InEpsilon(t, 10*DefaultTol, huge.Tol, 1e-12)
 	require.Equal(t, sizedTol(work(int(10*tolWork/10), false, 10)), huge.Tol)
-	given := Config{Ranks: []int{10}, Init: HNMFInit, Tol: 1e-3}.resolvedFor(1 << 30)
+	given := Config{Ranks: []int{10}, Init: HNMFInit, Tol: 1e-3}.resolvedForEntries(1 << 30)
 	require.Equal(t, HNMFInit, given.Init)
 	require.Equal(t, 1e-3, given.Tol)
-	kl := Config{Ranks: []int{10}, Loss: KL}.resolvedFor(1 << 30)
+	kl := Config{Ranks: []int{10}, Loss: KL}.resolvedForEntries(1 << 30)
 	require.NotEqual(t, NNDSVDInit, kl.Init, "the KL start is its own")
 	// A supervised fit keeps the defaults it was chosen with.
-	sup := Config{Ranks: []int{10}, Supervision: &Supervision{Labels: []int{0, 1}, Classes: 2}}.resolvedFor(1 << 30)
+	sup := Config{Ranks: []int{10}, Supervision: &Supervision{Labels: []int{0, 1}, Classes: 2}}.resolvedForEntries(1 << 30)
 	require.Equal(t, HNMFInit, sup.Init)
 	require.Equal(t, DefaultTol, sup.Tol)
 }

@@ -104,21 +104,9 @@ func (d data) entries() int {
 	return d.dense.Rows * d.dense.Cols
 }
 
-// resolvedFor is withDefaults for a sparse X with the given stored
-// entries (its non-zeros): it also fills what Train sizes to X (the
-// starts, sizedStarts; the start on large X, halsWork; the tolerance,
-// sizedTol). For a dense X use resolvedForData.
-func (c Config) resolvedFor(entries int) Config { return c.resolvedForData(entries, false) }
-
-// resolvedForData is resolvedFor for an X with the given stored entries,
-// dense (N·M of them) or not.
-func (c Config) resolvedForData(entries int, dense bool) Config {
-	c.sizeStarts(entries, dense, 1)
-	return c.withDefaults()
-}
-
-// resolvedForX is resolvedForData for x itself, whose share of non-zero
-// entries also decides the start of a one-layer fit (sparseShare).
+// resolvedForX is withDefaults for x: it also fills what Train sizes to X
+// (the starts, sizedStarts; the start on large X, halsWork, and of one
+// layer of a sparse X, sparseShare; the tolerance, sizedTol).
 func (c Config) resolvedForX(x data) Config {
 	c.sizeStarts(x.entries(), x.dense != nil, x.nonzeroShare())
 	return c.withDefaults()
@@ -131,10 +119,9 @@ func (d data) nonzeroShare() float64 {
 	if n == 0 || m == 0 {
 		return 1
 	}
-	nz := 0
-	if d.sparse != nil {
-		nz = len(d.sparse.Val)
-	} else {
+	nz := d.entries()
+	if d.dense != nil {
+		nz = 0
 		for i := 0; i < d.dense.Rows; i++ {
 			for _, v := range d.dense.Row(i) {
 				if v != 0 {
