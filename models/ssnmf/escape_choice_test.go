@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"gonum.org/v1/gonum/floats"
+
 	"github.com/neuralnmf/neuralnmf/tensor"
 )
 
@@ -91,7 +93,7 @@ func TestMeasureEscape(t *testing.T) {
 					aborts++
 				}
 			}
-			if math.IsNaN(cur) || cur > base || negative(a) || negative(s) {
+			if math.IsNaN(cur) || cur > base || floats.Min(a.Data) < 0 || floats.Min(s.Data) < 0 {
 				t.Fatalf("%s k=%d: escapes left error² %g from %g, or negative factors", vm.name, k, cur, base)
 			}
 			t.Logf("%s k=%d base=%.6f (%d upd, %.2fs) escape=%.6f (%d upd, %d accepted, %.2fs) diff=%+.2e", vm.name, k, math.Sqrt(base/xx), f.Updates, tb,
@@ -100,44 +102,52 @@ func TestMeasureEscape(t *testing.T) {
 	}
 }
 
-func negative(d *tensor.Dense) bool {
-	for _, v := range d.Data {
-		if v < 0 {
-			return true
-		}
-	}
-	return false
-}
-
-func colNorm2(a *tensor.Dense, j int) float64 {
-	t := 0.0
-	for i := 0; i < a.Rows; i++ {
-		v := a.Data[i*a.Cols+j]
-		t += v * v
-	}
-	return t
-}
-
-func rowNorm2(s *tensor.Dense, j int) float64 {
-	t := 0.0
-	for _, v := range s.Data[j*s.Cols : (j+1)*s.Cols] {
-		t += v * v
-	}
-	return t
-}
-
+// pickWeakUntried returns the untried topic j of least ‖a_j‖²‖s_j‖² (the
+// diagonals of AᵀA and SSᵀ).
 func pickWeakUntried(a, s *tensor.Dense, tried map[int]bool) int {
+	k := a.Cols
+	ga, gs := tensor.New(k, k), tensor.New(k, k)
+	tensor.Gemm(true, false, 1, a, a, 0, ga)
+	tensor.Gemm(false, true, 1, s, s, 0, gs)
 	best, bj := math.Inf(1), 0
-	for j := 0; j < a.Cols; j++ {
-		if e := colNorm2(a, j) * rowNorm2(s, j); !tried[j] && e < best {
+	for j := range k {
+		if e := ga.At(j, j) * gs.At(j, j); !tried[j] && e < best {
 			best, bj = e, j
 		}
 	}
 	return bj
 }
 
+// residualOp is X − A·S seen as a linop, for randomizedSVD.
+type residualOp struct {
+	x    linop
+	a, s *tensor.Dense
+}
+
+func (r residualOp) dims() (int, int) { return r.x.dims() }
+
+// tMul sets dst to BᵀX − (BᵀA)·S for B (N×l).
+func (r residualOp) tMul(b, dst *tensor.Dense) {
+	r.x.tMul(b, dst)
+	ba := tensor.New(b.Cols, r.a.Cols)
+	tensor.Gemm(true, false, 1, b, r.a, 0, ba)
+	tensor.Gemm(false, false, -1, ba, r.s, 1, dst)
+}
+
+// mulT sets dst to X·Uᵀ − A·(S·Uᵀ) for U (l×M).
+func (r residualOp) mulT(u, dst *tensor.Dense) {
+	r.x.mulT(u, dst)
+	su := tensor.New(r.s.Rows, u.Rows)
+	tensor.Gemm(false, true, 1, r.s, u, 0, su)
+	tensor.Gemm(false, false, -1, r.a, su, 1, dst)
+}
+
+func (r residualOp) sqNorm() float64 { panic("residualOp: sqNorm is not needed by randomizedSVD") }
+
 // replaceByResidual sets column j of a and row j of s to the leading
-// non-negative rank-one pair of X − A₋ⱼS₋ⱼ.
+// non-negative rank-one pair of X − A₋ⱼS₋ⱼ: its leading singular pair
+// (randomizedSVD), the sign whose positive parts carry more (as NNDSVDa
+// chooses), then five rank-one HALS steps on the residual.
 func replaceByResidual(op linop, a, s *tensor.Dense, j int) {
 	n, m := op.dims()
 	k := a.Cols
@@ -147,99 +157,33 @@ func replaceByResidual(op linop, a, s *tensor.Dense, j int) {
 	for c := 0; c < m; c++ {
 		s.Data[j*m+c] = 0
 	}
-	u := tensor.New(n, 1)
-	v := tensor.New(1, m)
-	rng := tensor.NewRand(7)
-	for i := range v.Data {
-		v.Data[i] = rng.Float64() - 0.5
+	res := residualOp{op, a, s}
+	u1, _, vt1 := randomizedSVD(res, 1, 7, 0)
+	up, un := make([]float64, n), make([]float64, n)
+	vp, vn := make([]float64, m), make([]float64, m)
+	splitSigns(u1.Data, up, un)
+	splitSigns(vt1.Data, vp, vn)
+	u, v := &tensor.Dense{Rows: n, Cols: 1, Stride: 1, Data: up}, &tensor.Dense{Rows: 1, Cols: m, Stride: m, Data: vp}
+	if norm2(up)*norm2(vp) < norm2(un)*norm2(vn) {
+		u.Data, v.Data = un, vn
 	}
-	sv := tensor.New(k, 1)
-	at := tensor.New(1, k)
-	tmpU := tensor.New(n, 1)
-	tmpV := tensor.New(1, m)
-	// E v = X v − A (S v); Eᵀu = Xᵀu − Sᵀ(Aᵀu)
-	ev := func() {
-		op.mulT(v, tmpU) // X vᵀ
-		tensor.Gemm(false, true, 1, s, v, 0, sv)
-		tensor.Gemm(false, false, 1, a, sv, 0, u)
-		for i := range u.Data {
-			u.Data[i] = tmpU.Data[i] - u.Data[i]
-		}
-	}
-	etu := func() {
-		op.tMul(u, tmpV)
-		tensor.Gemm(true, false, 1, u, a, 0, at)
-		tensor.Gemm(false, false, 1, at, s, 0, v)
-		for i := range v.Data {
-			v.Data[i] = tmpV.Data[i] - v.Data[i]
-		}
-	}
-	norm := func(x []float64) float64 {
-		t := 0.0
-		for _, y := range x {
-			t += y * y
-		}
-		return math.Sqrt(t)
-	}
-	for it := 0; it < 12; it++ {
-		ev()
-		nu := norm(u.Data)
-		for i := range u.Data {
-			u.Data[i] /= nu
-		}
-		etu()
-		nv := norm(v.Data)
-		for i := range v.Data {
-			v.Data[i] /= nv
-		}
-	}
-	ev() // u = E v, |u| = σ
-	// choose the sign whose positive parts carry more
-	pp, pn := 0.0, 0.0
-	for _, x := range u.Data {
-		if x > 0 {
-			pp += x * x
-		} else {
-			pn += x * x
-		}
-	}
-	qp, qn := 0.0, 0.0
-	for _, x := range v.Data {
-		if x > 0 {
-			qp += x * x
-		} else {
-			qn += x * x
-		}
-	}
-	sign := 1.0
-	if pn*qn > pp*qp {
-		sign = -1
-	}
-	for i := range u.Data {
-		u.Data[i] = max(0, sign*u.Data[i])
-	}
-	for i := range v.Data {
-		v.Data[i] = max(0, sign*v.Data[i])
-	}
-	// a few rank-one HALS steps on the residual: v ← max(0, Eᵀu)/|u|², u ← max(0, E v)/|v|²
+	// v ← max(0, Eᵀu)/‖u‖², u ← max(0, E·v)/‖v‖²
 	for it := 0; it < 5; it++ {
-		uu := norm(u.Data)
-		uu *= uu
+		uu := norm2(u.Data)
 		if uu == 0 {
 			break
 		}
-		etu()
-		for i := range v.Data {
-			v.Data[i] = max(0, v.Data[i]/uu)
+		res.tMul(u, v)
+		for i, x := range v.Data {
+			v.Data[i] = max(0, x/(uu*uu))
 		}
-		vv := norm(v.Data)
-		vv *= vv
+		vv := norm2(v.Data)
 		if vv == 0 {
 			break
 		}
-		ev()
-		for i := range u.Data {
-			u.Data[i] = max(0, u.Data[i]/vv)
+		res.mulT(v, u)
+		for i, x := range u.Data {
+			u.Data[i] = max(0, x/(vv*vv))
 		}
 	}
 	for i := 0; i < n; i++ {
