@@ -63,7 +63,7 @@ func main() {
 	ablate := flag.Bool("ablate", false, "also HNMFs that differ from the comparator: the fine layer from NNDSVDa (as our start), the loadings scaled by their topics' ℓ₂ norms before the broad layer (as our start) or ℓ₁ norms, and combinations")
 	lossFlag := flag.String("loss", "", "our fit's loss instead of the default reconstruction ‖X − A⁽⁰⁾A⁽¹⁾S⁽¹⁾‖²: energy, the per-layer terms ‖X − A⁽⁰⁾S⁽⁰⁾‖² + ‖S⁽⁰⁾ − A⁽¹⁾S⁽¹⁾‖² (neuralnmf.Energy, fit -loss energy)")
 	epochsFlag := flag.String("epochs", "", "also the default fit stopped at these epochs (a comma-separated list, such as 1,10,50,200: 1 is its start, measured after one epoch), to see what training does to each layer")
-	startFlag := flag.String("start", "", "our fit's start built here instead of by -init: hnmf, the comparator's HNMF itself; nndsvd-l1, nndsvd-l2 or nndsvd-raw, the default's fine layer (NMF(20) by HALS from NNDSVDa) with its topics scaled to unit ℓ₁ or ℓ₂ norm or left raw, and a broad layer by HALS from a random start of the seed on its loadings (as the comparator's)")
+	startFlag := flag.String("start", "", "our fit's start built here instead of by -init: hnmf, the comparator's HNMF itself; nndsvd-l1, nndsvd-l2, nndsvd-rows or nndsvd-raw, the default's fine layer (NMF(20) by HALS from NNDSVDa) with its topics scaled to unit ℓ₁ or ℓ₂ norm, its rows of S to unit ℓ₂ norm, or left raw, and a broad layer by HALS from a random start of the seed on its loadings (as the comparator's)")
 	flag.Parse()
 	seeds := parseSeeds(*seedsFlag)
 	loss := neuralnmf.Reconstruction
@@ -84,24 +84,27 @@ func main() {
 	fmt.Printf("# %s: %d words × %d documents (stop words, min-df 2, max-df 0.5), ranks %v, seeds %v, our start %q (empty: the default), -start %q, -loss %q\n", *docs, x.Rows, x.Cols, ranks, seeds, *initFlag, *startFlag, *lossFlag)
 	var dBroad, dFine, dSpec, ourGap, hGap []float64
 	for _, seed := range seeds {
+		// The comparator first: -start hnmf starts from it.
+		fine, err := ssnmf.NMFSparse(x, ranks[0], &ssnmf.Options{Seed: seed, Solver: ssnmf.HALS})
+		check(err)
+		broad := broadLayer(fine.S, seed)
+		var nn *ssnmf.Factors // the default's fine layer (-start nndsvd-*, -ablate)
+		if *ablate || strings.HasPrefix(*startFlag, "nndsvd") {
+			nn, err = ssnmf.NMFSparse(x, ranks[0], &ssnmf.Options{Seed: seed, Solver: ssnmf.HALS, Start: ssnmf.NNDSVDAStart, Stop: ssnmf.StopViolation, Tol: 1e-4, Extrapolate: true})
+			check(err)
+		}
 		cfg := neuralnmf.Config{Ranks: ranks, Seed: seed, Init: init, Loss: loss}
 		if *startFlag != "" {
-			cfg.Init, cfg.InitA = neuralnmf.GivenInit, builtStart(x, seed, *startFlag)
+			cfg.Init, cfg.InitA = neuralnmf.GivenInit, builtStart(*startFlag, seed, fine, broad, nn)
 		}
 		def, err := neuralnmf.Train(x, cfg)
 		check(err)
 		ours := measure(x, def.A)
-		fine, err := ssnmf.NMFSparse(x, ranks[0], &ssnmf.Options{Seed: seed, Solver: ssnmf.HALS})
-		check(err)
-		broad, err := ssnmf.NMF(fine.S, ranks[1], &ssnmf.Options{Seed: seed, Solver: ssnmf.HALS})
-		check(err)
-		h := measure(x, []*tensor.Dense{fine.A, broad.A})
+		h := measure(x, []*tensor.Dense{fine.A, broad})
 		flat, err := quality.Measure(x, []*tensor.Dense{fine.A}, nil)
 		check(err)
 		fmt.Printf("seed %d\n  ours: %v (%d epochs)\n  HNMF: %v\n  flat NMF(%d): NPMI %.3f\n", seed, ours, len(def.History.Loss), h, ranks[0], flat[0].NPMI)
 		if *ablate {
-			nn, err := ssnmf.NMFSparse(x, ranks[0], &ssnmf.Options{Seed: seed, Solver: ssnmf.HALS, Start: ssnmf.NNDSVDAStart, Stop: ssnmf.StopViolation, Tol: 1e-4, Extrapolate: true})
-			check(err)
 			for _, v := range []struct {
 				name string
 				f    *ssnmf.Factors
@@ -112,9 +115,7 @@ func main() {
 				if v.norm > 0 {
 					a, s = unitTopics(a, s, v.norm)
 				}
-				b, err := ssnmf.NMF(s, ranks[1], &ssnmf.Options{Seed: seed, Solver: ssnmf.HALS})
-				check(err)
-				fmt.Printf("  HNMF, %s: %v\n", v.name, measure(x, []*tensor.Dense{a, b.A}))
+				fmt.Printf("  HNMF, %s: %v\n", v.name, measure(x, []*tensor.Dense{a, broadLayer(s, seed)}))
 			}
 		}
 		for _, e := range parseList(*epochsFlag) {
@@ -138,24 +139,28 @@ func main() {
 	fmt.Printf("  affinity children − others, HNMF:      %s\n", meanSE(hGap))
 }
 
-// builtStart is -start's: the default's fine layer, its topics scaled to
-// unit ℓ₁ or ℓ₂ norm (nndsvd-l1, nndsvd-l2) or not (nndsvd-raw), and a
-// broad layer by HALS from a random start of the seed on its loadings.
-func builtStart(x *tensor.Sparse, seed uint64, start string) []*tensor.Dense {
-	if start == "hnmf" { // the comparator itself
-		fine, err := ssnmf.NMFSparse(x, ranks[0], &ssnmf.Options{Seed: seed, Solver: ssnmf.HALS})
-		check(err)
-		broad, err := ssnmf.NMF(fine.S, ranks[1], &ssnmf.Options{Seed: seed, Solver: ssnmf.HALS})
-		check(err)
-		return []*tensor.Dense{fine.A, broad.A}
+// broadLayer is the comparator's broad layer on loadings s: NMF(10) by
+// HALS from a random start of the seed.
+func broadLayer(s *tensor.Dense, seed uint64) *tensor.Dense {
+	b, err := ssnmf.NMF(s, ranks[1], &ssnmf.Options{Seed: seed, Solver: ssnmf.HALS})
+	check(err)
+	return b.A
+}
+
+// builtStart is -start's: the comparator's HNMF (fine, broad) itself
+// (hnmf), or the default's fine layer nn with its topics scaled to unit ℓ₁
+// or ℓ₂ norm (nndsvd-l1, nndsvd-l2), its rows of S to unit ℓ₂ norm
+// (nndsvd-rows) or neither (nndsvd-raw), and a broad layer as the
+// comparator's on its loadings.
+func builtStart(start string, seed uint64, fine *ssnmf.Factors, broad *tensor.Dense, nn *ssnmf.Factors) []*tensor.Dense {
+	if start == "hnmf" {
+		return []*tensor.Dense{fine.A, broad}
 	}
 	norms := map[string]float64{"nndsvd-l1": 1, "nndsvd-l2": 2, "nndsvd-raw": 0, "nndsvd-rows": -2}
 	p, ok := norms[start]
 	if !ok {
 		log.Fatalf("-start %q: want hnmf, nndsvd-l1, nndsvd-l2, nndsvd-raw or nndsvd-rows", start)
 	}
-	nn, err := ssnmf.NMFSparse(x, ranks[0], &ssnmf.Options{Seed: seed, Solver: ssnmf.HALS, Start: ssnmf.NNDSVDAStart, Stop: ssnmf.StopViolation, Tol: 1e-4, Extrapolate: true})
-	check(err)
 	a, s := nn.A, nn.S
 	switch {
 	case p > 0:
@@ -164,9 +169,7 @@ func builtStart(x *tensor.Sparse, seed uint64, start string) []*tensor.Dense {
 		st, at := unitTopics(s.T(), a.T(), -p)
 		a, s = at.T(), st.T()
 	}
-	b, err := ssnmf.NMF(s, ranks[1], &ssnmf.Options{Seed: seed, Solver: ssnmf.HALS})
-	check(err)
-	return []*tensor.Dense{a, b.A}
+	return []*tensor.Dense{a, broadLayer(s, seed)}
 }
 
 // unitTopics returns copies of a with columns of unit ℓ_p norm (p 1 or 2)
