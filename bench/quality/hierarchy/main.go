@@ -63,7 +63,7 @@ func main() {
 	ablate := flag.Bool("ablate", false, "also HNMFs that differ from the comparator: the fine layer from NNDSVDa (as our start), the loadings scaled by their topics' ℓ₂ norms before the broad layer (as our start) or ℓ₁ norms, and combinations")
 	lossFlag := flag.String("loss", "", "our fit's loss instead of the default reconstruction ‖X − A⁽⁰⁾A⁽¹⁾S⁽¹⁾‖²: energy, the per-layer terms ‖X − A⁽⁰⁾S⁽⁰⁾‖² + ‖S⁽⁰⁾ − A⁽¹⁾S⁽¹⁾‖² (neuralnmf.Energy, fit -loss energy)")
 	epochsFlag := flag.String("epochs", "", "also the default fit stopped at these epochs (a comma-separated list, such as 1,10,50,200: 1 is its start, measured after one epoch), to see what training does to each layer")
-	startFlag := flag.String("start", "", "our fit's start built here instead of by -init: hnmf, the comparator's HNMF itself; nndsvd-l1, nndsvd-l2, nndsvd-rows or nndsvd-raw, the default's fine layer (NMF(20) by HALS from NNDSVDa) with its topics scaled to unit ℓ₁ or ℓ₂ norm, its rows of S to unit ℓ₂ norm, or left raw, and a broad layer by HALS from a random start of the seed on its loadings (as the comparator's)")
+	startFlag := flag.String("start", "", "our fit's start built here instead of by -init: hnmf, the comparator's HNMF itself; hals, HNMF as the library's NNDSVDa start makes it (HALS with extrapolation, each layer to scikit-learn's convergence test) but from a random start of seed+1000 and on raw loadings, as a start the library could make independently of the comparator's draw; nndsvd-l1, nndsvd-l2, nndsvd-rows or nndsvd-raw, the default's fine layer (NMF(20) by HALS from NNDSVDa) with its topics scaled to unit ℓ₁ or ℓ₂ norm, its rows of S to unit ℓ₂ norm, or left raw, and a broad layer by HALS from a random start of the seed on its loadings (as the comparator's)")
 	flag.Parse()
 	seeds := parseSeeds(*seedsFlag)
 	loss := neuralnmf.Reconstruction
@@ -83,6 +83,7 @@ func main() {
 	check(err)
 	fmt.Printf("# %s: %d words × %d documents (stop words, min-df 2, max-df 0.5), ranks %v, seeds %v, our start %q (empty: the default), -start %q, -loss %q\n", *docs, x.Rows, x.Cols, ranks, seeds, *initFlag, *startFlag, *lossFlag)
 	var dBroad, dFine, dSpec, ourGap, hGap []float64
+	var means [6][]float64 // broad NPMI ours, HNMF; fine NPMI ours, flat; broad specialization ours, HNMF
 	for _, seed := range seeds {
 		// The comparator first: -start hnmf starts from it.
 		fine, err := ssnmf.NMFSparse(x, ranks[0], &ssnmf.Options{Seed: seed, Solver: ssnmf.HALS})
@@ -95,7 +96,7 @@ func main() {
 		}
 		cfg := neuralnmf.Config{Ranks: ranks, Seed: seed, Init: init, Loss: loss}
 		if *startFlag != "" {
-			cfg.Init, cfg.InitA = neuralnmf.GivenInit, builtStart(*startFlag, seed, fine, broad, nn)
+			cfg.Init, cfg.InitA = neuralnmf.GivenInit, builtStart(*startFlag, x, seed, fine, broad, nn)
 		}
 		def, err := neuralnmf.Train(x, cfg)
 		check(err)
@@ -130,7 +131,14 @@ func main() {
 		dSpec = append(dSpec, ours.spec[1]-h.spec[1])
 		ourGap = append(ourGap, ours.affC-ours.affN)
 		hGap = append(hGap, h.affC-h.affN)
+		for i, v := range []float64{ours.npmi[1], h.npmi[1], ours.npmi[0], flat[0].NPMI, ours.spec[1], h.spec[1]} {
+			means[i] = append(means[i], v)
+		}
 	}
+	fmt.Printf("means over %d seeds (± standard error):\n", len(seeds))
+	fmt.Printf("  broad NPMI: ours %s, HNMF %s\n", meanSE(means[0]), meanSE(means[1]))
+	fmt.Printf("  fine NPMI: ours %s, flat NMF(%d) %s\n", meanSE(means[2]), ranks[0], meanSE(means[3]))
+	fmt.Printf("  broad specialization: ours %s, HNMF %s\n", meanSE(means[4]), meanSE(means[5]))
 	fmt.Printf("paired over %d seeds (mean ± standard error):\n", len(seeds))
 	fmt.Printf("  broad NPMI, ours − HNMF:               %s\n", meanSE(dBroad))
 	fmt.Printf("  fine NPMI, ours − flat NMF(%d):         %s\n", ranks[0], meanSE(dFine))
@@ -148,18 +156,24 @@ func broadLayer(s *tensor.Dense, seed uint64) *tensor.Dense {
 }
 
 // builtStart is -start's: the comparator's HNMF (fine, broad) itself
-// (hnmf), or the default's fine layer nn with its topics scaled to unit ℓ₁
-// or ℓ₂ norm (nndsvd-l1, nndsvd-l2), its rows of S to unit ℓ₂ norm
-// (nndsvd-rows) or neither (nndsvd-raw), and a broad layer as the
-// comparator's on its loadings.
-func builtStart(start string, seed uint64, fine *ssnmf.Factors, broad *tensor.Dense, nn *ssnmf.Factors) []*tensor.Dense {
-	if start == "hnmf" {
+// (hnmf); HNMF of x as the library's NNDSVDa start makes it but from a
+// random start of seed+1000 on raw loadings (hals); or the default's fine
+// layer nn with its topics scaled to unit ℓ₁ or ℓ₂ norm (nndsvd-l1,
+// nndsvd-l2), its rows of S to unit ℓ₂ norm (nndsvd-rows) or neither
+// (nndsvd-raw), and a broad layer as the comparator's on its loadings.
+func builtStart(start string, x *tensor.Sparse, seed uint64, fine *ssnmf.Factors, broad *tensor.Dense, nn *ssnmf.Factors) []*tensor.Dense {
+	switch start {
+	case "hnmf":
 		return []*tensor.Dense{fine.A, broad}
+	case "hals":
+		h, err := ssnmf.HNMFSparse(x, ranks, nil, &ssnmf.Options{Seed: seed + 1000, Solver: ssnmf.HALS, Stop: ssnmf.StopViolation, Tol: 1e-4, Extrapolate: true})
+		check(err)
+		return h.A
 	}
 	norms := map[string]float64{"nndsvd-l1": 1, "nndsvd-l2": 2, "nndsvd-raw": 0, "nndsvd-rows": -2}
 	p, ok := norms[start]
 	if !ok {
-		log.Fatalf("-start %q: want hnmf, nndsvd-l1, nndsvd-l2, nndsvd-raw or nndsvd-rows", start)
+		log.Fatalf("-start %q: want hnmf, hals, nndsvd-l1, nndsvd-l2, nndsvd-raw or nndsvd-rows", start)
 	}
 	a, s := nn.A, nn.S
 	switch {
