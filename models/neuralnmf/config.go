@@ -15,9 +15,13 @@ import (
 type Loss int
 
 const (
-	// Reconstruction is ‖X − A⁽⁰⁾A⁽¹⁾⋯A⁽ᴸ⁾S⁽ᴸ⁾‖².
+	// Reconstruction is ‖X − A⁽⁰⁾A⁽¹⁾⋯A⁽ᴸ⁾S⁽ᴸ⁾‖², the paper's loss: the
+	// deeper layers fit X through the first, which makes their topics
+	// sharper (more specialised) than HNMF's (docs/quality.md).
 	Reconstruction Loss = iota
-	// Energy is the layer-wise ‖X − A⁽⁰⁾S⁽⁰⁾‖² + Σ_ℓ ‖S⁽ˡ⁻¹⁾ − A⁽ˡ⁾S⁽ˡ⁾‖².
+	// Energy is the layer-wise ‖X − A⁽⁰⁾S⁽⁰⁾‖² + Σ_ℓ ‖S⁽ˡ⁻¹⁾ − A⁽ˡ⁾S⁽ˡ⁾‖²:
+	// every layer fits the loadings of the one before, as HNMF's do, and
+	// its topics summarise their children more as HNMF's do.
 	Energy
 	// KL is the generalised Kullback–Leibler divergence
 	// D(X ‖ A⁽⁰⁾⋯A⁽ᴸ⁾S⁽ᴸ⁾) = Σ x·log(x/y) − x + y, the usual loss for word

@@ -14,7 +14,9 @@
 // -init, -loss, -start, -ablate and -epochs measure variants of the
 // default (docs/quality.md says what each showed).
 //
-// The logs of its runs are in results/bench/quality/hierarchy/.
+// sklearn_hnmf.py, beside it, pairs a run's log with scikit-learn's own
+// HNMF (its defaults) scored independently in numpy. The logs of both are
+// in results/bench/quality/hierarchy/; docs/quality.md reads them.
 package main
 
 import (
