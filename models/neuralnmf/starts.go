@@ -31,7 +31,7 @@ const (
 // their entries non-zero), while on small dense matrices (the paper's
 // synthetic X and three products of uniform factors plus noise, every
 // entry non-zero) they ended lower in 11 of 12 (the same in the other),
-// where they stay the start (bench/starts/onelayer.sh,
+// where they stay the start (bench/starts/compare.sh,
 // results/bench/starts/onelayer-validation.log). Between the two nothing
 // was measured; a tenth is far from both.
 const sparseShare = 0.1

@@ -9,7 +9,7 @@
 // the broad layer, ours − flat NMF(20) on the fine layer) as mean ± standard
 // error over the seeds.
 //
-//	go run ./bench/quality/hierarchy -docs C.jsonl[.gz] [-newsgroups] [-seeds 1-10]
+//	go run ./bench/quality/hierarchy -docs C.jsonl[.gz] [-newsgroups] [-seeds 1-10] [-ranks 20,10]
 //
 // -init, -loss, -start, -ablate and -epochs measure variants of the
 // default (docs/quality.md says what each showed).
@@ -34,6 +34,7 @@ import (
 	"github.com/neuralnmf/neuralnmf/text"
 )
 
+// ranks are the two layers' ranks, -ranks's (20,10 unless given).
 var ranks = []int{20, 10}
 
 // scores are one model's measures.
@@ -66,8 +67,12 @@ func main() {
 	lossFlag := flag.String("loss", "", "our fit's loss instead of the default reconstruction ‖X − A⁽⁰⁾A⁽¹⁾S⁽¹⁾‖²: energy, the per-layer terms ‖X − A⁽⁰⁾S⁽⁰⁾‖² + ‖S⁽⁰⁾ − A⁽¹⁾S⁽¹⁾‖² (neuralnmf.Energy, fit -loss energy)")
 	epochsFlag := flag.String("epochs", "", "also the default fit stopped at these epochs (a comma-separated list, such as 1,10,50,200: 1 is its start, measured after one epoch), to see what training does to each layer")
 	startFlag := flag.String("start", "", "our fit's start built here instead of by -init: hnmf, the comparator's HNMF itself; hals, HNMF as the library's NNDSVDa start makes it (HALS with extrapolation, each layer to scikit-learn's convergence test) but from a random start of seed+1000 and on raw loadings, as a start the library could make independently of the comparator's draw; nndsvd-l1, nndsvd-l2, nndsvd-rows or nndsvd-raw, the default's fine layer (NMF(20) by HALS from NNDSVDa) with its topics scaled to unit ℓ₁ or ℓ₂ norm, its rows of S to unit ℓ₂ norm, or left raw, and a broad layer by HALS from a random start of the seed on its loadings (as the comparator's)")
+	ranksFlag := flag.String("ranks", "20,10", "the two layers' ranks, the finer first")
 	flag.Parse()
 	seeds := parseSeeds(*seedsFlag)
+	if ranks = parseList(*ranksFlag); len(ranks) != 2 || ranks[1] >= ranks[0] || ranks[1] < 1 {
+		log.Fatalf("-ranks %q: want two decreasing positive ranks, such as 20,10", *ranksFlag)
+	}
 	loss := neuralnmf.Reconstruction
 	switch *lossFlag {
 	case "":
