@@ -39,7 +39,7 @@ func newFitFlags(stderr io.Writer) *fitFlags {
 		textPath:     fs.String("text", "", "documents instead of -x: .jsonl or .csv (optionally .gz) or a directory of .txt files, vectorised as 'neuralnmf vectorize' does (its flags apply); the vectoriser is saved in the model"),
 		ranks:        fs.String("ranks", "", "decreasing layer ranks, e.g. 10,6 (required)"),
 		out:          fs.String("o", "", "output model file (required)"),
-		loss:         fs.String("loss", "reconstruction", "reconstruction (the paper's: every layer fits X), energy (every layer fits the loadings before it, as HNMF: broad topics that summarise their branches, docs/quality.md), or kl (the generalised Kullback–Leibler divergence, for counts: every layer a KL layer, started by KL-HNMF from NNDSVDa; not with labels, -data-mask, -alpha-s, -alpha-a or -batch-size)"),
+		loss:         fs.String("loss", "reconstruction", "reconstruction (the paper's: every layer fits X), energy (every layer fits the loadings before it, as HNMF: more general broad topics, docs/quality.md), or kl (the generalised Kullback–Leibler divergence, for counts: every layer a KL layer, started by KL-HNMF from NNDSVDa; not with labels, -data-mask, -alpha-s, -alpha-a or -batch-size)"),
 		labelsPath:   fs.String("labels", "", "file of one class per sample, 0..P-1, or -1 (or an empty line) for unknown; enables supervision"),
 		maskPath:     fs.String("label-mask", "", "file of one 0/1 per sample marking which labels to use (default: the non-negative ones)"),
 		dataMask:     fs.String("data-mask", "", "N×M 0/1 matrix of known entries of a dense X (.mtx or .csv)"),
