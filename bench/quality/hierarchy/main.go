@@ -89,7 +89,7 @@ func main() {
 	_, x, err := text.Fit(text.Source{Path: *docs}.Texts(), text.Options{StopWords: text.EnglishStopWords(), MinDF: text.Docs(2), MaxDF: text.Share(0.5), Newsgroups: *news})
 	check(err)
 	fmt.Printf("# %s: %d words × %d documents (stop words, min-df 2, max-df 0.5), ranks %v, seeds %v, our start %q (empty: the default), -start %q, -loss %q\n", *docs, x.Rows, x.Cols, ranks, seeds, *initFlag, *startFlag, *lossFlag)
-	var dBroad, dFine, dSpec, ourGap, hGap []float64
+	var dBroad, dFine, dSpec, ourGap, hGap, dErr []float64
 	var means [6][]float64 // broad NPMI ours, HNMF; fine NPMI ours, flat; broad specialization ours, HNMF
 	for _, seed := range seeds {
 		// The comparator first: -start hnmf starts from it.
@@ -112,6 +112,9 @@ func main() {
 		flat, err := quality.Measure(x, []*tensor.Dense{fine.A}, nil)
 		check(err)
 		fmt.Printf("seed %d\n  ours: %v (%d epochs)\n  HNMF: %v\n  flat NMF(%d): NPMI %.3f\n", seed, ours, len(def.History.Loss), h, ranks[0], flat[0].NPMI)
+		ourErr, hErr := forwardErr(x, def.A), forwardErr(x, []*tensor.Dense{fine.A, broad})
+		fmt.Printf("  relative error through the broad layer (S by NNLS from X): ours %.6f, HNMF %.6f\n", ourErr, hErr)
+		dErr = append(dErr, ourErr-hErr)
 		if *ablate {
 			for _, v := range []struct {
 				name string
@@ -152,6 +155,16 @@ func main() {
 	fmt.Printf("  broad specialization, ours − HNMF:     %s\n", meanSE(dSpec))
 	fmt.Printf("  affinity children − others, ours:      %s\n", meanSE(ourGap))
 	fmt.Printf("  affinity children − others, HNMF:      %s\n", meanSE(hGap))
+	fmt.Printf("  relative error, ours − HNMF:           %s\n", meanSE(dErr))
+}
+
+// forwardErr is ‖X − A⁽⁰⁾A⁽¹⁾S⁽¹⁾‖/‖X‖ with the S by nonnegative least
+// squares from X (the model's forward pass), what the paper's loss
+// minimises.
+func forwardErr(x *tensor.Sparse, a []*tensor.Dense) float64 {
+	sh, err := neuralnmf.EvalShare(a, x, 0)
+	check(err)
+	return math.Sqrt(sh.Loss / sh.SqNorm)
 }
 
 // broadLayer is the comparator's broad layer on loadings s: NMF(10) by
