@@ -167,24 +167,21 @@ func replaceByResidual(op linop, a, s *tensor.Dense, j int) {
 	if norm2(up)*norm2(vp) < norm2(un)*norm2(vn) {
 		u.Data, v.Data = un, vn
 	}
-	// v ← max(0, Eᵀu)/‖u‖², u ← max(0, E·v)/‖v‖²
-	for it := 0; it < 5; it++ {
-		uu := norm2(u.Data)
-		if uu == 0 {
-			break
+	// One rank-one HALS update: dst ← max(0, mul(src))/‖src‖²; false,
+	// leaving dst, where src is zero.
+	update := func(src, dst *tensor.Dense, mul func(b, dst *tensor.Dense)) bool {
+		nrm := norm2(src.Data)
+		if nrm == 0 {
+			return false
 		}
-		res.tMul(u, v)
-		for i, x := range v.Data {
-			v.Data[i] = max(0, x/(uu*uu))
+		mul(src, dst)
+		for i, x := range dst.Data {
+			dst.Data[i] = max(0, x/(nrm*nrm))
 		}
-		vv := norm2(v.Data)
-		if vv == 0 {
-			break
-		}
-		res.mulT(v, u)
-		for i, x := range u.Data {
-			u.Data[i] = max(0, x/(vv*vv))
-		}
+		return true
+	}
+	// v ← max(0, Eᵀu)/‖u‖², u ← max(0, E·v)/‖v‖², five times.
+	for it := 0; it < 5 && update(u, v, res.tMul) && update(v, u, res.mulT); it++ {
 	}
 	for i := 0; i < n; i++ {
 		a.Data[i*k+j] = u.Data[i]

@@ -89,8 +89,7 @@ func main() {
 	_, x, err := text.Fit(text.Source{Path: *docs}.Texts(), text.Options{StopWords: text.EnglishStopWords(), MinDF: text.Docs(2), MaxDF: text.Share(0.5), Newsgroups: *news})
 	check(err)
 	fmt.Printf("# %s: %d words × %d documents (stop words, min-df 2, max-df 0.5), ranks %v, seeds %v, our start %q (empty: the default), -start %q, -loss %q\n", *docs, x.Rows, x.Cols, ranks, seeds, *initFlag, *startFlag, *lossFlag)
-	var dBroad, dFine, dSpec, ourGap, hGap, dErr []float64
-	var means [6][]float64 // broad NPMI ours, HNMF; fine NPMI ours, flat; broad specialization ours, HNMF
+	var runs []seedRun
 	for _, seed := range seeds {
 		// The comparator first: -start hnmf starts from it.
 		fine, err := ssnmf.NMFSparse(x, ranks[0], &ssnmf.Options{Seed: seed, Solver: ssnmf.HALS})
@@ -112,9 +111,9 @@ func main() {
 		flat, err := quality.Measure(x, []*tensor.Dense{fine.A}, nil)
 		check(err)
 		fmt.Printf("seed %d\n  ours: %v (%d epochs)\n  HNMF: %v\n  flat NMF(%d): NPMI %.3f\n", seed, ours, len(def.History.Loss), h, ranks[0], flat[0].NPMI)
-		ourErr, hErr := forwardErr(x, def.A), forwardErr(x, []*tensor.Dense{fine.A, broad})
-		fmt.Printf("  relative error through the broad layer (S by NNLS from X): ours %.6f, HNMF %.6f\n", ourErr, hErr)
-		dErr = append(dErr, ourErr-hErr)
+		r := seedRun{ours: ours, h: h, flatNPMI: flat[0].NPMI, ourErr: forwardErr(x, def.A), hErr: forwardErr(x, []*tensor.Dense{fine.A, broad})}
+		fmt.Printf("  relative error through the broad layer (S by NNLS from X): ours %.6f, HNMF %.6f\n", r.ourErr, r.hErr)
+		runs = append(runs, r)
 		if *ablate {
 			for _, v := range []struct {
 				name string
@@ -136,26 +135,39 @@ func main() {
 			check(err)
 			fmt.Printf("  ours after %d epoch(s): %v\n", e, measure(x, m.A))
 		}
-		dBroad = append(dBroad, ours.npmi[1]-h.npmi[1])
-		dFine = append(dFine, ours.npmi[0]-flat[0].NPMI)
-		dSpec = append(dSpec, ours.spec[1]-h.spec[1])
-		ourGap = append(ourGap, ours.affC-ours.affN)
-		hGap = append(hGap, h.affC-h.affN)
-		for i, v := range []float64{ours.npmi[1], h.npmi[1], ours.npmi[0], flat[0].NPMI, ours.spec[1], h.spec[1]} {
-			means[i] = append(means[i], v)
-		}
 	}
-	fmt.Printf("means over %d seeds (± standard error):\n", len(seeds))
-	fmt.Printf("  broad NPMI: ours %s, HNMF %s\n", meanSE(means[0]), meanSE(means[1]))
-	fmt.Printf("  fine NPMI: ours %s, flat NMF(%d) %s\n", meanSE(means[2]), ranks[0], meanSE(means[3]))
-	fmt.Printf("  broad specialization: ours %s, HNMF %s\n", meanSE(means[4]), meanSE(means[5]))
-	fmt.Printf("paired over %d seeds (mean ± standard error):\n", len(seeds))
-	fmt.Printf("  broad NPMI, ours − HNMF:               %s\n", meanSE(dBroad))
-	fmt.Printf("  fine NPMI, ours − flat NMF(%d):         %s\n", ranks[0], meanSE(dFine))
-	fmt.Printf("  broad specialization, ours − HNMF:     %s\n", meanSE(dSpec))
-	fmt.Printf("  affinity children − others, ours:      %s\n", meanSE(ourGap))
-	fmt.Printf("  affinity children − others, HNMF:      %s\n", meanSE(hGap))
-	fmt.Printf("  relative error, ours − HNMF:           %s\n", meanSE(dErr))
+	printSummary(runs)
+}
+
+// seedRun is one seed's measures: ours, HNMF's, the flat NMF's fine NPMI,
+// and each model's relative error through the broad layer.
+type seedRun struct {
+	ours, h      scores
+	flatNPMI     float64
+	ourErr, hErr float64
+}
+
+// printSummary prints the means over the seeds and the paired differences,
+// each ± its standard error.
+func printSummary(runs []seedRun) {
+	of := func(f func(r seedRun) float64) string {
+		v := make([]float64, len(runs))
+		for i, r := range runs {
+			v[i] = f(r)
+		}
+		return meanSE(v)
+	}
+	fmt.Printf("means over %d seeds (± standard error):\n", len(runs))
+	fmt.Printf("  broad NPMI: ours %s, HNMF %s\n", of(func(r seedRun) float64 { return r.ours.npmi[1] }), of(func(r seedRun) float64 { return r.h.npmi[1] }))
+	fmt.Printf("  fine NPMI: ours %s, flat NMF(%d) %s\n", of(func(r seedRun) float64 { return r.ours.npmi[0] }), ranks[0], of(func(r seedRun) float64 { return r.flatNPMI }))
+	fmt.Printf("  broad specialization: ours %s, HNMF %s\n", of(func(r seedRun) float64 { return r.ours.spec[1] }), of(func(r seedRun) float64 { return r.h.spec[1] }))
+	fmt.Printf("paired over %d seeds (mean ± standard error):\n", len(runs))
+	fmt.Printf("  broad NPMI, ours − HNMF:               %s\n", of(func(r seedRun) float64 { return r.ours.npmi[1] - r.h.npmi[1] }))
+	fmt.Printf("  fine NPMI, ours − flat NMF(%d):         %s\n", ranks[0], of(func(r seedRun) float64 { return r.ours.npmi[0] - r.flatNPMI }))
+	fmt.Printf("  broad specialization, ours − HNMF:     %s\n", of(func(r seedRun) float64 { return r.ours.spec[1] - r.h.spec[1] }))
+	fmt.Printf("  affinity children − others, ours:      %s\n", of(func(r seedRun) float64 { return r.ours.affC - r.ours.affN }))
+	fmt.Printf("  affinity children − others, HNMF:      %s\n", of(func(r seedRun) float64 { return r.h.affC - r.h.affN }))
+	fmt.Printf("  relative error, ours − HNMF:           %s\n", of(func(r seedRun) float64 { return r.ourErr - r.hErr }))
 }
 
 // forwardErr is ‖X − A⁽⁰⁾A⁽¹⁾S⁽¹⁾‖/‖X‖ with the S by nonnegative least
